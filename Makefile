@@ -1,0 +1,91 @@
+# tcalc — build, test and check.
+#   make            build build/tcalc (installing Debian dependencies if missing)
+#   make run        build and start the REPL
+#   make test       build and run every test suite
+#   make check      the same suites under ASan + UBSan (in build/san)
+#   make CUDA=1     also build the CUDA engine (automatic when nvcc is found)
+
+BUILD   ?= build
+SAN     ?=
+CC      ?= cc
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA    ?= 0
+OPT     ?= -O2
+
+WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wcast-qual -Wundef -Wwrite-strings -Werror
+PKGS    := libedit libcjson
+CPPFLAGS += -D_DEFAULT_SOURCE -Isrc -Ibackend -Irepl
+CFLAGS  += $(OPT) -g -fno-math-errno -pthread $(WARN) -MMD -MP
+LDLIBS  += -lm -pthread
+ifneq ($(SAN),)
+  CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=$(SAN)
+endif
+
+DEPS_STAMP := build/.deps-ok
+
+SRC_C     := $(wildcard src/*.c) $(wildcard backend/cpu/*.c)
+REPL_C    := $(filter-out repl/main.c,$(wildcard repl/*.c))
+UNIT_C    := $(wildcard tests/unit/*.c)
+LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o)
+REPL_O    := $(REPL_C:%.c=$(BUILD)/%.o)
+MAIN_O    := $(BUILD)/repl/main.o
+UNIT_O    := $(UNIT_C:%.c=$(BUILD)/%.o)
+
+ifeq ($(CUDA),1)
+  CPPFLAGS += -DTC_HAVE_CUDA
+endif
+
+.PHONY: all run test check deps clean FORCE
+all: $(BUILD)/tcalc
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/install-deps.sh
+	@scripts/install-deps.sh
+	@mkdir -p $(dir $@) && touch $@
+
+# Rebuild everything when the flags change.
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) CUDA=$(CUDA)' | cmp -s - $@ || \
+	  echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) CUDA=$(CUDA)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+
+# Test sources use Criterion's macros, which trip -Wpedantic's rules on
+# variadic macros; they keep every other warning.
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(filter-out -Wpedantic,$(CFLAGS)) $(shell pkg-config --cflags $(PKGS) criterion) -c $< -o $@
+
+$(BUILD)/libtcalc.a: $(LIB_O)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librepl.a: $(REPL_O)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tcalc: $(MAIN_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS)) $(LDLIBS)
+
+$(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS) criterion) $(LDLIBS)
+
+run: $(BUILD)/tcalc
+	@$(BUILD)/tcalc
+
+test: $(BUILD)/tcalc $(BUILD)/unit-tests
+	$(BUILD)/unit-tests --jobs 2
+	scripts/run-golden.sh $(BUILD)/tcalc
+
+check:
+	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test
+
+clean:
+	rm -rf build
+
+-include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d)

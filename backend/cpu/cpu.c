@@ -1,0 +1,118 @@
+/* The CPU engine: memory, the vtable, and the row iterator all kernel
+ * families share. */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu.h"
+
+static int cpu_init(tc_err *err) { (void)err; return 0; }
+
+static void *cpu_alloc(size_t nbytes) {
+  size_t n = (nbytes + 63) & ~(size_t)63;
+  if (n < nbytes) return NULL;
+  return aligned_alloc(64, n);
+}
+
+static void cpu_release(void *p, size_t nbytes) { (void)nbytes; free(p); }
+
+static int cpu_copy(void *dst, const void *src, size_t n, tc_err *err) {
+  (void)err;
+  memcpy(dst, src, n);
+  return 0;
+}
+
+static int cpu_sync(tc_err *err) { (void)err; return 0; }
+
+int cpu_interrupted(tc_err *err) {
+  return tc_err_set(err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+}
+
+static bool cpu_supports(const tc_call *c) {
+  switch (c->kind) {
+  case TC_CALL_EW: return cpu_supports_ew(c);
+  case TC_CALL_CAST: return cpu_supports_cast(c);
+  case TC_CALL_REDUCE: return cpu_supports_reduce(c);
+  case TC_CALL_FIND: return tc_dtype_class(c->dtype) == TC_CLASS_INT;
+  }
+  return false;
+}
+
+static int cpu_run(tc_call *c, tc_err *err) {
+  switch (c->kind) {
+  case TC_CALL_EW: return cpu_run_ew(c, err);
+  case TC_CALL_CAST: return cpu_run_cast(c, err);
+  case TC_CALL_REDUCE: return cpu_run_reduce(c, err);
+  case TC_CALL_FIND: return cpu_run_find(c, err);
+  }
+  return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
+}
+
+const tc_engine tc_cpu_engine = {
+  .name = "cpu",
+  .init = cpu_init,
+  .alloc = cpu_alloc,
+  .release = cpu_release,
+  .upload = cpu_copy,
+  .download = cpu_copy,
+  .supports = cpu_supports,
+  .run = cpu_run,
+  .sync = cpu_sync,
+};
+
+/* ---- the row iterator ---- */
+void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const *in) {
+  const tc_tensor *ops[CPU_MAX_OPS] = {out};
+  for (int i = 0; i < nin; i++) ops[i + 1] = in[i];
+  p->nop = nin + 1;
+  p->ndim = 0;
+  for (int k = 0; k < p->nop; k++) {
+    p->base[k] = tc_tensor_data(ops[k]);
+    p->esize[k] = tc_dtype_size(ops[k]->dtype);
+  }
+  for (int d = 0; d < out->ndim; d++) {
+    if (out->shape[d] == 1) continue;
+    int j = p->ndim;
+    bool merge = j > 0;
+    for (int k = 0; k < p->nop && merge; k++)
+      merge = p->strides[k][j - 1] == ops[k]->strides[d] * out->shape[d];
+    if (merge) {
+      p->shape[j - 1] *= out->shape[d];
+      for (int k = 0; k < p->nop; k++) p->strides[k][j - 1] = ops[k]->strides[d];
+    } else {
+      p->shape[j] = out->shape[d];
+      for (int k = 0; k < p->nop; k++) p->strides[k][j] = ops[k]->strides[d];
+      p->ndim++;
+    }
+  }
+  if (p->ndim == 0) {
+    p->ndim = 1;
+    p->shape[0] = 1;
+    for (int k = 0; k < p->nop; k++) p->strides[k][0] = 1;
+  }
+}
+
+int cpu_plan_run(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx) {
+  int d = p->ndim;
+  int64_t inner = p->shape[d - 1];
+  int64_t idx[TC_MAX_DIMS];
+  int64_t r = lo;
+  for (int i = d - 1; i >= 0; i--) { idx[i] = r % p->shape[i]; r /= p->shape[i]; }
+  int64_t istr[CPU_MAX_OPS];
+  for (int k = 0; k < p->nop; k++) istr[k] = p->strides[k][d - 1];
+  while (lo < hi) {
+    char *ptrs[CPU_MAX_OPS];
+    for (int k = 0; k < p->nop; k++) {
+      int64_t off = 0;
+      for (int i = 0; i < d; i++) off += idx[i] * p->strides[k][i];
+      ptrs[k] = p->base[k] + off * (int64_t)p->esize[k];
+    }
+    int64_t n = inner - idx[d - 1];
+    if (n > hi - lo) n = hi - lo;
+    if (n > CPU_CHUNK) n = CPU_CHUNK;
+    if (fn(ctx, lo, n, ptrs, istr)) return 1;
+    lo += n;
+    idx[d - 1] += n;
+    for (int i = d - 1; i > 0 && idx[i] == p->shape[i]; i--) { idx[i] = 0; idx[i - 1]++; }
+    if (tc_interrupt_flag) return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,184 @@
+/* CPU elementwise and cast kernels, stamped per (op, dtype) from
+ * backend/ew.def and the dtype table. Every loop has a contiguous branch
+ * and stride-0 (scalar broadcast) branches with the same body, so the
+ * compiler vectorises each; there is no per-element dispatch. */
+#include "cpu.h"
+#include "../../src/kexpr.h"
+
+#define PTR(S, p) ((S *)(void *)(p))
+#define CPTR(S, p) ((const S *)(const void *)(p))
+
+/* ---- stamping ---- */
+#define K_BIN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
+  static void kb_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    typedef C T; typedef tc_u_##E U; (void)sizeof(U); \
+    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
+    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = ST(EXPR); } } \
+    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = ST(EXPR); } } \
+    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = ST(EXPR); } } \
+    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = ST(EXPR); } } \
+  }
+#define K_CMP(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
+  static void kc_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    typedef C T; \
+    uint8_t *restrict o = PTR(uint8_t, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
+    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
+    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = (uint8_t)(EXPR); } } \
+    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
+    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = (uint8_t)(EXPR); } } \
+  }
+#define K_UN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
+  static void ku_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    typedef C T; typedef tc_u_##E U; (void)sizeof(U); \
+    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_); \
+    if (sa == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = ST(EXPR); } } \
+    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = ST(EXPR); } } \
+  }
+#define K_PRED(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
+  static void kp_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    typedef C T; \
+    uint8_t *restrict o = PTR(uint8_t, o_); const S *restrict pa = CPTR(S, a_); \
+    if (sa == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); (void)a; o[i] = (uint8_t)(EXPR); } } \
+    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); (void)a; o[i] = (uint8_t)(EXPR); } } \
+  }
+#define K_SEL(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
+  static void ks_##OP##_##E(int64_t len, char *o_, const char *c_, int64_t sc, const char *a_, int64_t sa, \
+                            const char *b_, int64_t sb) { \
+    S *restrict o = PTR(S, o_); const uint8_t *restrict pc = CPTR(uint8_t, c_); \
+    const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
+    for (int64_t i = 0; i < len; i++) { uint8_t c = pc[i * sc]; S a = pa[i * sa], b = pb[i * sb]; o[i] = EXPR; } \
+  }
+
+#define EW_BIN(OP, CLS, EXPR) TC_FOR_##CLS(K_BIN, OP, EXPR)
+#define EW_CMP(OP, CLS, EXPR) TC_FOR_##CLS(K_CMP, OP, EXPR)
+#define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(K_UN, OP, EXPR)
+#define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(K_PRED, OP, EXPR)
+#define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(K_SEL, OP, EXPR)
+#include "../ew.def"
+#undef EW_BIN
+#undef EW_CMP
+#undef EW_UN
+#undef EW_PRED
+#undef EW_SEL
+
+/* ---- tables: a NULL entry is an unsupported (op, dtype) ---- */
+typedef void (*bin_fn)(int64_t, char *, const char *, int64_t, const char *, int64_t);
+typedef void (*un_fn)(int64_t, char *, const char *, int64_t);
+typedef void (*sel_fn)(int64_t, char *, const char *, int64_t, const char *, int64_t, const char *, int64_t);
+
+#define ENTRY(E, n, S, C, CLS, B, LD, ST, PFX, OP) [TC_OP_##OP][TC_DT_##E] = PFX##_##OP##_##E,
+#define EW_BIN(OP, CLS, EXPR)
+#define EW_CMP(OP, CLS, EXPR)
+#define EW_UN(OP, CLS, EXPR)
+#define EW_PRED(OP, CLS, EXPR)
+#define EW_SEL(OP, CLS, EXPR)
+
+#undef EW_BIN
+#define EW_BIN(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kb, OP)
+static const bin_fn bin_table[TC_OP_COUNT][TC_DT_COUNT] = {
+#include "../ew.def"
+};
+#undef EW_BIN
+#define EW_BIN(OP, CLS, EXPR)
+#undef EW_CMP
+#define EW_CMP(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kc, OP)
+static const bin_fn cmp_table[TC_OP_COUNT][TC_DT_COUNT] = {
+#include "../ew.def"
+};
+#undef EW_CMP
+#define EW_CMP(OP, CLS, EXPR)
+#undef EW_UN
+#define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, ku, OP)
+static const un_fn un_table[TC_OP_COUNT][TC_DT_COUNT] = {
+#include "../ew.def"
+};
+#undef EW_UN
+#define EW_UN(OP, CLS, EXPR)
+#undef EW_PRED
+#define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kp, OP)
+static const un_fn pred_table[TC_OP_COUNT][TC_DT_COUNT] = {
+#include "../ew.def"
+};
+#undef EW_PRED
+#define EW_PRED(OP, CLS, EXPR)
+#undef EW_SEL
+#define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, ks, OP)
+static const sel_fn sel_table[TC_OP_COUNT][TC_DT_COUNT] = {
+#include "../ew.def"
+};
+#undef EW_SEL
+
+/* ---- casts: all 81 (from, to) pairs ---- */
+#define K_CAST(DE, dn, DS, DC, DCLS, DB, DLD, DST, SE, sn, SS, SC, SCLS, SB, SLD, SST) \
+  static void kx_##SE##_##DE(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    DS *restrict o = PTR(DS, o_); const SS *restrict pa = CPTR(SS, a_); \
+    if (sa == 1) { for (int64_t i = 0; i < len; i++) o[i] = TC_CVT_##SCLS##_##DCLS(pa[i], SLD, DE, DS, DB); } \
+    else { for (int64_t i = 0; i < len; i++) o[i] = TC_CVT_##SCLS##_##DCLS(pa[i * sa], SLD, DE, DS, DB); } \
+  }
+TC_DTYPE_PAIRS(K_CAST)
+
+#define K_CAST_ENTRY(DE, dn, DS, DC, DCLS, DB, DLD, DST, SE, ...) [TC_DT_##SE][TC_DT_##DE] = kx_##SE##_##DE,
+static const un_fn cast_table[TC_DT_COUNT][TC_DT_COUNT] = {
+  TC_DTYPE_PAIRS(K_CAST_ENTRY)
+};
+
+/* ---- running ---- */
+typedef enum { FAM_NONE, FAM_BIN, FAM_CMP, FAM_UN, FAM_PRED, FAM_SEL } family;
+
+static family family_of(tc_op op) {
+  switch (tc_op_kind(op)) {
+  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_MATH2: return FAM_BIN;
+  case TC_KIND_COMPARE: return FAM_CMP;
+  case TC_KIND_UNARY: case TC_KIND_MATH: case TC_KIND_ROUND: return FAM_UN;
+  case TC_KIND_LOGICAL: case TC_KIND_PRED: return FAM_PRED;
+  case TC_KIND_WHERE: return FAM_SEL;
+  default: return FAM_NONE;
+  }
+}
+
+static void (*ew_kernel(tc_op op, tc_dtype dt))(void) {
+  switch (family_of(op)) {
+  case FAM_BIN: return (void (*)(void))bin_table[op][dt];
+  case FAM_CMP: return (void (*)(void))cmp_table[op][dt];
+  case FAM_UN: return (void (*)(void))un_table[op][dt];
+  case FAM_PRED: return (void (*)(void))pred_table[op][dt];
+  case FAM_SEL: return (void (*)(void))sel_table[op][dt];
+  default: return NULL;
+  }
+}
+
+bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }
+bool cpu_supports_cast(const tc_call *c) { return cast_table[c->dtype][c->out->dtype] != NULL; }
+
+typedef struct { family fam; void (*fn)(void); } ew_ctx;
+
+static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
+  const ew_ctx *ctx = ctx_;
+  (void)pos;
+  switch (ctx->fam) {
+  case FAM_BIN: case FAM_CMP: ((bin_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2]); break;
+  case FAM_UN: case FAM_PRED: ((un_fn)ctx->fn)(n, p[0], p[1], s[1]); break;
+  case FAM_SEL: ((sel_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2], p[3], s[3]); break;
+  default: break;
+  }
+  return 0;
+}
+
+static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
+  cpu_plan plan;
+  cpu_plan_init(&plan, c->out, c->nin, c->in);
+  int rc = cpu_plan_run(&plan, 0, tc_numel(c->out), ew_row, ctx);
+  return rc < 0 ? cpu_interrupted(err) : 0;
+}
+
+int cpu_run_ew(tc_call *c, tc_err *err) {
+  ew_ctx ctx = {.fam = family_of(c->op), .fn = ew_kernel(c->op, c->dtype)};
+  if (!ctx.fn)
+    return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
+  return run_plan(c, &ctx, err);
+}
+
+int cpu_run_cast(tc_call *c, tc_err *err) {
+  ew_ctx ctx = {.fam = FAM_UN, .fn = (void (*)(void))cast_table[c->dtype][c->out->dtype]};
+  return run_plan(c, &ctx, err);
+}

@@ -1,0 +1,188 @@
+/* CPU reductions and the pre-check scan. A reduction sees its input with
+ * the reduced dims last; each output element folds one (possibly strided)
+ * run of n elements. Floats sum pairwise, integers fold with wrapping. */
+#include <string.h>
+#include "cpu.h"
+#include "../../src/kexpr.h"
+
+#define CPTR(S, p) ((const S *)(const void *)(p))
+#define PTR(S, p) ((S *)(void *)(p))
+
+/* Pairwise summation: blocks of up to 128 summed with 8 accumulators,
+ * halves combined recursively, so the error grows with log n. */
+#define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static C pairwise_##E(const S *x, int64_t n, int64_t s) { \
+    if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i * s]); return r; } \
+    if (n <= 128) { \
+      C r[8]; \
+      for (int k = 0; k < 8; k++) r[k] = LD(x[k * s]); \
+      int64_t i = 8; \
+      for (; i + 8 <= n; i += 8) for (int k = 0; k < 8; k++) r[k] += LD(x[(i + k) * s]); \
+      C t = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
+      for (; i < n; i++) t += LD(x[i * s]); \
+      return t; \
+    } \
+    int64_t h = n / 2; h -= h % 8; \
+    return pairwise_##E(x, h, s) + pairwise_##E(x + h * s, n - h, s); \
+  }
+TC_FOR_FLT(K_PAIRWISE, _)
+
+/* Each kernel: fold n elements at x with stride s into *out. */
+#define K_SUM_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static void r_REDUCE_SUM_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); tc_u_##E acc = 0; \
+    if (s == 1) { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i]; } \
+    else { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i * s]; } \
+    *PTR(S, o) = (S)acc; \
+  } \
+  static void r_REDUCE_PROD_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); tc_u_##E acc = 1; \
+    for (int64_t i = 0; i < n; i++) acc *= (tc_u_##E)x[i * s]; \
+    *PTR(S, o) = (S)acc; \
+  }
+#define K_SUM_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static void r_REDUCE_SUM_##E(const char *x, int64_t n, int64_t s, char *o) { \
+    *PTR(S, o) = ST(pairwise_##E(CPTR(S, x), n, s)); \
+  } \
+  static void r_MEAN_##E(const char *x, int64_t n, int64_t s, char *o) { \
+    *PTR(S, o) = ST(pairwise_##E(CPTR(S, x), n, s) / (C)n); \
+  } \
+  static void r_REDUCE_PROD_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); C acc = 1; \
+    for (int64_t i = 0; i < n; i++) acc *= LD(x[i * s]); \
+    *PTR(S, o) = ST(acc); \
+  }
+/* max/min: NaN (a value unequal to itself) wins and stops the scan. */
+#define K_EXTREMA(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static void r_REDUCE_MAX_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); C m = LD(x[0]); \
+    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v > m || v != v) m = v; } \
+    *PTR(S, o) = ST(m); \
+  } \
+  static void r_REDUCE_MIN_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); C m = LD(x[0]); \
+    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v < m || v != v) m = v; } \
+    *PTR(S, o) = ST(m); \
+  } \
+  static void r_ARGMAX_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); C m = LD(x[0]); int64_t k = 0; \
+    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v > m || v != v) { m = v; k = i; } } \
+    *PTR(int64_t, o) = k; \
+  } \
+  static void r_ARGMIN_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); C m = LD(x[0]); int64_t k = 0; \
+    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v < m || v != v) { m = v; k = i; } } \
+    *PTR(int64_t, o) = k; \
+  } \
+  static void r_ANY_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); uint8_t r = 0; \
+    for (int64_t i = 0; i < n && !r; i++) r = LD(x[i * s]) != 0; \
+    *PTR(uint8_t, o) = r; \
+  } \
+  static void r_ALL_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    const S *x = CPTR(S, x_); uint8_t r = 1; \
+    for (int64_t i = 0; i < n && r; i++) r = LD(x[i * s]) != 0; \
+    *PTR(uint8_t, o) = r; \
+  }
+TC_FOR_INT(K_SUM_INT, _)
+TC_FOR_FLT(K_SUM_FLT, _)
+TC_FOR_ALL(K_EXTREMA, _)
+
+typedef void (*red_fn)(const char *, int64_t, int64_t, char *);
+#define R_ENTRY(E, n, S, C, CLS, B, LD, ST, OP) [TC_OP_##OP][TC_DT_##E] = r_##OP##_##E,
+#define R_SUMS(E, ...) R_ENTRY(E, __VA_ARGS__, REDUCE_SUM) R_ENTRY(E, __VA_ARGS__, REDUCE_PROD)
+#define R_MEAN(E, ...) R_ENTRY(E, __VA_ARGS__, MEAN)
+#define R_EXTREMA(E, ...) R_ENTRY(E, __VA_ARGS__, REDUCE_MAX) R_ENTRY(E, __VA_ARGS__, REDUCE_MIN) \
+  R_ENTRY(E, __VA_ARGS__, ARGMAX) R_ENTRY(E, __VA_ARGS__, ARGMIN) R_ENTRY(E, __VA_ARGS__, ANY) R_ENTRY(E, __VA_ARGS__, ALL)
+#define R_SUMS_(E, n, S, C, CLS, B, LD, ST, _) R_SUMS(E, n, S, C, CLS, B, LD, ST)
+#define R_MEAN_(E, n, S, C, CLS, B, LD, ST, _) R_MEAN(E, n, S, C, CLS, B, LD, ST)
+#define R_EXTREMA_(E, n, S, C, CLS, B, LD, ST, _) R_EXTREMA(E, n, S, C, CLS, B, LD, ST)
+static const red_fn red_table[TC_OP_COUNT][TC_DT_COUNT] = {
+  TC_FOR_NUM(R_SUMS_, _)
+  TC_FOR_FLT(R_MEAN_, _)
+  TC_FOR_ALL(R_EXTREMA_, _)
+};
+
+bool cpu_supports_reduce(const tc_call *c) { return red_table[c->op][c->dtype] != NULL; }
+
+typedef struct {
+  red_fn fn;
+  int64_t n, rstride;   /* the reduced run: length and stride in elements */
+  size_t esize, osize;
+} red_ctx;
+
+static int red_row(void *ctx_, int64_t pos, int64_t cnt, char *const *p, const int64_t *s) {
+  const red_ctx *ctx = ctx_;
+  (void)pos;
+  for (int64_t j = 0; j < cnt; j++)
+    ctx->fn(p[1] + j * s[1] * (int64_t)ctx->esize, ctx->n, ctx->rstride, p[0] + j * (int64_t)ctx->osize);
+  return 0;
+}
+
+int cpu_run_reduce(tc_call *c, tc_err *err) {
+  red_fn fn = red_table[c->op][c->dtype];
+  if (!fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
+  tc_tensor *x = c->in[0];
+  tc_tensor *tmp = NULL;
+  int nk = x->ndim - c->nred;
+  /* Merge the reduced dims into one strided run, or copy to make them one. */
+  int64_t n = 1, rstride = 1;
+  bool single = true;
+  int last = -1;
+  for (int d = nk; d < x->ndim; d++) {
+    n *= x->shape[d];
+    if (x->shape[d] == 1) continue;
+    if (last >= 0 && x->strides[last] != x->strides[d] * x->shape[d]) single = false;
+    last = d;
+  }
+  if (last >= 0) rstride = x->strides[last];
+  if (!single) {
+    tmp = tc_contiguous(x, err);
+    if (!tmp) return -1;
+    x = tmp;
+    rstride = 1;
+  }
+  tc_tensor kept = *x;
+  kept.ndim = nk;
+  red_ctx ctx = {fn, n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
+  tc_tensor *ins[1] = {&kept};
+  cpu_plan plan;
+  cpu_plan_init(&plan, c->out, 1, ins);
+  int rc = cpu_plan_run(&plan, 0, tc_numel(c->out), red_row, &ctx);
+  tc_tensor_free(tmp);
+  return rc < 0 ? cpu_interrupted(err) : 0;
+}
+
+/* ---- pre-check scan ---- */
+#define K_FIND(E, n_, S, ...) \
+  static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred) { \
+    const S *x = CPTR(S, x_); \
+    if (pred == TC_PRED_ZERO) { for (int64_t i = 0; i < n; i++) if (x[i * s] == 0) return i; } \
+    else { for (int64_t i = 0; i < n; i++) if (x[i * s] < 0) return i; } \
+    return -1; \
+  }
+TC_FOR_INT(K_FIND, _)
+typedef int64_t (*find_fn)(const char *, int64_t, int64_t, tc_pred);
+#define F_ENTRY(E, ...) [TC_DT_##E] = find_##E,
+static const find_fn find_table[TC_DT_COUNT] = {TC_FOR_INT(F_ENTRY, _)};
+
+typedef struct { find_fn fn; tc_pred pred; int64_t found; } find_ctx;
+
+static int find_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
+  find_ctx *ctx = ctx_;
+  int64_t i = ctx->fn(p[0], n, s[0], ctx->pred);
+  if (i < 0) return 0;
+  ctx->found = pos + i;
+  return 1;
+}
+
+int cpu_run_find(tc_call *c, tc_err *err) {
+  find_ctx ctx = {find_table[c->dtype], c->pred, -1};
+  if (!ctx.fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
+  cpu_plan plan;
+  cpu_plan_init(&plan, c->in[0], 0, NULL);
+  int rc = cpu_plan_run(&plan, 0, tc_numel(c->in[0]), find_row, &ctx);
+  if (rc < 0) return cpu_interrupted(err);
+  c->found = ctx.found;
+  return 0;
+}

@@ -1,0 +1,58 @@
+/* The syntax tree. Nodes live in an arena freed with their statement;
+ * every node keeps its source span, and `ostart`/`oend` mark the operator
+ * or function name that an error caret points at. */
+#ifndef TC_AST_H
+#define TC_AST_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tcalc.h"
+
+typedef enum {
+  N_INT, N_FLOAT, N_BOOL, N_STR, N_NAME, N_LIST, N_CALL, N_INDEX,
+  N_BINOP, N_UNOP, N_SLICE, N_ELLIPSIS, N_KWARG, N_ASSIGN, N_NONE
+} node_kind;
+
+typedef struct node {
+  node_kind kind;
+  int32_t start, end, ostart, oend;
+  int op;                  /* BINOP/UNOP: tc_op; UNOP -1 for unary plus */
+  int depth;               /* height of the subtree */
+  int64_t ival;            /* INT (already negated for a directly negated literal); BOOL */
+  bool overflow;           /* INT that does not fit i64 */
+  double fval;             /* FLOAT */
+  const char *str;         /* NAME, STR, KWARG name, CALL name (NUL-terminated, arena) */
+  int nkids;
+  struct node **kids;      /* LIST elements; CALL args; INDEX target then items;
+                              BINOP a, b; UNOP x; SLICE lo, hi, step (NULL if absent);
+                              KWARG value; ASSIGN target, value */
+} node;
+
+typedef struct arena_block arena_block;
+typedef struct arena { arena_block *head; size_t used, bytes; } arena;
+void *arena_alloc(arena *a, size_t n);
+void arena_free(arena *a);
+
+typedef enum { PARSE_OK, PARSE_EMPTY, PARSE_ERROR, PARSE_INCOMPLETE, PARSE_END } parse_status;
+
+#include "lexer.h"
+typedef struct parser {
+  lexer lx;
+  token tok;               /* the current token */
+  arena *ar;
+  int depth;
+  tc_err *err;
+} parser;
+
+void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err);
+/* Parses the next statement. PARSE_OK: *out is set. PARSE_EMPTY: a blank
+ * statement. PARSE_END: nothing left. PARSE_INCOMPLETE: the text ended
+ * inside an open bracket. PARSE_ERROR: err holds a syntax_error (or
+ * literal_overflow) with its span; parser_skip() moves past it. */
+parse_status parse_statement(parser *p, node **out);
+void parser_skip(parser *p);
+/* Byte offset where the next statement starts. */
+int32_t parser_pos(const parser *p);
+
+#define TC_MAX_DEPTH 1000
+#endif

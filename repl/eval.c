@@ -1,0 +1,589 @@
+/* Evaluation of statements: literals (weak scalars), list literals,
+ * variables, operators and calls. Function arguments are bound by the
+ * signature text of the op table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "eval.h"
+
+void value_free(value *v) {
+  if (v->kind == V_TENSOR) tc_tensor_free(v->t);
+  if (v->kind == V_STR) free(v->s);
+  v->kind = V_NONE;
+  v->t = NULL;
+  v->s = NULL;
+}
+
+/* ---- variables ---- */
+void session_init(session *s) { memset(s, 0, sizeof *s); }
+
+void session_free(session *s) {
+  session_clear(s, NULL);
+  free(s->vars);
+  s->vars = NULL;
+  s->cap = 0;
+}
+
+tc_tensor *session_get(session *s, const char *name) {
+  for (int i = 0; i < s->nvars; i++)
+    if (!strcmp(s->vars[i].name, name)) return s->vars[i].t;
+  return NULL;
+}
+
+int session_set(session *s, const char *name, tc_tensor *t, tc_err *err) {
+  for (int i = 0; i < s->nvars; i++)
+    if (!strcmp(s->vars[i].name, name)) {
+      tc_tensor_free(s->vars[i].t);
+      s->vars[i].t = t;
+      return 0;
+    }
+  if (s->nvars == s->cap) {
+    int cap = s->cap ? s->cap * 2 : 16;
+    var *v = realloc(s->vars, sizeof *v * (size_t)cap);
+    if (!v) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
+    s->vars = v;
+    s->cap = cap;
+  }
+  char *n = strdup(name);
+  if (!n) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
+  s->vars[s->nvars].name = n;
+  s->vars[s->nvars++].t = t;
+  return 0;
+}
+
+void session_clear(session *s, const char *name) {
+  int w = 0;
+  for (int i = 0; i < s->nvars; i++) {
+    if (!name || !strcmp(s->vars[i].name, name)) {
+      free(s->vars[i].name);
+      tc_tensor_free(s->vars[i].t);
+    } else s->vars[w++] = s->vars[i];
+  }
+  s->nvars = w;
+}
+
+/* ---- the function registry ---- */
+static fn_entry fns[TC_OP_COUNT + 16 + TC_DT_COUNT];
+static int nfns;
+
+static void fns_init(void) {
+  if (nfns) return;
+  for (int op = 0; op < TC_OP_COUNT; op++) fns[nfns++] = (fn_entry){tc_op_name((tc_op)op), op, -1};
+#define X(a, E, ...) fns[nfns++] = (fn_entry){#a, TC_OP_##E, -1};
+  TC_ALIASES(X, _)
+#undef X
+  for (int dt = 0; dt < TC_DT_COUNT; dt++) fns[nfns++] = (fn_entry){tc_dtype_name((tc_dtype)dt), -1, dt};
+}
+
+int fn_count(void) { fns_init(); return nfns; }
+const fn_entry *fn_get(int i) { fns_init(); return &fns[i]; }
+const fn_entry *fn_find(const char *name) {
+  fns_init();
+  for (int i = 0; i < nfns; i++)
+    if (!strcmp(fns[i].name, name)) return &fns[i];
+  return NULL;
+}
+
+/* ---- signatures ---- */
+#define MAX_PARAMS 8
+typedef struct sig {
+  int n;
+  char names[MAX_PARAMS][24];
+  char defs[MAX_PARAMS][24];   /* "" = required */
+} sig;
+
+static sig sigs[TC_OP_COUNT];
+static bool sigs_ready[TC_OP_COUNT];
+
+static const sig *get_sig(tc_op op) {
+  if (sigs_ready[op]) return &sigs[op];
+  sig *g = &sigs[op];
+  const char *p = tc_op_signature(op);
+  g->n = 0;
+  while (*p && g->n < MAX_PARAMS) {
+    while (*p == ' ' || *p == ',') p++;
+    if (!*p) break;
+    size_t k = 0;
+    while (*p && *p != '=' && *p != ',' && k < sizeof g->names[0] - 1) g->names[g->n][k++] = *p++;
+    g->names[g->n][k] = 0;
+    k = 0;
+    if (*p == '=') {
+      p++;
+      while (*p && *p != ',' && k < sizeof g->defs[0] - 1) g->defs[g->n][k++] = *p++;
+    }
+    g->defs[g->n][k] = 0;
+    g->n++;
+  }
+  sigs_ready[op] = true;
+  return g;
+}
+
+/* ---- evaluation ---- */
+typedef struct ctx { session *s; tc_err *err; } ctx;
+
+static int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *arg) {
+  tc_err_set(c->err, code, -1, -1, fmt, arg);
+  c->err->engine = -1;
+  if (c->err->start < 0) { c->err->start = n->ostart; c->err->end = n->oend; }
+  return -1;
+}
+
+/* Point an error from the core at the node's operator or function name. */
+static void locate(ctx *c, const node *n) {
+  if (c->err->code != TC_OK && c->err->start < 0) {
+    c->err->start = n->ostart;
+    c->err->end = n->oend;
+  }
+}
+
+static int eval(ctx *c, node *n, value *out);
+
+static int eval_tensor(ctx *c, node *n, tc_tensor **out) {
+  value v = {0};
+  if (eval(c, n, &v) != 0) return -1;
+  if (v.kind != V_TENSOR) {
+    value_free(&v);
+    return fail_node(c, n, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
+  }
+  *out = v.t;
+  return 0;
+}
+
+/* A list literal whose leaves are all number or bool literals is built
+ * straight from the tree, without a tensor per element. */
+typedef struct { int ndim; int64_t shape[TC_MAX_DIMS]; bool any_float, all_bool, any_bool; int64_t count; } lit_info;
+
+static bool literal_leaf(const node *n, double *f, int64_t *i, int *kind) {
+  if (n->kind == N_INT && !n->overflow) { *i = n->ival; *f = (double)n->ival; *kind = 0; return true; }
+  if (n->kind == N_FLOAT) { *f = n->fval; *kind = 1; return true; }
+  if (n->kind == N_BOOL) { *i = n->ival; *f = (double)n->ival; *kind = 2; return true; }
+  if (n->kind == N_UNOP && n->op == TC_OP_NEG && n->kids[0]->kind == N_FLOAT) {
+    *f = -n->kids[0]->fval; *kind = 1; return true;
+  }
+  return false;
+}
+
+/* 1: all literals with a regular shape; 0: not all literals; -1: ragged. */
+static int lit_scan(const node *n, int level, lit_info *li) {
+  if (n->kind != N_LIST) {
+    double f; int64_t i; int k;
+    if (!literal_leaf(n, &f, &i, &k)) return 0;
+    if (level != li->ndim) return -1;
+    li->any_float |= k == 1;
+    li->any_bool |= k == 2;
+    li->all_bool &= k == 2;
+    li->count++;
+    return 1;
+  }
+  if (level >= li->ndim) {
+    if (level > 0 && li->count > 0) return -1;   /* a list where scalars were seen */
+    if (level >= TC_MAX_DIMS) return -1;
+    li->ndim = level + 1;
+    li->shape[level] = n->nkids;
+  }
+  if (li->shape[level] != n->nkids) return -1;
+  for (int i = 0; i < n->nkids; i++) {
+    int r = lit_scan(n->kids[i], level + 1, li);
+    if (r <= 0) return r;
+  }
+  return 1;
+}
+
+static void lit_fill(const node *n, tc_dtype dt, char *buf, int64_t *pos) {
+  if (n->kind == N_LIST) {
+    for (int i = 0; i < n->nkids; i++) lit_fill(n->kids[i], dt, buf, pos);
+    return;
+  }
+  double f; int64_t i; int k;
+  literal_leaf(n, &f, &i, &k);
+  if (dt == TC_DT_F64) ((double *)(void *)buf)[*pos] = f;
+  else if (dt == TC_DT_I64) ((int64_t *)(void *)buf)[*pos] = i;
+  else ((uint8_t *)buf)[*pos] = (uint8_t)i;
+  (*pos)++;
+}
+
+static int ragged(ctx *c, node *n) {
+  tc_err_set(c->err, TC_E_SYNTAX, -1, -1, "%s", "ragged list literal: every row must have the same length");
+  c->err->engine = -1;
+  c->err->start = n->start;
+  c->err->end = n->start + 1;
+  return -1;
+}
+
+static int eval_list(ctx *c, node *n, value *out) {
+  lit_info li = {.all_bool = true};
+  int r = lit_scan(n, 0, &li);
+  if (r < 0) return ragged(c, n);
+  if (r > 0) {
+    /* an empty list, or lists ending in empty ones, has no leaves to type it */
+    tc_dtype dt = li.any_float || li.count == 0 ? TC_DT_F64 : li.all_bool ? TC_DT_BOOL : TC_DT_I64;
+    int64_t numel;
+    tc_shape_numel(li.ndim, li.shape, &numel);
+    char *buf = malloc((size_t)(numel ? numel : 1) * 8);
+    if (!buf) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
+    int64_t pos = 0;
+    lit_fill(n, dt, buf, &pos);
+    tc_tensor *t = tc_tensor_from_host(dt, li.ndim, li.shape, buf, c->err);
+    free(buf);
+    if (!t) { locate(c, n); return -1; }
+    out->kind = V_TENSOR;
+    out->t = t;
+    return 0;
+  }
+  /* General case: evaluate each element and stack them. */
+  int k = n->nkids;
+  tc_tensor **el = calloc((size_t)k, sizeof *el);
+  if (!el) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
+  int rc = 0;
+  tc_dtype dt = TC_DT_BOOL;
+  for (int i = 0; i < k && rc == 0; i++) {
+    rc = eval_tensor(c, n->kids[i], &el[i]);
+    if (rc) break;
+    if (i > 0 && (el[i]->ndim != el[0]->ndim || memcmp(el[i]->shape, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim))) {
+      rc = ragged(c, n);
+      break;
+    }
+    if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "too many dimensions"); break; }
+    dt = tc_promote(dt, el[i]->dtype);
+  }
+  tc_tensor *t = NULL;
+  if (rc == 0) {
+    int64_t shape[TC_MAX_DIMS];
+    shape[0] = k;
+    memcpy(shape + 1, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim);
+    t = tc_tensor_new(dt, el[0]->ndim + 1, shape, c->err);
+    size_t each = (size_t)tc_numel(el[0]) * tc_dtype_size(dt);
+    char *host = t ? malloc(each * (size_t)k + 1) : NULL;
+    if (t && !host) tc_err_set(c->err, TC_E_OOM, -1, -1, "out of memory");
+    for (int i = 0; i < k && host; i++) {
+      tc_tensor *ci = tc_cast(el[i], dt, c->err);
+      if (!ci || tc_tensor_to_host(ci, host + each * (size_t)i, c->err) != 0) {
+        tc_tensor_free(ci);
+        free(host);
+        host = NULL;
+        break;
+      }
+      tc_tensor_free(ci);
+    }
+    if (host && each * (size_t)k != 0 &&
+        tc_engines[tc_tensor_engine(t)]->upload(tc_tensor_data(t), host, each * (size_t)k, c->err) != 0) {
+      free(host);
+      host = NULL;
+    }
+    if (!host) { tc_tensor_free(t); t = NULL; rc = -1; locate(c, n); }
+    free(host);
+  }
+  for (int i = 0; i < k; i++) tc_tensor_free(el[i]);
+  free(el);
+  if (rc == 0) { out->kind = V_TENSOR; out->t = t; }
+  return rc;
+}
+
+/* ---- argument helpers ---- */
+typedef struct args {
+  int n;
+  value v[MAX_PARAMS];
+  node *at[MAX_PARAMS];          /* the argument's node, for error carets */
+  const sig *g;
+} args;
+
+static int arg_tensor(ctx *c, args *a, int i, tc_tensor **out) {
+  if (a->v[i].kind != V_TENSOR)
+    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be a tensor", a->g->names[i]);
+  *out = a->v[i].t;
+  return 0;
+}
+
+static int arg_string(ctx *c, args *a, int i, const char **out) {
+  if (a->v[i].kind != V_STR)
+    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be a string", a->g->names[i]);
+  *out = a->v[i].s;
+  return 0;
+}
+
+/* Reads an integer tensor argument (0-d or 1-D) into vals. */
+static int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
+  tc_tensor *t;
+  if (arg_tensor(c, a, i, &t) != 0) return -1;
+  if (tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
+    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be an integer or a list of integers", a->g->names[i]);
+  tc_tensor *i64 = tc_cast(t, TC_DT_I64, c->err);
+  if (!i64) return -1;
+  int rc = tc_tensor_to_host(i64, vals, c->err);
+  *n = (int)tc_numel(t);
+  tc_tensor_free(i64);
+  return rc;
+}
+
+static int arg_bool(ctx *c, args *a, int i, bool *out) {
+  tc_tensor *t;
+  if (arg_tensor(c, a, i, &t) != 0) return -1;
+  if (t->dtype != TC_DT_BOOL || t->ndim != 0)
+    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be true or false", a->g->names[i]);
+  uint8_t b = 0;
+  if (tc_tensor_to_host(t, &b, c->err) != 0) return -1;
+  *out = b != 0;
+  return 0;
+}
+
+static int arg_axes(ctx *c, args *a, int i, tc_axes *ax) {
+  memset(ax, 0, sizeof *ax);
+  if (a->v[i].kind == V_NONE) { ax->all = true; return 0; }
+  return arg_ints(c, a, i, ax->axis, &ax->n, TC_MAX_DIMS);
+}
+
+static int arg_dtype(ctx *c, args *a, int i, tc_dtype *out) {
+  const char *s;
+  if (arg_string(c, a, i, &s) != 0) return -1;
+  int dt = tc_dtype_from_name(s);
+  if (dt < 0)
+    return fail_node(c, a->at[i], TC_E_BAD_ARG, "unknown dtype \"%s\" (bool, i8, i16, i32, i64, bf16, f16, f32, f64)", s);
+  *out = (tc_dtype)dt;
+  return 0;
+}
+
+/* A default from the signature text: all (absent), true/false, a number, "string". */
+static int default_value(ctx *c, const char *d, value *v, node *at) {
+  if (!strcmp(d, "all")) { v->kind = V_NONE; return 0; }
+  tc_tensor *t = NULL;
+  if (!strcmp(d, "true") || !strcmp(d, "false")) t = tc_scalar_bool(d[0] == 't', c->err);
+  else if (d[0] == '"') {
+    v->kind = V_STR;
+    v->s = strdup(d + 1);
+    if (!v->s) return fail_node(c, at, TC_E_OOM, "%s", "out of memory");
+    v->s[strlen(v->s) - 1] = 0;
+    return 0;
+  } else if (strchr(d, '.') || !strcmp(d, "nan")) t = tc_scalar_f64(strtod(d, NULL), true, c->err);
+  else t = tc_scalar_i64(strtoll(d, NULL, 10), true, c->err);
+  if (!t) return -1;
+  v->kind = V_TENSOR;
+  v->t = t;
+  return 0;
+}
+
+static int bind_args(ctx *c, node *call, tc_op op, args *a) {
+  const sig *g = get_sig(op);
+  a->g = g;
+  a->n = g->n;
+  bool given[MAX_PARAMS] = {0};
+  int npos = 0;
+  for (int i = 0; i < call->nkids; i++) {
+    node *k = call->kids[i];
+    int slot;
+    if (k->kind == N_KWARG) {
+      slot = -1;
+      for (int j = 0; j < g->n; j++)
+        if (!strcmp(g->names[j], k->str)) slot = j;
+      if (slot < 0) {
+        tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "unknown keyword argument %s (signature: %s(%s))", k->str,
+                   tc_op_name(op), tc_op_signature(op));
+        c->err->engine = -1;
+        c->err->start = k->start; c->err->end = k->oend;
+        return -1;
+      }
+      if (given[slot]) {
+        tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "argument %s given twice", k->str);
+        c->err->engine = -1;
+        c->err->start = k->start; c->err->end = k->oend;
+        return -1;
+      }
+    } else {
+      slot = npos++;
+      if (slot >= g->n) {
+        tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "takes at most %d argument%s, %d given (signature: %s(%s))", g->n,
+                   g->n == 1 ? "" : "s", call->nkids, tc_op_name(op), tc_op_signature(op));
+        c->err->engine = -1;
+        c->err->start = call->ostart; c->err->end = call->oend;
+        return -1;
+      }
+    }
+    node *vn = k->kind == N_KWARG ? k->kids[0] : k;
+    a->at[slot] = vn;
+    if (eval(c, vn, &a->v[slot]) != 0) return -1;
+    given[slot] = true;
+  }
+  for (int j = 0; j < g->n; j++) {
+    if (given[j]) continue;
+    a->at[j] = call;
+    if (!g->defs[j][0]) {
+      tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "missing argument %s (signature: %s(%s))", g->names[j],
+                 tc_op_name(op), tc_op_signature(op));
+      c->err->engine = -1;
+      c->err->start = call->ostart; c->err->end = call->oend;
+      return -1;
+    }
+    if (default_value(c, g->defs[j], &a->v[j], call) != 0) return -1;
+  }
+  return 0;
+}
+
+static int set_tensor(value *out, tc_tensor *t) {
+  if (!t) return -1;
+  out->kind = V_TENSOR;
+  out->t = t;
+  return 0;
+}
+
+static int call_op(ctx *c, tc_op op, args *a, value *out) {
+  tc_tensor *x = NULL, *y = NULL, *z = NULL;
+  tc_err *err = c->err;
+  switch (tc_op_kind(op)) {
+  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
+    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y)) return -1;
+    return set_tensor(out, tc_binary(op, x, y, err));
+  case TC_KIND_UNARY: case TC_KIND_LOGICAL: case TC_KIND_MATH: case TC_KIND_ROUND: case TC_KIND_PRED:
+    if (arg_tensor(c, a, 0, &x)) return -1;
+    return set_tensor(out, tc_unary(op, x, err));
+  case TC_KIND_WHERE:
+    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y) || arg_tensor(c, a, 2, &z)) return -1;
+    return set_tensor(out, tc_where(x, y, z, err));
+  case TC_KIND_CLIP:
+    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y) || arg_tensor(c, a, 2, &z)) return -1;
+    return set_tensor(out, tc_clip(x, y, z, err));
+  case TC_KIND_CAST: {
+    tc_dtype dt;
+    if (arg_tensor(c, a, 0, &x) || arg_dtype(c, a, 1, &dt)) return -1;
+    return set_tensor(out, tc_cast(x, dt, err));
+  }
+  case TC_KIND_REDUCE: {
+    tc_axes ax;
+    bool keep;
+    if (arg_tensor(c, a, 0, &x) || arg_axes(c, a, 1, &ax) || arg_bool(c, a, 2, &keep)) return -1;
+    return set_tensor(out, tc_reduce(op, x, &ax, keep, err));
+  }
+  case TC_KIND_INFO: {
+    if (arg_tensor(c, a, 0, &x)) return -1;
+    if (op == TC_OP_DTYPE) {
+      out->kind = V_STR;
+      out->s = strdup(tc_dtype_name(x->dtype));
+      return out->s ? 0 : tc_err_set(err, TC_E_OOM, -1, -1, "out of memory");
+    }
+    if (op == TC_OP_SHAPE) {
+      int64_t n = x->ndim;
+      return set_tensor(out, tc_tensor_from_host(TC_DT_I64, 1, &n, x->shape, err));
+    }
+    return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : tc_numel(x), false, err));
+  }
+  }
+  return tc_err_set(err, TC_E_DTYPE, (int)op, -1, "%s", "not implemented");
+}
+
+static int eval_call(ctx *c, node *n, value *out) {
+  const fn_entry *f = fn_find(n->str);
+  if (!f) {
+    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1, "no function named %s (:help lists them)", n->str);
+    c->err->engine = -1;
+    c->err->start = n->ostart; c->err->end = n->oend;
+    return -1;
+  }
+  if (f->op < 0) {  /* dtype shorthand: i32(x) */
+    if (n->nkids != 1 || n->kids[0]->kind == N_KWARG) {
+      tc_err_set(c->err, TC_E_BAD_ARG, TC_OP_CAST, -1, "%s(x) takes exactly one argument", f->name);
+      c->err->engine = -1;
+      c->err->start = n->ostart; c->err->end = n->oend;
+      return -1;
+    }
+    tc_tensor *x;
+    if (eval_tensor(c, n->kids[0], &x) != 0) return -1;
+    tc_tensor *r = tc_cast(x, (tc_dtype)f->dtype, c->err);
+    tc_tensor_free(x);
+    if (!r) { locate(c, n); return -1; }
+    out->kind = V_TENSOR;
+    out->t = r;
+    return 0;
+  }
+  args a;
+  memset(&a, 0, sizeof a);
+  int rc = bind_args(c, n, (tc_op)f->op, &a);
+  if (rc == 0) rc = call_op(c, (tc_op)f->op, &a, out);
+  for (int i = 0; i < MAX_PARAMS; i++) value_free(&a.v[i]);
+  if (rc != 0) locate(c, n);
+  return rc;
+}
+
+static int eval(ctx *c, node *n, value *out) {
+  out->kind = V_NONE;
+  switch (n->kind) {
+  case N_INT:
+    if (n->overflow) {
+      int len = n->end - n->start;
+      (void)len;
+      tc_err_set(c->err, TC_E_LITERAL, -1, TC_DT_I64, "%s", "integer literal does not fit i64 (-9223372036854775808 to 9223372036854775807)");
+      c->err->engine = -1;
+      c->err->start = n->start; c->err->end = n->end;
+      return -1;
+    }
+    return set_tensor(out, tc_scalar_i64(n->ival, true, c->err));
+  case N_FLOAT:
+    return set_tensor(out, tc_scalar_f64(n->fval, true, c->err));
+  case N_BOOL:
+    return set_tensor(out, tc_scalar_bool(n->ival != 0, c->err));
+  case N_STR:
+    out->kind = V_STR;
+    out->s = strdup(n->str);
+    return out->s ? 0 : fail_node(c, n, TC_E_OOM, "%s", "out of memory");
+  case N_NAME: {
+    tc_tensor *t = session_get(c->s, n->str);
+    if (!t) {
+      const char *fmt = fn_find(n->str) ? "%s is a function; call it with ()" : "%s is not defined";
+      tc_err_set(c->err, fn_find(n->str) ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
+      c->err->engine = -1;
+      c->err->start = n->start; c->err->end = n->end;
+      return -1;
+    }
+    return set_tensor(out, tc_tensor_ref(t));
+  }
+  case N_LIST:
+    return eval_list(c, n, out);
+  case N_CALL:
+    return eval_call(c, n, out);
+  case N_BINOP: {
+    tc_tensor *a, *b;
+    if (eval_tensor(c, n->kids[0], &a) != 0) return -1;
+    if (eval_tensor(c, n->kids[1], &b) != 0) { tc_tensor_free(a); return -1; }
+    tc_tensor *r = tc_binary((tc_op)n->op, a, b, c->err);
+    tc_tensor_free(a);
+    tc_tensor_free(b);
+    if (!r) { locate(c, n); return -1; }
+    return set_tensor(out, r);
+  }
+  case N_UNOP: {
+    tc_tensor *x;
+    if (eval_tensor(c, n->kids[0], &x) != 0) return -1;
+    if (n->op < 0) return set_tensor(out, x);   /* unary plus */
+    tc_tensor *r = tc_unary((tc_op)n->op, x, c->err);
+    tc_tensor_free(x);
+    if (!r) { locate(c, n); return -1; }
+    return set_tensor(out, r);
+  }
+  case N_INDEX:
+    return fail_node(c, n, TC_E_DTYPE, "%s", "indexing is not available in this build");
+  case N_SLICE: case N_ELLIPSIS:
+    return fail_node(c, n, TC_E_SYNTAX, "%s", "a slice is only allowed inside an index");
+  case N_KWARG:
+    return fail_node(c, n, TC_E_SYNTAX, "%s", "a keyword argument is only allowed in a call");
+  case N_ASSIGN: case N_NONE:
+    break;
+  }
+  return fail_node(c, n, TC_E_SYNTAX, "%s", "unexpected statement");
+}
+
+static int check_name(ctx *c, node *target) {
+  if (fn_find(target->str))
+    return fail_node(c, target, TC_E_BAD_ARG, "%s is a function name; choose another variable name", target->str);
+  return 0;
+}
+
+int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
+  ctx c = {s, err};
+  out->kind = V_NONE;
+  if (stmt->kind != N_ASSIGN) return eval(&c, stmt, out);
+  node *target = stmt->kids[0];
+  if (target->kind == N_INDEX)
+    return fail_node(&c, target, TC_E_DTYPE, "%s", "indexed assignment is not available in this build");
+  if (check_name(&c, target) != 0) return -1;
+  tc_tensor *v;
+  if (eval_tensor(&c, stmt->kids[1], &v) != 0) return -1;
+  return session_set(s, target->str, v, err);
+}

@@ -1,0 +1,183 @@
+/* Scanner for the tcalc language (SPEC 2). */
+#include <stdlib.h>
+#include <string.h>
+#include "lexer.h"
+#include "tcalc.h"
+
+enum { C_OTHER, C_SPACE, C_DIGIT, C_ALPHA, C_OPCH };
+static unsigned char cls[256];
+
+static void init_classes(void) {
+  if (cls['a']) return;
+  for (int c = 0; c < 256; c++) {
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') cls[c] = C_SPACE;
+    else if (c >= '0' && c <= '9') cls[c] = C_DIGIT;
+    else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') cls[c] = C_ALPHA;
+    else if (strchr("+-*/%@&|^~!<>=", c) && c) cls[c] = C_OPCH;
+    else cls[c] = C_OTHER;
+  }
+}
+
+void lex_init(lexer *lx, const char *src, int32_t len) {
+  init_classes();
+  lx->src = src;
+  lx->len = len;
+  lx->pos = 0;
+  lx->depth = 0;
+}
+
+int lex_op_len(const char *s, int32_t avail) {
+  int best = 0;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    const char *sym = tc_op_symbol((tc_op)op);
+    int n = (int)strlen(sym);
+    if (n > best && n <= avail && memcmp(s, sym, (size_t)n) == 0) best = n;
+  }
+  return best;
+}
+
+static token make(lexer *lx, tok_kind k, int32_t start) {
+  token t = {.kind = k, .start = start, .end = lx->pos};
+  return t;
+}
+
+static token error_tok(lexer *lx, int32_t start, const char *msg) {
+  token t = make(lx, T_ERROR, start);
+  t.msg = msg;
+  return t;
+}
+
+static int digit_value(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 99;
+}
+
+static token lex_number(lexer *lx) {
+  const char *s = lx->src;
+  int32_t start = lx->pos, p = lx->pos;
+  int base = 10;
+  if (s[p] == '0' && p + 1 < lx->len && (s[p + 1] == 'x' || s[p + 1] == 'X')) base = 16, p += 2;
+  else if (s[p] == '0' && p + 1 < lx->len && (s[p + 1] == 'b' || s[p + 1] == 'B')) base = 2, p += 2;
+  bool is_float = false;
+  if (base == 10) {
+    /* decide int or float by scanning the lexeme */
+    int32_t q = p;
+    while (q < lx->len && (cls[(unsigned char)s[q]] == C_DIGIT || s[q] == '_')) q++;
+    if (q < lx->len && s[q] == '.' && !(q + 2 < lx->len && s[q + 1] == '.' && s[q + 2] == '.')) {
+      is_float = true;
+      q++;
+      while (q < lx->len && (cls[(unsigned char)s[q]] == C_DIGIT || s[q] == '_')) q++;
+    }
+    if (q < lx->len && (s[q] == 'e' || s[q] == 'E')) {
+      int32_t r = q + 1;
+      if (r < lx->len && (s[r] == '+' || s[r] == '-')) r++;
+      if (r < lx->len && cls[(unsigned char)s[r]] == C_DIGIT) {
+        is_float = true;
+        q = r;
+        while (q < lx->len && cls[(unsigned char)s[q]] == C_DIGIT) q++;
+      }
+    }
+    if (is_float) {
+      char buf[512];
+      int n = 0;
+      for (int32_t i = start; i < q && n < (int)sizeof buf - 1; i++)
+        if (s[i] != '_') buf[n++] = s[i];
+      buf[n] = 0;
+      lx->pos = q;
+      if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT)) {
+        while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT)) lx->pos++;
+        return error_tok(lx, start, "malformed number");
+      }
+      token t = make(lx, T_FLOAT, start);
+      t.fval = strtod(buf, NULL);  /* the C locale: tcalc never calls setlocale */
+      return t;
+    }
+  }
+  uint64_t v = 0;
+  bool overflow = false, any = false, bad = false;
+  for (; p < lx->len; p++) {
+    int c = (unsigned char)s[p];
+    if (c == '_') continue;
+    if (cls[c] != C_DIGIT && cls[c] != C_ALPHA) break;
+    int d = digit_value(c);
+    if (d >= base) { bad = true; continue; }
+    any = true;
+    if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) overflow = true;
+    else v = v * (uint64_t)base + (uint64_t)d;
+  }
+  lx->pos = p;
+  if (bad || !any) return error_tok(lx, start, "malformed number");
+  token t = make(lx, T_INT, start);
+  t.mag = v;
+  t.overflow = overflow;
+  return t;
+}
+
+token lex_next(lexer *lx) {
+  const char *s = lx->src;
+  for (;;) {
+    while (lx->pos < lx->len && cls[(unsigned char)s[lx->pos]] == C_SPACE) lx->pos++;
+    if (lx->pos < lx->len && s[lx->pos] == '#') {
+      while (lx->pos < lx->len && s[lx->pos] != '\n') lx->pos++;
+    }
+    if (lx->pos < lx->len && s[lx->pos] == '\\' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '\n') {
+      lx->pos += 2;   /* explicit line continuation */
+      continue;
+    }
+    if (lx->pos < lx->len && s[lx->pos] == '\n' && lx->depth > 0) { lx->pos++; continue; }
+    break;
+  }
+  int32_t start = lx->pos;
+  if (lx->pos >= lx->len) return make(lx, T_EOF, start);
+  unsigned char c = (unsigned char)s[lx->pos];
+  if (c == '\n') { lx->pos++; return make(lx, T_NEWLINE, start); }
+  if (cls[c] == C_DIGIT || (c == '.' && lx->pos + 1 < lx->len && cls[(unsigned char)s[lx->pos + 1]] == C_DIGIT))
+    return lex_number(lx);
+  if (cls[c] == C_ALPHA) {
+    while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT))
+      lx->pos++;
+    return make(lx, T_NAME, start);
+  }
+  if (c == '"') {
+    lx->pos++;
+    while (lx->pos < lx->len && s[lx->pos] != '"' && s[lx->pos] != '\n') {
+      if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) lx->pos++;
+      lx->pos++;
+    }
+    if (lx->pos >= lx->len || s[lx->pos] != '"') return error_tok(lx, start, "unterminated string");
+    lx->pos++;
+    return make(lx, T_STRING, start);
+  }
+  lx->pos++;
+  switch (c) {
+  case ';': return make(lx, T_SEMI, start);
+  case ',': return make(lx, T_COMMA, start);
+  case ':': return make(lx, T_COLON, start);
+  case '(': lx->depth++; return make(lx, T_LPAREN, start);
+  case '[': lx->depth++; return make(lx, T_LBRACK, start);
+  case ')': if (lx->depth > 0) lx->depth--; return make(lx, T_RPAREN, start);
+  case ']': if (lx->depth > 0) lx->depth--; return make(lx, T_RBRACK, start);
+  case '.':
+    if (lx->pos + 1 < lx->len && s[lx->pos] == '.' && s[lx->pos + 1] == '.') {
+      lx->pos += 2;
+      return make(lx, T_ELLIPSIS, start);
+    }
+    return error_tok(lx, start, "unexpected '.'");
+  default: break;
+  }
+  if (cls[c] == C_OPCH) {
+    lx->pos--;
+    int n = lex_op_len(s + lx->pos, lx->len - lx->pos);
+    if (c == '=' && n == 0) { lx->pos++; return make(lx, T_ASSIGN, start); }
+    if (n == 0) { lx->pos++; return error_tok(lx, start, "unknown operator"); }
+    lx->pos += n;
+    return make(lx, T_OP, start);
+  }
+  if (c >= 0x80) {
+    while (lx->pos < lx->len && (unsigned char)s[lx->pos] >= 0x80) lx->pos++;
+    return error_tok(lx, start, "unexpected non-ASCII character");
+  }
+  return error_tok(lx, start, c == 0 ? "unexpected NUL byte" : "unexpected character");
+}

@@ -1,0 +1,33 @@
+/* The lexer: a hand-written scanner over an ASCII class table, independent
+ * of the locale. Operator spellings come from the op table. */
+#ifndef TC_LEXER_H
+#define TC_LEXER_H
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+  T_EOF, T_NEWLINE, T_SEMI, T_INT, T_FLOAT, T_NAME, T_STRING, T_OP,
+  T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA, T_ASSIGN, T_COLON,
+  T_ELLIPSIS, T_ERROR
+} tok_kind;
+
+typedef struct token {
+  tok_kind kind;
+  int32_t start, end;     /* byte offsets in the source */
+  uint64_t mag;           /* T_INT: the magnitude */
+  bool overflow;          /* T_INT: more than 64 bits */
+  double fval;            /* T_FLOAT */
+  const char *msg;        /* T_ERROR: why */
+} token;
+
+typedef struct lexer {
+  const char *src;
+  int32_t len, pos;
+  int depth;              /* open ( and [: newlines inside are not separators */
+} lexer;
+
+void lex_init(lexer *lx, const char *src, int32_t len);
+token lex_next(lexer *lx);
+/* The longest operator symbol of the op table at s, or 0. */
+int lex_op_len(const char *s, int32_t avail);
+#endif

@@ -1,0 +1,149 @@
+/* tcalc: options, modes (REPL, batch, files, -e) and exit status (SPEC 1). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "engine.h"
+#include "repl.h"
+#include "session.h"
+
+static void usage(FILE *f) {
+  fputs("usage: tcalc [OPTIONS] [FILE...]\n"
+        "  -e, --eval STMTS     run STMTS (repeatable), then exit\n"
+        "  -j, --json           JSON Lines output\n"
+        "      --engine E       cpu, cuda or auto (default cpu)\n"
+        "  -k, --keep-going     go on after an error\n"
+        "      --caps           print the capability table and exit\n"
+        "      --precision N    significant digits for floats in text output\n"
+        "      --full           never summarise large tensors\n"
+        "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
+        "  -q, --quiet          no banner in the REPL\n"
+        "  -h, --help           this help\n"
+        "      --version        print the version\n"
+        "With no FILE and no -e, reads statements from stdin (a REPL on a terminal).\n"
+        "See tcalc(1).\n",
+        f);
+}
+
+static int bad_usage(const char *msg, const char *arg) {
+  fprintf(stderr, "tcalc: ");
+  fprintf(stderr, msg, arg);
+  fputs("\nTry 'tcalc --help'.\n", stderr);
+  return 2;
+}
+
+/* Reads a stream line by line into the runner. */
+static void run_stream(runner *r, FILE *in) {
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  runner_begin(r);
+  while (!r->stop && (n = getline(&line, &cap, in)) >= 0) {
+    if (n > 0 && line[n - 1] == '\n') n--;
+    runner_line(r, line, (size_t)n);
+  }
+  free(line);
+  runner_end(r);
+}
+
+enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM };
+
+int main(int argc, char **argv) {
+  static const struct option longopts[] = {
+    {"eval", required_argument, 0, 'e'},     {"json", no_argument, 0, 'j'},
+    {"engine", required_argument, 0, OPT_ENGINE}, {"keep-going", no_argument, 0, 'k'},
+    {"caps", no_argument, 0, OPT_CAPS},      {"precision", required_argument, 0, OPT_PRECISION},
+    {"full", no_argument, 0, OPT_FULL},      {"quiet", no_argument, 0, 'q'},
+    {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
+    {"max-memory", required_argument, 0, OPT_MAXMEM},
+    {0, 0, 0, 0}};
+  const char **evals = calloc((size_t)argc + 1, sizeof *evals);
+  int nevals = 0;
+  bool caps = false, quiet = false;
+  const char *engine = "cpu";
+  runner r;
+  runner_init(&r);
+  opterr = 0;
+  int c, rc = 0;
+  while ((c = getopt_long(argc, argv, ":e:jkqh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'e': evals[nevals++] = optarg; break;
+    case 'j': r.json = true; break;
+    case 'k': r.keep_going = true; break;
+    case 'q': quiet = true; break;
+    case 'h': usage(stdout); goto done;
+    case OPT_VERSION: printf("tcalc %s\n", TC_VERSION); goto done;
+    case OPT_ENGINE: engine = optarg; break;
+    case OPT_CAPS: caps = true; break;
+    case OPT_FULL: r.po.full = true; break;
+    case OPT_PRECISION: {
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (!*optarg || *end || n < 1 || n > 17) { rc = bad_usage("--precision must be 1 to 17, not '%s'", optarg); goto done; }
+      r.po.precision = (int)n;
+      break;
+    }
+    case OPT_MAXMEM: {
+      char cmdline[256];
+      snprintf(cmdline, sizeof cmdline, ":set max_memory %s", optarg);
+      runner probe;
+      runner_init(&probe);
+      probe.errf = fopen("/dev/null", "w");
+      runner_text(&probe, cmdline);
+      if (probe.errf) fclose(probe.errf);
+      int st = probe.exit_status;
+      runner_free(&probe);
+      if (st) { rc = bad_usage("bad --max-memory size '%s' (e.g. 2G, 512M)", optarg); goto done; }
+      break;
+    }
+    case ':': rc = bad_usage("option '%s' needs a value", argv[optind - 1]); goto done;
+    default: rc = bad_usage("unknown option '%s'", argv[optind - 1]); goto done;
+    }
+  }
+  if (caps) { print_caps(stdout, r.json); goto done; }
+  {
+    int id = strcmp(engine, "auto") ? tc_engine_from_name(engine) : -2;
+    if (id == -1) { rc = bad_usage("unknown engine '%s' (cpu, cuda, auto)", engine); goto done; }
+    tc_err e;
+    tc_err_clear(&e);
+    if (id == -2) id = tc_engine_check(TC_ENGINE_CUDA, &e) == 0 ? TC_ENGINE_CUDA : TC_ENGINE_CPU;
+    else if (tc_engine_check((tc_engine_id)id, &e) != 0) {
+      runner_report(&r, &e, NULL, 0, 0);
+      rc = 1;
+      goto done;
+    }
+    tc_set_engine((tc_engine_id)id);
+  }
+  r.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !r.json;
+  signal(SIGPIPE, SIG_IGN);
+  if (nevals > 0) {
+    for (int i = 0; i < nevals && !r.stop; i++) runner_text(&r, evals[i]);
+  }
+  for (int i = optind; i < argc && !r.stop; i++) {
+    if (!strcmp(argv[i], "-")) { run_stream(&r, stdin); continue; }
+    FILE *f = fopen(argv[i], "r");
+    if (!f) {
+      fprintf(stderr, "tcalc: cannot read %s: %s\n", argv[i], strerror(errno));
+      if (!r.exit_status) r.exit_status = 2;
+      if (!r.keep_going) break;
+      continue;
+    }
+    run_stream(&r, f);
+    fclose(f);
+  }
+  if (nevals == 0 && optind >= argc) {
+    if (isatty(STDIN_FILENO)) {
+      r.interactive = true;
+      repl_run(&r, quiet);
+    } else run_stream(&r, stdin);
+  }
+  rc = r.exit_status;
+done:
+  fflush(stdout);
+  runner_free(&r);
+  free(evals);
+  return rc;
+}

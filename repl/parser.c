@@ -1,0 +1,463 @@
+/* A Pratt parser (SPEC 2): operator spellings and binding powers come from
+ * the op table, so adding an operator never touches this file. */
+#include <stdlib.h>
+#include <string.h>
+#include "ast.h"
+
+/* ---- arena ---- */
+struct arena_block { arena_block *next; size_t cap; max_align_t data[]; };
+
+void *arena_alloc(arena *a, size_t n) {
+  n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+  if (!a->head || a->used + n > a->head->cap) {
+    size_t cap = n > 65536 ? n : 65536;
+    arena_block *b = malloc(sizeof *b + cap);
+    if (!b) return NULL;
+    b->next = a->head;
+    b->cap = cap;
+    a->head = b;
+    a->used = 0;
+  }
+  void *p = (char *)a->head->data + a->used;
+  a->used += n;
+  a->bytes += n;
+  return p;
+}
+
+void arena_free(arena *a) {
+  while (a->head) {
+    arena_block *n = a->head->next;
+    free(a->head);
+    a->head = n;
+  }
+  a->used = a->bytes = 0;
+}
+
+/* ---- helpers ---- */
+static void advance(parser *p) { p->tok = lex_next(&p->lx); }
+
+void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err) {
+  memset(p, 0, sizeof *p);
+  lex_init(&p->lx, src, len);
+  p->ar = ar;
+  p->err = err;
+  advance(p);
+}
+
+int32_t parser_pos(const parser *p) { return p->tok.start; }
+
+static node *fail_at(parser *p, int32_t start, int32_t end, const char *fmt, const char *arg) {
+  if (p->err->code == TC_OK) {
+    tc_err_set(p->err, TC_E_SYNTAX, -1, -1, fmt, arg);
+    p->err->engine = -1;
+    p->err->start = start;
+    p->err->end = end > start ? end : start + 1;
+  }
+  return NULL;
+}
+
+static const char *tok_desc(const token *t) {
+  switch (t->kind) {
+  case T_EOF: return "end of input";
+  case T_NEWLINE: return "end of line";
+  case T_SEMI: return "';'";
+  case T_RPAREN: return "')'";
+  case T_RBRACK: return "']'";
+  case T_COMMA: return "','";
+  case T_ASSIGN: return "'='";
+  case T_COLON: return "':'";
+  case T_ERROR: return t->msg;
+  default: return "this";
+  }
+}
+
+static node *unexpected(parser *p) {
+  if (p->tok.kind == T_EOF && p->lx.depth > 0) return fail_at(p, p->tok.start, p->tok.end, "%s", "unclosed bracket");
+  if (p->tok.kind == T_ERROR) return fail_at(p, p->tok.start, p->tok.end, "%s", p->tok.msg);
+  return fail_at(p, p->tok.start, p->tok.end, "unexpected %s", tok_desc(&p->tok));
+}
+
+static node *new_node(parser *p, node_kind k, int32_t start, int32_t end) {
+  node *n = arena_alloc(p->ar, sizeof *n);
+  if (!n) return fail_at(p, start, end, "%s", "out of memory while parsing");
+  memset(n, 0, sizeof *n);
+  n->kind = k;
+  n->start = n->ostart = start;
+  n->end = n->oend = end;
+  n->op = -1;
+  n->depth = 1;
+  return n;
+}
+
+static char *copy_text(parser *p, int32_t start, int32_t end) {
+  char *s = arena_alloc(p->ar, (size_t)(end - start) + 1);
+  if (!s) return NULL;
+  memcpy(s, p->lx.src + start, (size_t)(end - start));
+  s[end - start] = 0;
+  return s;
+}
+
+/* A growable child list, copied into the arena when done. */
+typedef struct { node **v; int n, cap; } kids;
+
+static bool kids_push(kids *k, node *n) {
+  if (k->n == k->cap) {
+    int cap = k->cap ? k->cap * 2 : 8;
+    node **v = realloc(k->v, sizeof *v * (size_t)cap);
+    if (!v) return false;
+    k->v = v;
+    k->cap = cap;
+  }
+  k->v[k->n++] = n;
+  return true;
+}
+
+static bool set_kids(parser *p, node *n, kids *k) {
+  n->nkids = k->n;
+  n->kids = arena_alloc(p->ar, sizeof(node *) * (size_t)(k->n ? k->n : 1));
+  if (n->kids) {
+    if (k->n) memcpy(n->kids, k->v, sizeof(node *) * (size_t)k->n);
+    for (int i = 0; i < k->n; i++)
+      if (k->v[i] && k->v[i]->depth + 1 > n->depth) n->depth = k->v[i]->depth + 1;
+  }
+  free(k->v);
+  k->v = NULL;
+  if (!n->kids) { fail_at(p, n->start, n->end, "%s", "out of memory while parsing"); return false; }
+  if (n->depth > TC_MAX_DEPTH) {
+    fail_at(p, n->start, n->end, "expression nested too deeply (limit %s)", "1000");
+    return false;
+  }
+  return true;
+}
+
+static bool is_op(const parser *p, const char *sym) {
+  return p->tok.kind == T_OP && (size_t)(p->tok.end - p->tok.start) == strlen(sym) &&
+         memcmp(p->lx.src + p->tok.start, sym, strlen(sym)) == 0;
+}
+
+/* The op whose symbol is the current token, as infix (arity 2) or prefix. */
+static int find_op(const parser *p, bool prefix) {
+  if (p->tok.kind != T_OP) return -1;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    const char *sym = tc_op_symbol((tc_op)op);
+    if (!*sym || !is_op(p, sym)) continue;
+    tc_kind k = tc_op_kind((tc_op)op);
+    bool unary = k == TC_KIND_UNARY || k == TC_KIND_LOGICAL;
+    if (unary == prefix) return op;
+  }
+  return -1;
+}
+
+static node *parse_expr(parser *p, int rbp);
+
+static node *enter(parser *p) {
+  if (++p->depth > TC_MAX_DEPTH) return fail_at(p, p->tok.start, p->tok.end, "expression nested too deeply (limit %s)", "1000");
+  return (node *)p;   /* any non-NULL */
+}
+
+/* [a, b, ...] */
+static node *parse_list(parser *p) {
+  node *n = new_node(p, N_LIST, p->tok.start, p->tok.end);
+  if (!n) return NULL;
+  advance(p);
+  kids k = {0};
+  while (p->tok.kind != T_RBRACK) {
+    node *e = parse_expr(p, 0);
+    if (!e || !kids_push(&k, e)) { free(k.v); return e ? fail_at(p, n->start, n->end, "%s", "out of memory") : NULL; }
+    if (p->tok.kind == T_COMMA) { advance(p); continue; }
+    if (p->tok.kind != T_RBRACK) { free(k.v); return unexpected(p); }
+  }
+  n->end = p->tok.end;
+  advance(p);
+  return set_kids(p, n, &k) ? n : NULL;
+}
+
+static node *parse_prefix(parser *p) {
+  token t = p->tok;
+  switch (t.kind) {
+  case T_INT: {
+    node *n = new_node(p, N_INT, t.start, t.end);
+    if (!n) return NULL;
+    n->overflow = t.overflow || t.mag > (uint64_t)INT64_MAX;
+    n->ival = n->overflow ? 0 : (int64_t)t.mag;
+    advance(p);
+    return n;
+  }
+  case T_FLOAT: {
+    node *n = new_node(p, N_FLOAT, t.start, t.end);
+    if (!n) return NULL;
+    n->fval = t.fval;
+    advance(p);
+    return n;
+  }
+  case T_STRING: {
+    node *n = new_node(p, N_STR, t.start, t.end);
+    if (!n) return NULL;
+    char *s = copy_text(p, t.start + 1, t.end - 1);
+    if (!s) return fail_at(p, t.start, t.end, "%s", "out of memory");
+    /* undo backslash escapes in place */
+    char *w = s;
+    for (char *r = s; *r; r++) {
+      if (*r == '\\' && r[1]) {
+        r++;
+        *w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
+      } else *w++ = *r;
+    }
+    *w = 0;
+    n->str = s;
+    advance(p);
+    return n;
+  }
+  case T_NAME: {
+    char *s = copy_text(p, t.start, t.end);
+    if (!s) return fail_at(p, t.start, t.end, "%s", "out of memory");
+    node *n;
+    if (!strcmp(s, "true") || !strcmp(s, "false")) {
+      n = new_node(p, N_BOOL, t.start, t.end);
+      if (n) n->ival = s[0] == 't';
+    } else if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
+      n = new_node(p, N_FLOAT, t.start, t.end);
+      if (n) n->fval = s[0] == 'i' ? __builtin_inf() : __builtin_nan("");
+    } else {
+      n = new_node(p, N_NAME, t.start, t.end);
+      if (n) n->str = s;
+    }
+    advance(p);
+    return n;
+  }
+  case T_LPAREN: {
+    advance(p);
+    if (!enter(p)) return NULL;
+    node *e = parse_expr(p, 0);
+    p->depth--;
+    if (!e) return NULL;
+    if (p->tok.kind != T_RPAREN) return unexpected(p);
+    advance(p);
+    return e;
+  }
+  case T_LBRACK: {
+    if (!enter(p)) return NULL;
+    node *n = parse_list(p);
+    p->depth--;
+    return n;
+  }
+  case T_OP: {
+    int op = find_op(p, true);
+    bool plus = is_op(p, "+");
+    if (op < 0 && !plus) return unexpected(p);
+    int bp = op >= 0 ? tc_op_bp((tc_op)op) : tc_op_bp(TC_OP_NEG);
+    advance(p);
+    /* A minus written directly before an integer literal is part of it
+     * (so the i64 minimum can be written), unless ** binds the literal. */
+    if (op == TC_OP_NEG && p->tok.kind == T_INT && p->tok.start == t.end) {
+      token lit = p->tok;
+      lexer save = p->lx;
+      advance(p);
+      if (!is_op(p, "**")) {
+        node *n = new_node(p, N_INT, t.start, lit.end);
+        if (!n) return NULL;
+        n->overflow = lit.overflow || lit.mag > (uint64_t)INT64_MAX + 1;
+        n->ival = n->overflow ? 0 : (int64_t)(0 - lit.mag);
+        return n;
+      }
+      p->lx = save;
+      p->tok = lit;
+    }
+    if (!enter(p)) return NULL;
+    node *x = parse_expr(p, bp);
+    p->depth--;
+    if (!x) return NULL;
+    node *n = new_node(p, N_UNOP, t.start, x->end);
+    if (!n) return NULL;
+    n->oend = t.end;
+    n->op = op;
+    kids k = {0};
+    if (!kids_push(&k, x)) return fail_at(p, t.start, t.end, "%s", "out of memory");
+    return set_kids(p, n, &k) ? n : NULL;
+  }
+  case T_ELLIPSIS:
+  case T_COLON:
+    return fail_at(p, t.start, t.end, "%s", t.kind == T_ELLIPSIS ? "'...' is only allowed inside an index" : "':' is only allowed inside an index");
+  default:
+    return unexpected(p);
+  }
+}
+
+/* f(a, b, name=value) */
+static node *parse_call(parser *p, node *callee) {
+  if (callee->kind != N_NAME)
+    return fail_at(p, p->tok.start, p->tok.end, "%s", "only a function name can be called");
+  node *n = new_node(p, N_CALL, callee->start, callee->end);
+  if (!n) return NULL;
+  n->str = callee->str;
+  advance(p);
+  kids k = {0};
+  bool seen_kw = false;
+  while (p->tok.kind != T_RPAREN) {
+    node *arg;
+    if (p->tok.kind == T_NAME) {
+      /* look ahead for name= */
+      token name = p->tok;
+      lexer save = p->lx;
+      advance(p);
+      if (p->tok.kind == T_ASSIGN) {
+        advance(p);
+        node *v = parse_expr(p, 0);
+        if (!v) { free(k.v); return NULL; }
+        arg = new_node(p, N_KWARG, name.start, v->end);
+        if (!arg) { free(k.v); return NULL; }
+        arg->str = copy_text(p, name.start, name.end);
+        arg->oend = name.end;
+        kids kk = {0};
+        kids_push(&kk, v);
+        if (!set_kids(p, arg, &kk)) { free(k.v); return NULL; }
+        seen_kw = true;
+        goto push;
+      }
+      p->lx = save;
+      p->tok = name;
+    }
+    if (seen_kw) { free(k.v); return fail_at(p, p->tok.start, p->tok.end, "%s", "positional argument after a keyword argument"); }
+    arg = parse_expr(p, 0);
+    if (!arg) { free(k.v); return NULL; }
+  push:
+    if (!kids_push(&k, arg)) { free(k.v); return fail_at(p, n->start, n->end, "%s", "out of memory"); }
+    if (p->tok.kind == T_COMMA) { advance(p); continue; }
+    if (p->tok.kind != T_RPAREN) { free(k.v); return unexpected(p); }
+  }
+  advance(p);
+  return set_kids(p, n, &k) ? n : NULL;
+}
+
+static bool index_item_end(const parser *p) {
+  return p->tok.kind == T_COMMA || p->tok.kind == T_RBRACK || p->tok.kind == T_COLON;
+}
+
+/* x[i, a:b:c, ..., idx] */
+static node *parse_index(parser *p, node *target) {
+  node *n = new_node(p, N_INDEX, target->start, p->tok.end);
+  if (!n) return NULL;
+  n->ostart = p->tok.start;
+  advance(p);
+  kids k = {0};
+  kids_push(&k, target);
+  while (p->tok.kind != T_RBRACK) {
+    node *item;
+    if (p->tok.kind == T_ELLIPSIS) {
+      item = new_node(p, N_ELLIPSIS, p->tok.start, p->tok.end);
+      advance(p);
+    } else {
+      node *parts[3] = {NULL, NULL, NULL};
+      int np = 0;
+      int32_t s0 = p->tok.start;
+      if (p->tok.kind != T_COLON) {
+        parts[0] = parse_expr(p, 0);
+        if (!parts[0]) { free(k.v); return NULL; }
+      }
+      if (p->tok.kind == T_COLON) {
+        while (p->tok.kind == T_COLON && np < 2) {
+          np++;
+          advance(p);
+          if (!index_item_end(p)) {
+            parts[np] = parse_expr(p, 0);
+            if (!parts[np]) { free(k.v); return NULL; }
+          }
+        }
+        if (p->tok.kind == T_COLON) { free(k.v); return unexpected(p); }
+        item = new_node(p, N_SLICE, s0, p->tok.start);
+        if (item) {
+          kids sk = {0};
+          for (int i = 0; i < 3; i++) kids_push(&sk, parts[i]);
+          if (!set_kids(p, item, &sk)) { free(k.v); return NULL; }
+        }
+      } else item = parts[0];
+    }
+    if (!item || !kids_push(&k, item)) { free(k.v); return item ? fail_at(p, n->start, n->end, "%s", "out of memory") : NULL; }
+    if (p->tok.kind == T_COMMA) { advance(p); continue; }
+    if (p->tok.kind != T_RBRACK) { free(k.v); return unexpected(p); }
+  }
+  n->end = p->tok.end;
+  n->oend = n->ostart + 1;
+  advance(p);
+  return set_kids(p, n, &k) ? n : NULL;
+}
+
+static node *parse_expr(parser *p, int rbp) {
+  if (!enter(p)) return NULL;
+  node *left = parse_prefix(p);
+  while (left) {
+    if (p->tok.kind == T_LPAREN) { left = parse_call(p, left); continue; }
+    if (p->tok.kind == T_LBRACK) { left = parse_index(p, left); continue; }
+    int op = find_op(p, false);
+    if (op < 0) break;
+    int lbp = tc_op_bp((tc_op)op);
+    if (lbp <= rbp) break;
+    bool cmp = tc_op_kind((tc_op)op) == TC_KIND_COMPARE;
+    if (cmp && left->kind == N_BINOP && tc_op_kind((tc_op)left->op) == TC_KIND_COMPARE) {
+      left = fail_at(p, p->tok.start, p->tok.end, "%s", "comparisons do not chain; combine them with &");
+      break;
+    }
+    token t = p->tok;
+    advance(p);
+    bool right = op == TC_OP_POW;
+    node *rhs = parse_expr(p, right ? lbp - 1 : lbp);
+    if (!rhs) { left = NULL; break; }
+    node *n = new_node(p, N_BINOP, left->start, rhs->end);
+    if (!n) { left = NULL; break; }
+    n->ostart = t.start;
+    n->oend = t.end;
+    n->op = op;
+    kids k = {0};
+    kids_push(&k, left);
+    kids_push(&k, rhs);
+    left = set_kids(p, n, &k) ? n : NULL;
+  }
+  p->depth--;
+  return left;
+}
+
+static bool at_end(const parser *p) {
+  return p->tok.kind == T_EOF || p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI;
+}
+
+parse_status parse_statement(parser *p, node **out) {
+  *out = NULL;
+  p->depth = 0;
+  if (p->tok.kind == T_EOF) return PARSE_END;
+  if (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) { advance(p); return PARSE_EMPTY; }
+  node *e = parse_expr(p, 0);
+  if (e && p->tok.kind == T_ASSIGN) {
+    token t = p->tok;
+    if (e->kind != N_NAME && !(e->kind == N_INDEX && e->kids[0]->kind == N_NAME)) {
+      fail_at(p, t.start, t.end, "%s", "only a name or name[index] can be assigned to");
+      e = NULL;
+    } else {
+      advance(p);
+      node *v = parse_expr(p, 0);
+      node *a = v ? new_node(p, N_ASSIGN, e->start, v->end) : NULL;
+      if (a) {
+        a->ostart = t.start;
+        a->oend = t.end;
+        kids k = {0};
+        kids_push(&k, e);
+        kids_push(&k, v);
+        if (!set_kids(p, a, &k)) a = NULL;
+      }
+      e = a;
+    }
+  }
+  if (e && !at_end(p)) e = unexpected(p);
+  if (!e) {
+    if (p->tok.kind == T_EOF && p->lx.depth > 0) return PARSE_INCOMPLETE;
+    return PARSE_ERROR;
+  }
+  if (p->tok.kind != T_EOF) advance(p);
+  *out = e;
+  return PARSE_OK;
+}
+
+void parser_skip(parser *p) {
+  while (!at_end(p)) advance(p);
+  if (p->tok.kind != T_EOF) advance(p);
+  p->lx.depth = 0;
+}

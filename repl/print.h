@@ -1,0 +1,18 @@
+/* Printers: text for people (SPEC 6.1) and JSON Lines for machines (6.2). */
+#ifndef TC_PRINT_H
+#define TC_PRINT_H
+#include <stdio.h>
+#include "eval.h"
+
+typedef struct print_opts { int precision; bool full; } print_opts;
+
+/* Shortest text that reads back to the same value in dtype dt (Python's
+ * repr style), or `precision` significant digits when > 0. */
+void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision);
+/* Writes a value as text (with the dtype[shape] trailer for tensors). */
+int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err);
+/* Writes a value as one JSON object line. */
+int print_json(FILE *f, const value *v, tc_err *err);
+/* Writes an error as one JSON object line. line/column are 1-based or 0. */
+void print_json_error(FILE *f, const tc_err *e, int line, int column);
+#endif

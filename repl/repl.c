@@ -1,0 +1,97 @@
+/* The REPL on a terminal: prompts, libedit history and Tab completion of
+ * functions, variables and session commands. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <editline/readline.h>
+#include "engine.h"
+#include "repl.h"
+
+static runner *cur;
+
+static const char *const commands[] = {":help", ":vars", ":clear", ":engine", ":caps", ":set", ":time", ":quit", NULL};
+
+static char *complete_gen(const char *text, int state) {
+  static int i, phase;
+  size_t n = strlen(text);
+  if (!state) { i = 0; phase = 0; }
+  if (text[0] == ':') {
+    while (commands[i]) {
+      const char *c = commands[i++];
+      if (!strncmp(c, text, n)) return strdup(c);
+    }
+    return NULL;
+  }
+  if (phase == 0) {
+    while (i < fn_count()) {
+      const char *name = fn_get(i++)->name;
+      if (!strncmp(name, text, n)) return strdup(name);
+    }
+    phase = 1;
+    i = 0;
+  }
+  while (i < cur->s.nvars) {
+    const char *name = cur->s.vars[i++].name;
+    if (!strncmp(name, text, n)) return strdup(name);
+  }
+  return NULL;
+}
+
+static char **complete(const char *text, int start, int end) {
+  (void)start;
+  (void)end;
+  rl_attempted_completion_over = 1;
+  return rl_completion_matches(text, complete_gen);
+}
+
+static char *history_path(void) {
+  const char *h = getenv("TCALC_HISTORY");
+  if (h && *h) return strdup(h);
+  const char *home = getenv("HOME");
+  if (!home) return NULL;
+  size_t n = strlen(home) + 32;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/.tcalc_history", home);
+  return p;
+}
+
+static void on_sigint(int sig) {
+  (void)sig;
+  tc_interrupt_flag = 1;
+}
+
+void repl_run(runner *r, bool quiet) {
+  cur = r;
+  rl_readline_name = "tcalc";
+  rl_attempted_completion_function = complete;
+  rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";
+  char *hist = history_path();
+  using_history();
+  if (hist) read_history(hist);
+  struct sigaction sa = {0};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  if (!quiet)
+    fprintf(stdout, "tcalc %s — tensors at the prompt. :help lists functions, :quit or Ctrl-D leaves.\n", TC_VERSION);
+  runner_begin(r);
+  while (!r->quit) {
+    tc_interrupt_clear();
+    char *line = readline(runner_pending(r) ? "  ...> " : "tcalc> ");
+    if (!line) {
+      if (tc_interrupt_flag) { r->len = 0; r->depth = 0; continue; }
+      break;
+    }
+    if (*line) {
+      add_history(line);
+      if (hist) write_history(hist);
+    }
+    r->stop = false;
+    runner_line(r, line, strlen(line));
+    free(line);
+  }
+  if (!r->quit) fputc('\n', stdout);
+  free(hist);
+  r->exit_status = 0;
+}

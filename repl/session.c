@@ -1,0 +1,475 @@
+/* Statements, session commands (SPEC 8), and error reporting. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cjson/cJSON.h>
+#include "engine.h"
+#include "session.h"
+
+void runner_init(runner *r) {
+  memset(r, 0, sizeof *r);
+  session_init(&r->s);
+  r->out = stdout;
+  r->errf = stderr;
+}
+
+void runner_free(runner *r) {
+  session_free(&r->s);
+  free(r->buf);
+  r->buf = NULL;
+}
+
+void runner_begin(runner *r) {
+  r->len = 0;
+  r->depth = 0;
+  r->line = 0;
+  r->line0 = 1;
+}
+
+bool runner_pending(const runner *r) { return r->len > 0 && r->depth > 0; }
+
+static void fail(runner *r, tc_code code) {
+  if (!r->exit_status) r->exit_status = tc_code_exit(code);
+  if (!r->keep_going && !r->interactive) r->stop = true;
+}
+
+/* ---- error reports ---- */
+void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+  int line = 0, col = 0;
+  int32_t ls = 0, le = len;
+  if (src && e->start >= 0 && e->start <= len) {
+    line = line0;
+    for (int32_t i = 0; i < e->start; i++)
+      if (src[i] == '\n') { line++; ls = i + 1; }
+    for (le = ls; le < len && src[le] != '\n'; le++) {}
+    col = e->start - ls + 1;
+  }
+  if (r->json) {
+    print_json_error(r->out, e, line, col);
+    return;
+  }
+  fflush(r->out);
+  FILE *f = r->errf;
+  if (r->color) fputs("\033[1;31merror\033[0m", f);
+  else fputs("error", f);
+  fprintf(f, "[%s]: %s", tc_code_name(e->code), e->msg);
+  if (e->dtype >= 0 && e->engine >= 0)
+    fprintf(f, " (%s, %s)", tc_dtype_name((tc_dtype)e->dtype), tc_engine_name((tc_engine_id)e->engine));
+  else if (e->engine >= 0 && e->code != TC_E_SYNTAX)
+    fprintf(f, " (%s)", tc_engine_name((tc_engine_id)e->engine));
+  fputc('\n', f);
+  if (line > 0 && le - ls < 4096) {
+    fputs("  ", f);
+    for (int32_t i = ls; i < le; i++) fputc(src[i] == '\t' ? ' ' : (unsigned char)src[i] < 0x20 ? '?' : src[i], f);
+    fputs("\n  ", f);
+    for (int32_t i = ls; i < e->start; i++) fputc(' ', f);
+    int32_t end = e->end > e->start ? e->end : e->start + 1;
+    if (end > le) end = le > e->start ? le : e->start + 1;
+    if (r->color) fputs("\033[1;31m", f);
+    for (int32_t i = e->start; i < end; i++) fputc('^', f);
+    if (r->color) fputs("\033[0m", f);
+    fputc('\n', f);
+  }
+}
+
+static void report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+  runner_report(r, e, src, len, line0);
+  fail(r, e->code);
+}
+
+/* ---- statements ---- */
+static void show(runner *r, value *v) {
+  tc_err err;
+  tc_err_clear(&err);
+  int rc = r->json ? print_json(r->out, v, &err) : print_text(r->out, v, &r->po, &err);
+  if (rc != 0) report(r, &err, NULL, 0, 0);
+}
+
+/* Runs every statement of a complete chunk. */
+static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
+  arena ar = {0};
+  tc_err err;
+  parser p;
+  tc_err_clear(&err);
+  parser_init(&p, src, len, &ar, &err);
+  while (!r->stop) {
+    node *stmt;
+    tc_err_clear(&err);
+    parse_status st = parse_statement(&p, &stmt);
+    if (st == PARSE_END) break;
+    if (st == PARSE_EMPTY) continue;
+    if (st != PARSE_OK) {
+      report(r, &err, src, len, line0);
+      parser_skip(&p);
+      continue;
+    }
+    value v = {0};
+    tc_interrupt_clear();
+    if (eval_statement(&r->s, stmt, &v, &err) != 0) report(r, &err, src, len, line0);
+    else if (v.kind != V_NONE) show(r, &v);
+    value_free(&v);
+    fflush(r->out);
+  }
+  arena_free(&ar);
+}
+
+/* ---- session commands ---- */
+static void cmd_error(runner *r, tc_code code, const char *fmt, const char *arg) {
+  tc_err e;
+  tc_err_clear(&e);
+  tc_err_set(&e, code, -1, -1, fmt, arg);
+  e.engine = -1;
+  report(r, &e, NULL, 0, 0);
+}
+
+static void json_text(runner *r, const char *type, const char *text) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddTrueToObject(o, "ok");
+  cJSON_AddStringToObject(o, "type", type);
+  cJSON_AddStringToObject(o, "text", text);
+  char *s = cJSON_PrintUnformatted(o);
+  if (s) fprintf(r->out, "%s\n", s);
+  free(s);
+  cJSON_Delete(o);
+}
+
+static const char *kind_title(tc_kind k) {
+  switch (k) {
+  case TC_KIND_BINARY: return "arithmetic";
+  case TC_KIND_BITWISE: case TC_KIND_SHIFT: return "bitwise";
+  case TC_KIND_COMPARE: return "comparison";
+  case TC_KIND_UNARY: case TC_KIND_LOGICAL: return "unary";
+  case TC_KIND_MATH: case TC_KIND_MATH2: return "math";
+  case TC_KIND_ROUND: return "rounding";
+  case TC_KIND_PRED: return "predicates";
+  case TC_KIND_WHERE: case TC_KIND_CLIP: return "selection";
+  case TC_KIND_CAST: return "casts";
+  case TC_KIND_REDUCE: return "reductions";
+  case TC_KIND_INFO: return "information";
+  }
+  return "other";
+}
+
+/* Writes :help (all) or :help NAME into a memory stream. */
+static int help_text(FILE *f, const char *name) {
+  if (!name || !*name) {
+    fputs("Functions (:help NAME for one; operators in parentheses):\n", f);
+    const char *last = NULL;
+    for (int op = 0; op < TC_OP_COUNT; op++) {
+      const char *t = kind_title(tc_op_kind((tc_op)op));
+      if (!last || strcmp(last, t)) { fprintf(f, "%s%s:", last ? "\n" : "", t); last = t; }
+      fprintf(f, " %s", tc_op_name((tc_op)op));
+      if (*tc_op_symbol((tc_op)op)) fprintf(f, " (%s)", tc_op_symbol((tc_op)op));
+    }
+    fputs("\naliases:", f);
+    for (int i = 0; i < fn_count(); i++) {
+      const fn_entry *e = fn_get(i);
+      if (e->op >= 0 && strcmp(e->name, tc_op_name((tc_op)e->op))) fprintf(f, " %s=%s", e->name, tc_op_name((tc_op)e->op));
+    }
+    fputs("\ncast shorthands:", f);
+    for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %s(x)", tc_dtype_name((tc_dtype)dt));
+    fputs("\nSession commands: :help [NAME] :vars :clear [NAME] :engine [cpu|cuda] :caps\n"
+          "  :set precision N  :set max_memory SIZE  :time STMT  :quit\n", f);
+    return 0;
+  }
+  const fn_entry *e = fn_find(name);
+  if (!e) return -1;
+  if (e->op < 0) {
+    fprintf(f, "%s(x): cast x to %s (SPEC 3.3: ints wrap, floats saturate into ints, NaN -> 0,\n"
+               "  rounding to nearest even into narrower floats); also takes a list literal.\n",
+            e->name, e->name);
+    return 0;
+  }
+  tc_op op = (tc_op)e->op;
+  fprintf(f, "%s(%s)", tc_op_name(op), tc_op_signature(op));
+  if (*tc_op_symbol(op)) fprintf(f, "    operator: %s", tc_op_symbol(op));
+  fprintf(f, "\n  %s\n", tc_op_doc(op));
+  for (int eng = 0; eng < TC_ENGINE_COUNT; eng++) {
+    fprintf(f, "  %s:", tc_engine_name((tc_engine_id)eng));
+    int any = 0;
+    for (int dt = 0; dt < TC_DT_COUNT; dt++)
+      if (tc_op_supported(op, (tc_dtype)dt, (tc_engine_id)eng)) { fprintf(f, " %s", tc_dtype_name((tc_dtype)dt)); any = 1; }
+    if (!any) fputs(" (none)", f);
+    fputc('\n', f);
+  }
+  return 0;
+}
+
+void print_caps(FILE *f, bool json) {
+  if (json) {
+    cJSON *o = cJSON_CreateObject(), *engines = cJSON_AddArrayToObject(o, "engines"), *ops = cJSON_AddArrayToObject(o, "ops");
+    for (int e = 0; e < TC_ENGINE_COUNT; e++) cJSON_AddItemToArray(engines, cJSON_CreateString(tc_engine_name((tc_engine_id)e)));
+    for (int op = 0; op < TC_OP_COUNT; op++) {
+      cJSON *row = cJSON_CreateObject(), *d = cJSON_CreateObject();
+      cJSON_AddStringToObject(row, "op", tc_op_name((tc_op)op));
+      cJSON_AddItemToObject(row, "dtypes", d);
+      for (int e = 0; e < TC_ENGINE_COUNT; e++) {
+        cJSON *list = cJSON_AddArrayToObject(d, tc_engine_name((tc_engine_id)e));
+        for (int dt = 0; dt < TC_DT_COUNT; dt++)
+          if (tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e))
+            cJSON_AddItemToArray(list, cJSON_CreateString(tc_dtype_name((tc_dtype)dt)));
+      }
+      cJSON_AddItemToArray(ops, row);
+    }
+    char *s = cJSON_PrintUnformatted(o);
+    if (s) fprintf(f, "%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+    return;
+  }
+  for (int e = 0; e < TC_ENGINE_COUNT; e++) {
+    fprintf(f, "%s%s engine%s\n", e ? "\n" : "", tc_engine_name((tc_engine_id)e),
+            tc_engines[e] ? "" : " (not in this build)");
+    fprintf(f, "%-14s", "op");
+    for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %4s", tc_dtype_name((tc_dtype)dt));
+    fputc('\n', f);
+    for (int op = 0; op < TC_OP_COUNT; op++) {
+      fprintf(f, "%-14s", tc_op_name((tc_op)op));
+      for (int dt = 0; dt < TC_DT_COUNT; dt++)
+        fprintf(f, " %4s", tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e) ? "yes" : "-");
+      fputc('\n', f);
+    }
+  }
+}
+
+/* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */
+static uint64_t parse_size(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || v <= 0) return 0;
+  while (*end == ' ') end++;
+  double mult = 1;
+  switch (toupper((unsigned char)*end)) {
+  case 'K': mult = 1024.0; end++; break;
+  case 'M': mult = 1024.0 * 1024; end++; break;
+  case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+  case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+  default: break;
+  }
+  if (toupper((unsigned char)*end) == 'I') end++;
+  if (toupper((unsigned char)*end) == 'B') end++;
+  if (*end) return 0;
+  v *= mult;
+  return v >= 1.8e19 ? 0 : (uint64_t)v;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void cmd_time(runner *r, const char *text) {
+  arena ar = {0};
+  tc_err err;
+  parser p;
+  tc_err_clear(&err);
+  int32_t len = (int32_t)strlen(text);
+  parser_init(&p, text, len, &ar, &err);
+  node *stmt;
+  parse_status st = parse_statement(&p, &stmt);
+  if (st != PARSE_OK) {
+    if (st == PARSE_END || st == PARSE_EMPTY) cmd_error(r, TC_E_BAD_ARG, "%s", ":time needs a statement");
+    else report(r, &err, text, len, 1);
+    arena_free(&ar);
+    return;
+  }
+  double *times = NULL;
+  int runs = 0, cap = 0;
+  double start = now_s();
+  while (runs < 5 || now_s() - start < 0.2) {
+    value v = {0};
+    tc_err_clear(&err);
+    tc_interrupt_clear();
+    double t0 = now_s();
+    int rc = eval_statement(&r->s, stmt, &v, &err);
+    double dt = now_s() - t0;
+    value_free(&v);
+    if (rc != 0) { report(r, &err, text, len, 1); free(times); arena_free(&ar); return; }
+    if (runs == cap) {
+      cap = cap ? cap * 2 : 64;
+      double *nt = realloc(times, sizeof *nt * (size_t)cap);
+      if (!nt) break;
+      times = nt;
+    }
+    times[runs++] = dt;
+    if (runs >= 100000) break;
+  }
+  qsort(times, (size_t)runs, sizeof *times, cmp_double);
+  double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+  const char *eng = tc_engine_name(tc_get_engine());
+  if (r->json)
+    fprintf(r->out, "{\"ok\":true,\"type\":\"time\",\"median_s\":%.9g,\"runs\":%d,\"engine\":\"%s\"}\n", med, runs, eng);
+  else if (med >= 1) fprintf(r->out, "median %.3f s over %d runs (%s)\n", med, runs, eng);
+  else if (med >= 1e-3) fprintf(r->out, "median %.3f ms over %d runs (%s)\n", med * 1e3, runs, eng);
+  else fprintf(r->out, "median %.3f us over %d runs (%s)\n", med * 1e6, runs, eng);
+  free(times);
+  arena_free(&ar);
+}
+
+static void run_command(runner *r, char *line) {
+  char *p = line + 1;
+  while (*p == ' ') p++;
+  char *cmd = p;
+  while (*p && *p != ' ') p++;
+  if (*p) *p++ = 0;
+  while (*p == ' ') p++;
+  char *arg = p;
+  for (char *e = arg + strlen(arg); e > arg && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'); e--) e[-1] = 0;
+  if (!strcmp(cmd, "quit") || !strcmp(cmd, "q") || !strcmp(cmd, "exit")) {
+    r->quit = r->stop = true;
+  } else if (!strcmp(cmd, "help")) {
+    char *text = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&text, &n);
+    int rc = m ? help_text(m, arg) : -1;
+    if (m) fclose(m);
+    if (rc != 0) cmd_error(r, TC_E_UNKNOWN_FN, "no function named %s (:help lists them)", arg);
+    else if (r->json) json_text(r, "help", text);
+    else fputs(text, r->out);
+    free(text);
+  } else if (!strcmp(cmd, "vars")) {
+    if (r->json) {
+      cJSON *o = cJSON_CreateObject(), *vs;
+      cJSON_AddTrueToObject(o, "ok");
+      cJSON_AddStringToObject(o, "type", "vars");
+      vs = cJSON_AddArrayToObject(o, "vars");
+      for (int i = 0; i < r->s.nvars; i++) {
+        cJSON *v = cJSON_CreateObject(), *sh;
+        tc_tensor *t = r->s.vars[i].t;
+        cJSON_AddStringToObject(v, "name", r->s.vars[i].name);
+        cJSON_AddStringToObject(v, "dtype", tc_dtype_name(t->dtype));
+        sh = cJSON_AddArrayToObject(v, "shape");
+        for (int d = 0; d < t->ndim; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)t->shape[d]));
+        cJSON_AddItemToArray(vs, v);
+      }
+      char *s = cJSON_PrintUnformatted(o);
+      if (s) fprintf(r->out, "%s\n", s);
+      free(s);
+      cJSON_Delete(o);
+    } else {
+      for (int i = 0; i < r->s.nvars; i++) {
+        tc_tensor *t = r->s.vars[i].t;
+        fprintf(r->out, "%-12s %s[", r->s.vars[i].name, tc_dtype_name(t->dtype));
+        for (int d = 0; d < t->ndim; d++) fprintf(r->out, d ? ",%lld" : "%lld", (long long)t->shape[d]);
+        fprintf(r->out, "]%s\n", t->weak ? " (weak)" : "");
+      }
+    }
+  } else if (!strcmp(cmd, "clear")) {
+    if (*arg && !session_get(&r->s, arg)) cmd_error(r, TC_E_UNDEFINED, "%s is not defined", arg);
+    else session_clear(&r->s, *arg ? arg : NULL);
+  } else if (!strcmp(cmd, "engine")) {
+    if (!*arg) {
+      if (r->json) json_text(r, "engine", tc_engine_name(tc_get_engine()));
+      else fprintf(r->out, "%s\n", tc_engine_name(tc_get_engine()));
+    } else {
+      int id = tc_engine_from_name(arg);
+      tc_err e;
+      tc_err_clear(&e);
+      if (id < 0) cmd_error(r, TC_E_BAD_ARG, "unknown engine %s (cpu or cuda)", arg);
+      else if (tc_engine_check((tc_engine_id)id, &e) != 0) report(r, &e, NULL, 0, 0);
+      else tc_set_engine((tc_engine_id)id);
+    }
+  } else if (!strcmp(cmd, "caps")) {
+    print_caps(r->out, r->json);
+  } else if (!strcmp(cmd, "set")) {
+    char *what = arg;
+    char *val = arg;
+    while (*val && *val != ' ') val++;
+    if (*val) *val++ = 0;
+    while (*val == ' ') val++;
+    if (!strcmp(what, "precision")) {
+      char *end;
+      long n = strtol(val, &end, 10);
+      if (!*val || *end || n < 0 || n > 17) cmd_error(r, TC_E_BAD_ARG, "precision must be 0 (shortest) to 17, not '%s'", val);
+      else r->po.precision = (int)n;
+    } else if (!strcmp(what, "max_memory")) {
+      uint64_t b = parse_size(val);
+      if (!b) cmd_error(r, TC_E_BAD_ARG, "bad size '%s' (e.g. 2G, 512M)", val);
+      else tc_set_max_memory(b);
+    } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
+  } else if (!strcmp(cmd, "time")) {
+    cmd_time(r, arg);
+  } else {
+    cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
+  }
+  fflush(r->out);
+}
+
+/* ---- line accumulation ---- */
+static bool append(runner *r, const char *s, size_t n) {
+  if (r->len + n + 2 > r->cap) {
+    size_t cap = r->cap ? r->cap : 256;
+    while (cap < r->len + n + 2) cap *= 2;
+    char *b = realloc(r->buf, cap);
+    if (!b) return false;
+    r->buf = b;
+    r->cap = cap;
+  }
+  memcpy(r->buf + r->len, s, n);
+  r->len += n;
+  r->buf[r->len] = 0;
+  return true;
+}
+
+static void flush_chunk(runner *r) {
+  if (r->len) run_chunk(r, r->buf, (int32_t)r->len, r->line0);
+  r->len = 0;
+  r->depth = 0;
+}
+
+void runner_line(runner *r, const char *line, size_t n) {
+  if (r->stop) return;
+  r->line++;
+  if (r->len == 0) {
+    size_t i = 0;
+    while (i < n && (line[i] == ' ' || line[i] == '\t')) i++;
+    r->line0 = r->line;
+    if (i < n && line[i] == ':') {
+      char *c = strndup(line + i, n - i);
+      if (c) run_command(r, c);
+      free(c);
+      return;
+    }
+  }
+  if (n > INT32_MAX / 2 || r->len + n > INT32_MAX / 2 || !append(r, line, n) || !append(r, "\n", 1)) {
+    tc_err e;
+    tc_err_clear(&e);
+    tc_err_set(&e, TC_E_OOM, -1, -1, "statement text too large");
+    report(r, &e, NULL, 0, 0);
+    r->len = 0;
+    r->depth = 0;
+    return;
+  }
+  /* Brackets open after this line: lex just the new line, carrying the depth. */
+  lexer lx;
+  lex_init(&lx, line, (int32_t)n);
+  lx.depth = r->depth;
+  while (lex_next(&lx).kind != T_EOF) {}
+  r->depth = lx.depth;
+  if (r->depth == 0) flush_chunk(r);
+}
+
+void runner_end(runner *r) {
+  if (r->len && !r->stop) flush_chunk(r);  /* reports the unclosed bracket */
+  r->len = 0;
+  r->depth = 0;
+}
+
+void runner_text(runner *r, const char *text) {
+  runner_begin(r);
+  const char *p = text;
+  while (*p && !r->stop) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    runner_line(r, p, n);
+    p += n + (nl ? 1 : 0);
+  }
+  runner_end(r);
+}

@@ -1,0 +1,39 @@
+/* Running source text: line accumulation while brackets are open,
+ * statements, session commands, error reports and exit status. */
+#ifndef TC_SESSION_H
+#define TC_SESSION_H
+#include <stdio.h>
+#include "print.h"
+
+typedef struct runner {
+  session s;
+  bool json, keep_going, color, interactive;
+  print_opts po;
+  int exit_status;        /* of the first failure; 0 if none */
+  bool stop;              /* a failure ended the run (no -k), or :quit */
+  bool quit;
+  FILE *out, *errf;
+  /* the statement text being accumulated */
+  char *buf;
+  size_t len, cap;
+  int depth;              /* brackets open at the end of buf */
+  int line0, line;        /* first line of buf; lines read so far in this source */
+} runner;
+
+void runner_init(runner *r);
+void runner_free(runner *r);
+/* Starts a new source (a file or an -e text): line numbers restart at 1. */
+void runner_begin(runner *r);
+/* Feeds one line (without its newline). */
+void runner_line(runner *r, const char *line, size_t n);
+/* Ends the source: text left inside an open bracket is a syntax error. */
+void runner_end(runner *r);
+/* True while a bracket is open (the REPL shows its continuation prompt). */
+bool runner_pending(const runner *r);
+/* Runs a whole text as one source. */
+void runner_text(runner *r, const char *text);
+/* Reports an error as text or JSON. src/len/line0: the statement text. */
+void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
+/* The capability table, as text or JSON. */
+void print_caps(FILE *f, bool json);
+#endif

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Installs the Debian packages tcalc builds and tests with, when missing.
+set -e
+pkgs="make gcc pkg-config libedit-dev libcjson-dev libcriterion-dev libopenblas-dev python3 tmux groff-base"
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,368 @@
+/* The operations: typing (promotion, weak scalars), broadcasting, domain
+ * pre-checks, and dispatch to the current engine. Engines only compute. */
+#include <stdio.h>
+#include <string.h>
+#include "engine.h"
+
+/* ---- typing ---- */
+tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
+
+static int64_t scalar_i64(tc_tensor *t) {
+  int64_t v = 0;
+  tc_err e;
+  tc_err_clear(&e);
+  tc_tensor_to_host(t, &v, &e);
+  return v;
+}
+
+int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err) {
+  if (a->weak && b->weak) {
+    *out = (a->dtype == TC_DT_F64 || b->dtype == TC_DT_F64) ? TC_DT_F64 : TC_DT_I64;
+    return 0;
+  }
+  if (!a->weak && !b->weak) {
+    *out = tc_promote(a->dtype, b->dtype);
+    return 0;
+  }
+  tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
+  tc_class sc = tc_dtype_class(s->dtype);
+  if (w->dtype == TC_DT_F64) {
+    *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
+  } else if (sc == TC_CLASS_INT) {
+    int bits = tc_dtype_bits(s->dtype);
+    int64_t v = scalar_i64(w);
+    if (bits < 64) {
+      int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << (bits - 1)) - 1;
+      if (v < lo || v > hi)
+        return tc_err_set(err, TC_E_LITERAL, (int)op, (int)s->dtype,
+                          "literal %lld does not fit %s (range %lld to %lld); cast one side first",
+                          (long long)v, tc_dtype_name(s->dtype), (long long)lo, (long long)hi);
+    }
+    *out = s->dtype;
+  } else {
+    *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_I64;
+  }
+  return 0;
+}
+
+/* The dtype an op's kernel runs in for operands of dtype dt. */
+static tc_dtype kernel_dtype(tc_op op, tc_dtype dt) {
+  tc_class c = tc_dtype_class(dt);
+  switch (tc_op_kind(op)) {
+  case TC_KIND_MATH:
+  case TC_KIND_MATH2:
+    return c == TC_CLASS_FLT ? dt : TC_DT_F64;
+  case TC_KIND_ROUND:
+    return c == TC_CLASS_BOOL ? TC_DT_F64 : dt;
+  case TC_KIND_REDUCE:
+    if ((op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD) && c == TC_CLASS_BOOL) return TC_DT_I64;
+    if (op == TC_OP_MEAN && c != TC_CLASS_FLT) return TC_DT_F64;
+    return dt;
+  default:
+    return dt;
+  }
+}
+
+static tc_dtype result_dtype(tc_op op, tc_dtype kdt) {
+  switch (tc_op_kind(op)) {
+  case TC_KIND_COMPARE:
+  case TC_KIND_LOGICAL:
+  case TC_KIND_PRED:
+    return TC_DT_BOOL;
+  case TC_KIND_REDUCE:
+    if (op == TC_OP_ARGMAX || op == TC_OP_ARGMIN) return TC_DT_I64;
+    if (op == TC_OP_ANY || op == TC_OP_ALL) return TC_DT_BOOL;
+    return kdt;
+  default:
+    return kdt;
+  }
+}
+
+/* ROUND-kind ops are the identity on integers unless a kernel exists. */
+static bool round_is_identity(tc_op op, tc_dtype dt, const tc_engine *e) {
+  if (tc_op_kind(op) != TC_KIND_ROUND || tc_dtype_class(dt) != TC_CLASS_INT) return false;
+  tc_call c = {.kind = TC_CALL_EW, .op = op, .dtype = dt, .nin = 1};
+  return !e->supports(&c);
+}
+
+static bool cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to) {
+  if (from == to) return true;
+  tc_tensor out = {.dtype = to};
+  tc_call c = {.kind = TC_CALL_CAST, .dtype = from, .nin = 1, .out = &out};
+  return e->supports(&c);
+}
+
+static bool kernel_supported(const tc_engine *e, tc_op op, tc_dtype kdt) {
+  tc_call c = {.op = op, .dtype = kdt, .nin = 1};
+  switch (tc_op_kind(op)) {
+  case TC_KIND_REDUCE: c.kind = TC_CALL_REDUCE; break;
+  case TC_KIND_WHERE: c.kind = TC_CALL_EW; c.nin = 3; break;
+  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
+    c.kind = TC_CALL_EW; c.nin = 2; break;
+  default: c.kind = TC_CALL_EW; break;
+  }
+  return e->supports(&c);
+}
+
+bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
+  const tc_engine *e = tc_engines[eid];
+  if (!e) return false;
+  switch (tc_op_kind(op)) {
+  case TC_KIND_INFO:
+    return true;
+  case TC_KIND_CAST:
+    for (int t = 0; t < TC_DT_COUNT; t++)
+      if (!cast_supported(e, dt, (tc_dtype)t)) return false;
+    return true;
+  case TC_KIND_CLIP:
+    return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
+  default:
+    if (round_is_identity(op, dt, e)) return true;
+    tc_dtype k = kernel_dtype(op, dt);
+    return cast_supported(e, dt, k) && kernel_supported(e, op, k);
+  }
+}
+
+/* ---- helpers ---- */
+/* Prefixes err with the op when an inner call failed without naming one. */
+static void annotate(tc_err *err, tc_op op, int dt) {
+  if (!err || err->code == TC_OK) return;
+  if (err->op < 0) {
+    char tmp[sizeof err->msg];
+    size_t n = strlen(tc_op_name(op)) + 2;
+    memcpy(tmp, err->msg, sizeof tmp);
+    if (n < sizeof tmp) {
+      memcpy(err->msg, tc_op_name(op), n - 2);
+      memcpy(err->msg + n - 2, ": ", 2);
+      memcpy(err->msg + n, tmp, sizeof tmp - n);
+      err->msg[sizeof err->msg - 1] = 0;
+    }
+    err->op = (int)op;
+  }
+  if (err->dtype < 0) err->dtype = dt;
+}
+
+static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
+  tc_engine_id e = tc_get_engine();
+  return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s%s", tc_dtype_name(dt),
+                    tc_engine_name(e),
+                    tc_dtype_class(dt) == TC_CLASS_BOOL && tc_op_kind(op) == TC_KIND_BINARY
+                        ? " (cast bool to a number first)" : "");
+}
+
+static int run(tc_call *c, tc_err *err) {
+  if (tc_engine_check(tc_get_engine(), err) != 0) return -1;
+  return tc_engines[tc_get_engine()]->run(c, err);
+}
+
+/* A contiguous cast of x (already on the current engine) to dt. */
+static tc_tensor *cast_raw(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  tc_tensor *out = tc_tensor_new(dt, x->ndim, x->shape, err);
+  if (!out || tc_numel(x) == 0) return out;
+  tc_call c = {.kind = TC_CALL_CAST, .dtype = x->dtype, .nin = 1, .in = {x}, .out = out};
+  if (run(&c, err) != 0) { tc_tensor_free(out); return NULL; }
+  return out;
+}
+
+/* x on the current engine with dtype dt (a new reference). */
+static tc_tensor *operand(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  tc_tensor *m = tc_to_engine(x, tc_get_engine(), err);
+  if (!m || m->dtype == dt) return m;
+  tc_tensor *c = cast_raw(m, dt, err);
+  tc_tensor_free(m);
+  return c;
+}
+
+static void release(tc_tensor **ts, int n) {
+  for (int i = 0; i < n; i++) tc_tensor_free(ts[i]);
+}
+
+/* The pre-check of SPEC 4.1: scan the divisor/exponent over its own shape
+ * (before broadcasting) for the first offending element, and report it at
+ * the first result position that reads it. */
+static int precheck(tc_op op, tc_tensor *b, int ondim, const int64_t *oshape, tc_err *err) {
+  tc_check chk = tc_op_check(op);
+  int64_t n;
+  if (chk == TC_CHECK_NONE || tc_dtype_class(b->dtype) != TC_CLASS_INT) return 0;
+  if (!tc_shape_numel(ondim, oshape, &n) || n == 0) return 0;
+  tc_call c = {.kind = TC_CALL_FIND, .dtype = b->dtype, .nin = 1, .in = {b},
+               .pred = chk == TC_CHECK_ZERO ? TC_PRED_ZERO : TC_PRED_NEG, .found = -1};
+  if (run(&c, err) != 0) return -1;
+  if (c.found < 0) return 0;
+  int64_t idx[TC_MAX_DIMS] = {0}, rem = c.found;
+  int lead = ondim - b->ndim;
+  for (int i = b->ndim - 1; i >= 0; i--) {
+    idx[lead + i] = b->shape[i] ? rem % b->shape[i] : 0;
+    rem = b->shape[i] ? rem / b->shape[i] : 0;
+  }
+  char where[300] = "";
+  if (ondim > 0) {
+    char ib[280];
+    tc_format_dims(ib, sizeof ib, ondim, idx);
+    snprintf(where, sizeof where, " at index %s", ib);
+  }
+  if (chk == TC_CHECK_ZERO)
+    tc_err_set(err, TC_E_DIV_ZERO, (int)op, (int)b->dtype, "integer divisor is zero%s", where);
+  else if (chk == TC_CHECK_NEGEXP)
+    tc_err_set(err, TC_E_NEG_EXP, (int)op, (int)b->dtype, "integer exponent is negative%s", where);
+  else
+    tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)b->dtype, "shift count is negative%s", where);
+  tc_err_set_index(err, ondim, idx);
+  return -1;
+}
+
+/* Broadcast n operands (already converted) to their common shape and run
+ * an elementwise kernel into a new tensor of dtype odt. */
+static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor **ops, tc_err *err) {
+  int ndim = 0;
+  int64_t shape[TC_MAX_DIMS];
+  for (int i = 0; i < n; i++) {
+    int64_t tmp[TC_MAX_DIMS];
+    int nd;
+    if (tc_broadcast_shapes(ndim, shape, ops[i]->ndim, ops[i]->shape, &nd, tmp, op, err) != 0) return NULL;
+    ndim = nd;
+    memcpy(shape, tmp, sizeof tmp);
+  }
+  if (n == 2 && precheck(op, ops[1], ndim, shape, err) != 0) return NULL;
+  tc_tensor *out = tc_tensor_new(odt, ndim, shape, err);
+  if (!out) return NULL;
+  if (tc_numel(out) == 0) return out;
+  tc_tensor *views[3] = {0};
+  tc_call c = {.kind = TC_CALL_EW, .op = op, .dtype = kdt, .nin = n, .out = out};
+  int rc = 0;
+  for (int i = 0; i < n && rc == 0; i++) {
+    views[i] = tc_view_broadcast(ops[i], ndim, shape, err);
+    if (!views[i]) rc = -1;
+    c.in[i] = views[i];
+  }
+  if (rc == 0) rc = run(&c, err);
+  release(views, n);
+  if (rc != 0) { tc_tensor_free(out); return NULL; }
+  return out;
+}
+
+/* ---- operations ---- */
+tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  tc_dtype dt;
+  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
+  tc_dtype kdt = kernel_dtype(op, dt);
+  if (!tc_op_supported(op, dt, tc_get_engine())) { unsupported(op, dt, err); return NULL; }
+  tc_tensor *ops[2] = {operand(a, kdt, err), NULL};
+  if (ops[0]) ops[1] = operand(b, kdt, err);
+  tc_tensor *out = ops[1] ? run_ew(op, kdt, result_dtype(op, kdt), 2, ops, err) : NULL;
+  release(ops, 2);
+  if (out) out->weak = a->weak && b->weak && out->dtype != TC_DT_BOOL;
+  else annotate(err, op, (int)kdt);
+  return out;
+}
+
+tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
+  if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
+  if (round_is_identity(op, x->dtype, tc_engines[tc_get_engine()])) return tc_tensor_ref(x);
+  tc_dtype kdt = kernel_dtype(op, x->dtype);
+  tc_tensor *ops[1] = {operand(x, kdt, err)};
+  tc_tensor *out = ops[0] ? run_ew(op, kdt, result_dtype(op, kdt), 1, ops, err) : NULL;
+  release(ops, 1);
+  if (out) out->weak = x->weak && out->dtype != TC_DT_BOOL;
+  else annotate(err, op, (int)kdt);
+  return out;
+}
+
+tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  if (!cast_supported(tc_engines[tc_get_engine()] ? tc_engines[tc_get_engine()] : tc_engines[0], x->dtype, dt)) {
+    unsupported(TC_OP_CAST, x->dtype, err);
+    return NULL;
+  }
+  tc_tensor *out = operand(x, dt, err);
+  if (out && out->weak) {
+    /* the same data, no longer weak: a fresh view so x keeps its flag */
+    tc_tensor *v = tc_view_broadcast(out, out->ndim, out->shape, err);
+    tc_tensor_free(out);
+    out = v;
+    if (out) out->weak = false;
+  }
+  if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
+  return out;
+}
+
+tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  if (cond->dtype != TC_DT_BOOL) {
+    tc_err_set(err, TC_E_BAD_ARG, TC_OP_WHERE, (int)cond->dtype, "cond must be bool, not %s (compare first, e.g. x != 0)",
+               tc_dtype_name(cond->dtype));
+    return NULL;
+  }
+  tc_dtype dt;
+  if (tc_result_dtype2(TC_OP_WHERE, a, b, &dt, err) != 0) return NULL;
+  if (!tc_op_supported(TC_OP_WHERE, dt, tc_get_engine())) { unsupported(TC_OP_WHERE, dt, err); return NULL; }
+  tc_tensor *ops[3] = {operand(cond, TC_DT_BOOL, err), NULL, NULL};
+  if (ops[0]) ops[1] = operand(a, dt, err);
+  if (ops[1]) ops[2] = operand(b, dt, err);
+  tc_tensor *out = ops[2] ? run_ew(TC_OP_WHERE, dt, dt, 3, ops, err) : NULL;
+  release(ops, 3);
+  if (!out) annotate(err, TC_OP_WHERE, (int)dt);
+  return out;
+}
+
+tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
+  tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, lo, err);
+  if (!m) { if (err) err->op = TC_OP_CLIP; return NULL; }
+  tc_tensor *out = tc_binary(TC_OP_MINIMUM, m, hi, err);
+  tc_tensor_free(m);
+  if (!out && err) err->op = TC_OP_CLIP;
+  return out;
+}
+
+/* ---- reductions ---- */
+int tc_axes_mask(const tc_axes *axes, int ndim, bool *mask, tc_op op, tc_err *err) {
+  for (int i = 0; i < ndim; i++) mask[i] = axes->all;
+  if (axes->all) return 0;
+  for (int i = 0; i < axes->n; i++) {
+    int64_t a = axes->axis[i];
+    if (a < -ndim || a >= ndim)
+      return tc_err_set(err, TC_E_AXIS, (int)op, -1, "axis %lld is out of range for a tensor of %d dimension%s",
+                        (long long)a, ndim, ndim == 1 ? "" : "s");
+    if (a < 0) a += ndim;
+    if (mask[a]) return tc_err_set(err, TC_E_AXIS, (int)op, -1, "axis %lld is repeated", (long long)axes->axis[i]);
+    mask[a] = true;
+  }
+  return 0;
+}
+
+tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err) {
+  bool mask[TC_MAX_DIMS];
+  if (tc_axes_mask(axes, x->ndim, mask, op, err) != 0) return NULL;
+  if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
+  tc_dtype kdt = kernel_dtype(op, x->dtype), odt = result_dtype(op, kdt);
+  int perm[TC_MAX_DIMS], nk = 0, nred = 0;
+  int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], m = 1, n = 1;
+  for (int i = 0; i < x->ndim; i++)
+    if (!mask[i]) { perm[nk] = i; kshape[nk++] = x->shape[i]; m *= x->shape[i]; }
+  for (int i = 0; i < x->ndim; i++) {
+    kdshape[i] = mask[i] ? 1 : x->shape[i];
+    if (mask[i]) { perm[nk + nred++] = i; n *= x->shape[i]; }
+  }
+  bool needs_elements = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
+  if (needs_elements && n == 0 && m > 0) {
+    tc_err_set(err, TC_E_EMPTY, (int)op, (int)x->dtype, "reduction over zero elements has no %s",
+               op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMIN ? "minimum" : "maximum");
+    return NULL;
+  }
+  tc_tensor *cx = operand(x, kdt, err), *px = NULL, *out = NULL;
+  if (cx) px = tc_view_permute(cx, perm, err);
+  if (px) out = tc_tensor_new(odt, nk, kshape, err);
+  if (out && m > 0) {
+    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = kdt, .nin = 1, .in = {px}, .out = out, .nred = nred};
+    if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+  }
+  tc_tensor_free(px);
+  tc_tensor_free(cx);
+  if (!out) { annotate(err, op, (int)kdt); return NULL; }
+  if (keepdims) {
+    out->ndim = x->ndim;
+    memcpy(out->shape, kdshape, sizeof(int64_t) * (size_t)x->ndim);
+    int64_t s = 1;
+    for (int i = out->ndim - 1; i >= 0; i--) { out->strides[i] = s; s *= out->shape[i] ? out->shape[i] : 1; }
+  }
+  out->weak = x->weak && odt == kdt && odt != TC_DT_BOOL && !(op == TC_OP_ARGMAX || op == TC_OP_ARGMIN);
+  return out;
+}

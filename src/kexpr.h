@@ -1,0 +1,85 @@
+/* Scalar helpers that kernel expressions (backend/ew.def) are written in.
+ * Plain C17 and CUDA C++ alike: every helper is TC_HD, and integer helpers
+ * never overflow a signed type (they go through the unsigned type). */
+#ifndef TC_KEXPR_H
+#define TC_KEXPR_H
+#include <stdint.h>
+#include "half.h"
+#ifndef __CUDACC__
+#include <tgmath.h>
+#endif
+
+#define TC_ID(x) (x)
+
+/* The wide unsigned type integer arithmetic wraps through: at least
+ * `unsigned int`, so that no operand is promoted back to a signed int. */
+typedef uint32_t tc_u_BOOL;
+typedef uint32_t tc_u_I8;
+typedef uint32_t tc_u_I16;
+typedef uint32_t tc_u_I32;
+typedef uint64_t tc_u_I64;
+typedef uint32_t tc_u_BF16;  /* unused by float kernels, present so every */
+typedef uint32_t tc_u_F16;   /* dtype names one */
+typedef uint32_t tc_u_F32;
+typedef uint64_t tc_u_F64;
+
+/* Wrapping power by squaring, mod 2^64 (narrower types truncate after). */
+TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
+  uint64_t r = 1;
+  while (e) {
+    if (e & 1) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return r;
+}
+
+/* Float -> int: truncate, NaN -> 0, saturate beyond the range. */
+TC_HD int64_t tc_sat_i64(double d, int64_t lo, int64_t hi) {
+  if (d != d) return 0;
+  if (d < (double)lo) return lo;
+  if (d >= -(double)lo) return hi;   /* -(double)MIN is exactly MAX + 1 */
+  return (int64_t)d;
+}
+
+/* NumPy's float %: the sign of the divisor. */
+#define TC_DEF_FMOD_FLOOR(T, SUF) \
+  TC_HD T tc_fmod_floor##SUF(T a, T b) { \
+    T r = fmod(a, b); \
+    if (r != 0) { if ((b < 0) != (r < 0)) r += b; } \
+    else r = copysign((T)0, b); \
+    return r; \
+  }
+TC_DEF_FMOD_FLOOR(float, _f)
+TC_DEF_FMOD_FLOOR(double, _d)
+#ifdef __CUDACC__
+TC_HD float tc_fmod_floor(float a, float b) { return tc_fmod_floor_f(a, b); }
+TC_HD double tc_fmod_floor(double a, double b) { return tc_fmod_floor_d(a, b); }
+#else
+#define tc_fmod_floor(a, b) _Generic((a), float: tc_fmod_floor_f, default: tc_fmod_floor_d)(a, b)
+#endif
+
+/* Exact conversions between a float dtype and double, and the one rounding
+ * from double (or from an integer) into a dtype. */
+TC_HD tc_bf16 tc_fromd_BF16(double d) { return tc_f64_to_bf16(d); }
+TC_HD tc_f16 tc_fromd_F16(double d) { return tc_f64_to_f16(d); }
+TC_HD float tc_fromd_F32(double d) { return (float)d; }
+TC_HD double tc_fromd_F64(double d) { return d; }
+TC_HD tc_bf16 tc_fromi_BF16(int64_t x) { return tc_f64_to_bf16(tc_i64_to_f64_odd(x)); }
+TC_HD tc_f16 tc_fromi_F16(int64_t x) { return tc_f64_to_f16(tc_i64_to_f64_odd(x)); }
+TC_HD float tc_fromi_F32(int64_t x) { return (float)x; }
+TC_HD double tc_fromi_F64(int64_t x) { return (double)x; }
+
+/* Cast expressions by (source class, destination class); x is the stored
+ * source value, LD its load, E/S the destination enum and storage type,
+ * B the destination width. */
+#define TC_CVT_BOOL_BOOL(x, LD, E, S, B) ((S)((x) != 0))
+#define TC_CVT_INT_BOOL(x, LD, E, S, B)  ((S)((x) != 0))
+#define TC_CVT_FLT_BOOL(x, LD, E, S, B)  ((S)(LD(x) != 0))
+#define TC_CVT_BOOL_INT(x, LD, E, S, B)  ((S)(x))
+#define TC_CVT_INT_INT(x, LD, E, S, B)   ((S)(x))
+#define TC_CVT_FLT_INT(x, LD, E, S, B)   ((S)tc_sat_i64((double)LD(x), INT##B##_MIN, INT##B##_MAX))
+#define TC_CVT_BOOL_FLT(x, LD, E, S, B)  (tc_fromi_##E((int64_t)(x)))
+#define TC_CVT_INT_FLT(x, LD, E, S, B)   (tc_fromi_##E((int64_t)(x)))
+#define TC_CVT_FLT_FLT(x, LD, E, S, B)   (tc_fromd_##E((double)LD(x)))
+#endif

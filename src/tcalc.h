@@ -1,0 +1,198 @@
+/* The public API of the tensor library: dtypes, ops, errors, tensors, and
+ * the operations the language calls. Engine-independent; no parsing or
+ * printing here. */
+#ifndef TCALC_H
+#define TCALC_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "half.h"
+#include "dtypes.def"
+#include "ops.def"
+#include "errors.def"
+
+#define TC_MAX_DIMS 16
+#define TC_VERSION "0.1.0"
+
+typedef enum {
+#define TC_X_(E, ...) TC_DT_##E,
+  TC_DTYPES(TC_X_, _)
+#undef TC_X_
+  TC_DT_COUNT
+} tc_dtype;
+
+typedef enum { TC_CLASS_BOOL, TC_CLASS_INT, TC_CLASS_FLT } tc_class;
+
+typedef enum {
+#define TC_X_(E, ...) TC_OP_##E,
+  TC_OPS(TC_X_, _)
+#undef TC_X_
+  TC_OP_COUNT
+} tc_op;
+
+typedef enum {
+  TC_KIND_BINARY, TC_KIND_BITWISE, TC_KIND_SHIFT, TC_KIND_COMPARE,
+  TC_KIND_UNARY, TC_KIND_LOGICAL, TC_KIND_MATH, TC_KIND_MATH2,
+  TC_KIND_ROUND, TC_KIND_PRED, TC_KIND_WHERE, TC_KIND_CLIP, TC_KIND_CAST,
+  TC_KIND_REDUCE, TC_KIND_INFO
+} tc_kind;
+
+typedef enum { TC_CHECK_NONE, TC_CHECK_ZERO, TC_CHECK_NEGEXP, TC_CHECK_NEGSHIFT } tc_check;
+
+typedef enum {
+  TC_OK = 0,
+#define TC_X_(E, ...) TC_E_##E,
+  TC_ERRORS(TC_X_, _)
+#undef TC_X_
+  TC_E_COUNT
+} tc_code;
+
+/* The engines, in the order they are registered. */
+typedef enum { TC_ENGINE_CPU, TC_ENGINE_CUDA, TC_ENGINE_COUNT } tc_engine_id;
+
+/* One error, threaded through every call that can fail; the first wins.
+ * Fields that do not apply are -1 (op, dtype, engine) or 0 (index_ndim,
+ * has_index false). The evaluator adds the source span. */
+typedef struct tc_err {
+  tc_code code;
+  int op;              /* tc_op, or -1 */
+  int dtype;           /* tc_dtype, or -1 */
+  int engine;          /* tc_engine_id, or -1 */
+  bool has_index;
+  int index_ndim;
+  int64_t index[TC_MAX_DIMS];
+  int32_t start, end;  /* byte offsets in the statement source, -1 if unknown */
+  char msg[320];
+} tc_err;
+
+typedef struct tc_storage tc_storage;
+
+/* A tensor is a refcounted view: dtype, shape, strides (in elements),
+ * offset (in elements) into storage owned by an engine. `weak` marks a
+ * weak scalar (SPEC 3.2): an untyped literal or a value computed only
+ * from such literals. */
+typedef struct tc_tensor {
+  int refcnt;
+  tc_dtype dtype;
+  bool weak;
+  int ndim;
+  int64_t shape[TC_MAX_DIMS];
+  int64_t strides[TC_MAX_DIMS];
+  int64_t offset;
+  tc_storage *storage;
+} tc_tensor;
+
+/* ---- tables ---- */
+const char *tc_dtype_name(tc_dtype dt);
+int tc_dtype_from_name(const char *name);       /* -1 if none */
+size_t tc_dtype_size(tc_dtype dt);
+tc_class tc_dtype_class(tc_dtype dt);
+int tc_dtype_bits(tc_dtype dt);
+const char *tc_op_name(tc_op op);
+const char *tc_op_symbol(tc_op op);
+tc_kind tc_op_kind(tc_op op);
+int tc_op_bp(tc_op op);
+tc_check tc_op_check(tc_op op);
+const char *tc_op_signature(tc_op op);
+const char *tc_op_doc(tc_op op);
+int tc_op_from_name(const char *name);          /* ops and aliases; -1 if none */
+const char *tc_code_name(tc_code code);
+int tc_code_exit(tc_code code);
+const char *tc_engine_name(tc_engine_id id);
+int tc_engine_from_name(const char *name);      /* -1 if none */
+
+/* ---- errors ---- */
+void tc_err_clear(tc_err *err);
+/* Sets err (unless an error is already set) and returns -1. */
+int tc_err_set(tc_err *err, tc_code code, int op, int dtype, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void tc_err_set_index(tc_err *err, int ndim, const int64_t *index);
+/* Writes "[2, 3]" for a shape or index into buf. */
+void tc_format_dims(char *buf, size_t n, int ndim, const int64_t *dims);
+
+/* ---- session context ---- */
+void tc_set_engine(tc_engine_id id);
+tc_engine_id tc_get_engine(void);
+/* 0 if the engine can be used now; otherwise fills err (engine_unavailable). */
+int tc_engine_check(tc_engine_id id, tc_err *err);
+void tc_set_max_memory(uint64_t bytes);
+uint64_t tc_get_max_memory(void);
+uint64_t tc_mem_in_use(void);
+uint64_t tc_physical_memory(void);
+/* Set asynchronously (SIGINT); kernels poll it between blocks. */
+extern volatile int tc_interrupt_flag;
+void tc_interrupt_clear(void);
+
+/* ---- tensors ---- */
+/* Size arithmetic that cannot overflow silently: returns false on overflow. */
+bool tc_shape_numel(int ndim, const int64_t *shape, int64_t *numel);
+int64_t tc_numel(const tc_tensor *t);
+tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err);
+/* A tensor with the given host data copied in (contiguous, row-major). */
+tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape,
+                               const void *data, tc_err *err);
+tc_tensor *tc_scalar_i64(int64_t v, bool weak, tc_err *err);
+tc_tensor *tc_scalar_f64(double v, bool weak, tc_err *err);
+tc_tensor *tc_scalar_bool(bool v, tc_err *err);
+tc_tensor *tc_tensor_ref(tc_tensor *t);
+void tc_tensor_free(tc_tensor *t);                /* drops one reference */
+bool tc_is_contiguous(const tc_tensor *t);
+tc_engine_id tc_tensor_engine(const tc_tensor *t);
+/* Copies the elements, in row-major order, into host memory (numel * size bytes). */
+int tc_tensor_to_host(tc_tensor *t, void *dst, tc_err *err);
+/* A contiguous copy, or a new reference when already contiguous at offset 0. */
+tc_tensor *tc_contiguous(tc_tensor *t, tc_err *err);
+/* The same tensor moved (copied) to another engine. */
+tc_tensor *tc_to_engine(tc_tensor *t, tc_engine_id id, tc_err *err);
+/* Views (no copy). */
+tc_tensor *tc_view_broadcast(tc_tensor *t, int ndim, const int64_t *shape, tc_err *err);
+tc_tensor *tc_view_permute(tc_tensor *t, const int *perm, tc_err *err);
+/* Broadcast shape of two shapes (NumPy rules); shape_mismatch names both. */
+int tc_broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb,
+                        int *nout, int64_t *out, tc_op op, tc_err *err);
+
+/* ---- typing ---- */
+tc_dtype tc_promote(tc_dtype a, tc_dtype b);
+/* The dtype an op computes in for operands a and b (with weak flags), per
+ * SPEC 3.1/3.2. Fills err (literal_overflow) when a weak int does not fit. */
+int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err);
+
+/* ---- operations (borrow arguments, return a new reference or NULL) ---- */
+tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err);
+tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err);
+tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err);
+
+/* Axes for reductions: all when `all`; otherwise n axes, negatives allowed. */
+typedef struct tc_axes { bool all; int n; int64_t axis[TC_MAX_DIMS]; } tc_axes;
+tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err);
+/* Normalises axes against ndim (invalid_axis on out of range or repeats);
+ * fills mask[d] = true for reduced dims. */
+int tc_axes_mask(const tc_axes *axes, int ndim, bool *mask, tc_op op, tc_err *err);
+
+/* ---- capabilities ---- */
+/* Whether op accepts inputs of dtype dt on engine e (the dtype its operands
+ * have after promotion); this is what the dispatcher itself consults. */
+bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id e);
+
+/* Convenience wrappers generated from the op table: tc_add(a, b, err), ... */
+#define TC_X_(E, name, sym, kind, ...) TC_WRAP_##kind(E, name)
+#define TC_WRAP_BINARY(E, name) static inline tc_tensor *tc_##name(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_##E, a, b, err); }
+#define TC_WRAP_BITWISE TC_WRAP_BINARY
+#define TC_WRAP_SHIFT TC_WRAP_BINARY
+#define TC_WRAP_COMPARE TC_WRAP_BINARY
+#define TC_WRAP_MATH2 TC_WRAP_BINARY
+#define TC_WRAP_UNARY(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, tc_err *err) { return tc_unary(TC_OP_##E, x, err); }
+#define TC_WRAP_LOGICAL TC_WRAP_UNARY
+#define TC_WRAP_MATH TC_WRAP_UNARY
+#define TC_WRAP_ROUND TC_WRAP_UNARY
+#define TC_WRAP_PRED TC_WRAP_UNARY
+#define TC_WRAP_REDUCE(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err) { return tc_reduce(TC_OP_##E, x, axes, keepdims, err); }
+#define TC_WRAP_WHERE(E, name)
+#define TC_WRAP_CLIP(E, name)
+#define TC_WRAP_CAST(E, name)
+#define TC_WRAP_INFO(E, name)
+TC_OPS(TC_X_, _)
+#undef TC_X_
+#endif
