@@ -6,6 +6,7 @@
 #include <string.h>
 #include "engine.h"
 #include "eval.h"
+#include "eval_int.h"
 
 void value_free(value *v) {
   if (v->kind == V_TENSOR) tc_tensor_free(v->t);
@@ -86,13 +87,6 @@ const fn_entry *fn_find(const char *name) {
 }
 
 /* ---- signatures ---- */
-#define MAX_PARAMS 8
-typedef struct sig {
-  int n;
-  char names[MAX_PARAMS][24];
-  char defs[MAX_PARAMS][24];   /* "" = required */
-} sig;
-
 static sig sigs[TC_OP_COUNT];
 static bool sigs_ready[TC_OP_COUNT];
 
@@ -120,9 +114,7 @@ static const sig *get_sig(tc_op op) {
 }
 
 /* ---- evaluation ---- */
-typedef struct ctx { session *s; tc_err *err; } ctx;
-
-static int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *arg) {
+int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *arg) {
   tc_err_set(c->err, code, -1, -1, fmt, arg);
   c->err->engine = -1;
   if (c->err->start < 0) { c->err->start = n->ostart; c->err->end = n->oend; }
@@ -130,16 +122,14 @@ static int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const
 }
 
 /* Point an error from the core at the node's operator or function name. */
-static void locate(ctx *c, const node *n) {
+void locate(ctx *c, const node *n) {
   if (c->err->code != TC_OK && c->err->start < 0) {
     c->err->start = n->ostart;
     c->err->end = n->oend;
   }
 }
 
-static int eval(ctx *c, node *n, value *out);
-
-static int eval_tensor(ctx *c, node *n, tc_tensor **out) {
+int eval_tensor(ctx *c, node *n, tc_tensor **out) {
   value v = {0};
   if (eval(c, n, &v) != 0) return -1;
   if (v.kind != V_TENSOR) {
@@ -281,21 +271,14 @@ static int eval_list(ctx *c, node *n, value *out) {
 }
 
 /* ---- argument helpers ---- */
-typedef struct args {
-  int n;
-  value v[MAX_PARAMS];
-  node *at[MAX_PARAMS];          /* the argument's node, for error carets */
-  const sig *g;
-} args;
-
-static int arg_tensor(ctx *c, args *a, int i, tc_tensor **out) {
+int arg_tensor(ctx *c, args *a, int i, tc_tensor **out) {
   if (a->v[i].kind != V_TENSOR)
     return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be a tensor", a->g->names[i]);
   *out = a->v[i].t;
   return 0;
 }
 
-static int arg_string(ctx *c, args *a, int i, const char **out) {
+int arg_string(ctx *c, args *a, int i, const char **out) {
   if (a->v[i].kind != V_STR)
     return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be a string", a->g->names[i]);
   *out = a->v[i].s;
@@ -303,7 +286,7 @@ static int arg_string(ctx *c, args *a, int i, const char **out) {
 }
 
 /* Reads an integer tensor argument (0-d or 1-D) into vals. */
-static int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
+int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
   tc_tensor *t;
   if (arg_tensor(c, a, i, &t) != 0) return -1;
   if (tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
@@ -316,7 +299,7 @@ static int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
   return rc;
 }
 
-static int arg_bool(ctx *c, args *a, int i, bool *out) {
+int arg_bool(ctx *c, args *a, int i, bool *out) {
   tc_tensor *t;
   if (arg_tensor(c, a, i, &t) != 0) return -1;
   if (t->dtype != TC_DT_BOOL || t->ndim != 0)
@@ -327,13 +310,13 @@ static int arg_bool(ctx *c, args *a, int i, bool *out) {
   return 0;
 }
 
-static int arg_axes(ctx *c, args *a, int i, tc_axes *ax) {
+int arg_axes(ctx *c, args *a, int i, tc_axes *ax) {
   memset(ax, 0, sizeof *ax);
   if (a->v[i].kind == V_NONE) { ax->all = true; return 0; }
   return arg_ints(c, a, i, ax->axis, &ax->n, TC_MAX_DIMS);
 }
 
-static int arg_dtype(ctx *c, args *a, int i, tc_dtype *out) {
+int arg_dtype(ctx *c, args *a, int i, tc_dtype *out) {
   const char *s;
   if (arg_string(c, a, i, &s) != 0) return -1;
   int dt = tc_dtype_from_name(s);
@@ -418,7 +401,7 @@ static int bind_args(ctx *c, node *call, tc_op op, args *a) {
   return 0;
 }
 
-static int set_tensor(value *out, tc_tensor *t) {
+int set_tensor(value *out, tc_tensor *t) {
   if (!t) return -1;
   out->kind = V_TENSOR;
   out->t = t;
@@ -502,7 +485,7 @@ static int eval_call(ctx *c, node *n, value *out) {
   return rc;
 }
 
-static int eval(ctx *c, node *n, value *out) {
+int eval(ctx *c, node *n, value *out) {
   out->kind = V_NONE;
   switch (n->kind) {
   case N_INT:
