@@ -45,7 +45,8 @@ typedef struct parser {
 } parser;
 
 void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err);
-/* Parses the next statement. PARSE_OK: *out is set. PARSE_EMPTY: a blank
+/* Parses the next statement, reusing the arena: the nodes of the previous
+ * statement are freed. PARSE_OK: *out is set. PARSE_EMPTY: a blank
  * statement. PARSE_END: nothing left. PARSE_INCOMPLETE: the text ended
  * inside an open bracket. PARSE_ERROR: err holds a syntax_error (or
  * literal_overflow) with its span; parser_skip() moves past it. */

@@ -154,7 +154,8 @@ static bool literal_leaf(const node *n, double *f, int64_t *i, int *kind) {
   return false;
 }
 
-/* 1: all literals with a regular shape; 0: not all literals; -1: ragged. */
+/* 1: all literals with a regular shape; 0: not all literals; -1: ragged;
+ * -2: more than TC_MAX_DIMS levels. */
 static int lit_scan(const node *n, int level, lit_info *li) {
   if (n->kind != N_LIST) {
     double f; int64_t i; int k;
@@ -168,7 +169,7 @@ static int lit_scan(const node *n, int level, lit_info *li) {
   }
   if (level >= li->ndim) {
     if (level > 0 && li->count > 0) return -1;   /* a list where scalars were seen */
-    if (level >= TC_MAX_DIMS) return -1;
+    if (level >= TC_MAX_DIMS) return -2;
     li->ndim = level + 1;
     li->shape[level] = n->nkids;
   }
@@ -204,6 +205,11 @@ static int ragged(ctx *c, node *n) {
 static int eval_list(ctx *c, node *n, value *out) {
   lit_info li = {.all_bool = true};
   int r = lit_scan(n, 0, &li);
+  if (r == -2) {
+    char most[16];
+    snprintf(most, sizeof most, "%d", TC_MAX_DIMS);
+    return fail_node(c, n, TC_E_BAD_ARG, "a tensor may have at most %s dimensions", most);
+  }
   if (r < 0) return ragged(c, n);
   if (r > 0) {
     /* an empty list, or lists ending in empty ones, has no leaves to type it */

@@ -36,6 +36,26 @@ int lex_op_len(const char *s, int32_t avail) {
   return best;
 }
 
+/* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF. */
+static bool utf8_valid(const char *str, int32_t n) {
+  const unsigned char *p = (const unsigned char *)str;
+  for (int32_t i = 0; i < n;) {
+    unsigned c = p[i];
+    if (c < 0x80) { i++; continue; }
+    int k = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 0;
+    if (!k || n - i <= k) return false;
+    unsigned v = c & (0x3Fu >> k);
+    for (int j = 1; j <= k; j++) {
+      if ((p[i + j] & 0xC0) != 0x80) return false;
+      v = (v << 6) | (p[i + j] & 0x3Fu);
+    }
+    unsigned min = k == 1 ? 0x80 : k == 2 ? 0x800 : 0x10000;
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return false;
+    i += k + 1;
+  }
+  return true;
+}
+
 static token make(lexer *lx, tok_kind k, int32_t start) {
   token t = {.kind = k, .start = start, .end = lx->pos};
   return t;
@@ -80,18 +100,23 @@ static token lex_number(lexer *lx) {
       }
     }
     if (is_float) {
-      char buf[512];
-      int n = 0;
-      for (int32_t i = start; i < q && n < (int)sizeof buf - 1; i++)
+      /* the whole lexeme, however long: cutting digits would change the value */
+      char small[512];
+      char *buf = q - start < (int32_t)sizeof small ? small : malloc((size_t)(q - start) + 1);
+      if (!buf) { lx->pos = q; return error_tok(lx, start, "number too long (out of memory)"); }
+      int32_t n = 0;
+      for (int32_t i = start; i < q; i++)
         if (s[i] != '_') buf[n++] = s[i];
       buf[n] = 0;
       lx->pos = q;
       if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT)) {
         while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT)) lx->pos++;
+        if (buf != small) free(buf);
         return error_tok(lx, start, "malformed number");
       }
       token t = make(lx, T_FLOAT, start);
       t.fval = strtod(buf, NULL);  /* the C locale: tcalc never calls setlocale */
+      if (buf != small) free(buf);
       return t;
     }
   }
@@ -148,6 +173,10 @@ token lex_next(lexer *lx) {
     }
     if (lx->pos >= lx->len || s[lx->pos] != '"') return error_tok(lx, start, "unterminated string");
     lx->pos++;
+    /* A string reaches messages and JSON output as it is: it must be
+     * UTF-8 text, without NUL bytes. */
+    if (memchr(s + start, 0, (size_t)(lx->pos - start))) return error_tok(lx, start, "NUL byte in a string");
+    if (!utf8_valid(s + start, lx->pos - start)) return error_tok(lx, start, "invalid UTF-8 in a string");
     return make(lx, T_STRING, start);
   }
   lx->pos++;

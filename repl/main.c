@@ -35,6 +35,24 @@ static int bad_usage(const char *msg, const char *arg) {
   return 2;
 }
 
+/* Outside the REPL, SIGINT stops the running computation (kernels poll the
+ * flag) and ends the run with `interrupted`, exit status 1. No SA_RESTART,
+ * so that a blocked read returns; SA_RESETHAND, so that a second Ctrl-C
+ * ends the process at once. The REPL installs its own handler. */
+static void on_batch_sigint(int sig) {
+  (void)sig;
+  tc_interrupt_flag = 1;
+}
+
+static void batch_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_batch_sigint;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+}
+
 /* Reads a stream line by line into the runner. */
 static void run_stream(runner *r, FILE *in) {
   char *line = NULL;
@@ -45,6 +63,7 @@ static void run_stream(runner *r, FILE *in) {
     if (n > 0 && line[n - 1] == '\n') n--;
     runner_line(r, line, (size_t)n);
   }
+  runner_interrupted(r);   /* SIGINT during a read */
   free(line);
   runner_end(r);
 }
@@ -119,6 +138,10 @@ int main(int argc, char **argv) {
   }
   r.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !r.json;
   signal(SIGPIPE, SIG_IGN);
+  batch_signals();
+  /* Line-buffered errors: one write per line, not one per character. */
+  static char errbuf[4096];
+  setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);
   if (nevals > 0) {
     for (int i = 0; i < nevals && !r.stop; i++) runner_text(&r, evals[i]);
   }
@@ -140,6 +163,7 @@ int main(int argc, char **argv) {
       repl_run(&r, quiet);
     } else run_stream(&r, stdin);
   }
+  if (!r.interactive) runner_interrupted(&r);   /* SIGINT after the last statement */
   rc = r.exit_status;
 done:
   fflush(stdout);

@@ -24,6 +24,17 @@ void *arena_alloc(arena *a, size_t n) {
   return p;
 }
 
+/* Frees all blocks but one, which is kept for reuse. */
+static void arena_reset(arena *a) {
+  if (!a->head) return;
+  arena_block *keep = a->head;
+  a->head = keep->next;
+  arena_free(a);
+  keep->next = NULL;
+  a->head = keep;
+  a->used = a->bytes = 0;
+}
+
 void arena_free(arena *a) {
   while (a->head) {
     arena_block *n = a->head->next;
@@ -423,6 +434,9 @@ static bool at_end(const parser *p) {
 parse_status parse_statement(parser *p, node **out) {
   *out = NULL;
   p->depth = 0;
+  /* The previous statement's nodes are dead: a chunk of a million
+   * statements parses in the memory of one. */
+  arena_reset(p->ar);
   if (p->tok.kind == T_EOF) return PARSE_END;
   if (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) { advance(p); return PARSE_EMPTY; }
   node *e = parse_expr(p, 0);

@@ -32,6 +32,21 @@ bool runner_pending(const runner *r) { return r->len > 0 && r->depth > 0; }
 static void fail(runner *r, tc_code code) {
   if (!r->exit_status) r->exit_status = tc_code_exit(code);
   if (!r->keep_going && !r->interactive) r->stop = true;
+  if (code == TC_E_INTERRUPTED) {
+    /* Reported once; outside the REPL an interrupt ends the run, even with -k. */
+    tc_interrupt_clear();
+    if (!r->interactive) r->stop = true;
+  }
+}
+
+void runner_interrupted(runner *r) {
+  if (!tc_interrupt_flag) return;
+  tc_err e;
+  tc_err_clear(&e);
+  tc_err_set(&e, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+  e.engine = -1;
+  runner_report(r, &e, NULL, 0, 0);
+  fail(r, e.code);
 }
 
 /* ---- error reports ---- */
@@ -39,9 +54,25 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
   int line = 0, col = 0;
   int32_t ls = 0, le = len;
   if (src && e->start >= 0 && e->start <= len) {
+    /* Count lines from where the last report in this chunk stopped, so
+     * that many errors in one long chunk cost linear time. */
+    int32_t from = 0;
     line = line0;
-    for (int32_t i = 0; i < e->start; i++)
-      if (src[i] == '\n') { line++; ls = i + 1; }
+    if (src == r->loc_src && len == r->loc_len && line0 == r->loc_line0 && e->start >= r->loc_pos) {
+      from = r->loc_pos;
+      line = r->loc_line;
+      ls = r->loc_ls;
+    }
+    for (const char *q = src + from; (q = memchr(q, '\n', (size_t)(e->start - (q - src)))); q++) {
+      line++;
+      ls = (int32_t)(q - src) + 1;
+    }
+    r->loc_src = src;
+    r->loc_len = len;
+    r->loc_line0 = line0;
+    r->loc_pos = e->start;
+    r->loc_line = line;
+    r->loc_ls = ls;
     for (le = ls; le < len && src[le] != '\n'; le++) {}
     col = e->start - ls + 1;
   }
@@ -93,6 +124,7 @@ static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
   parser p;
   tc_err_clear(&err);
   parser_init(&p, src, len, &ar, &err);
+  r->loc_src = NULL;
   while (!r->stop) {
     node *stmt;
     tc_err_clear(&err);
@@ -105,11 +137,20 @@ static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
       continue;
     }
     value v = {0};
-    tc_interrupt_clear();
-    if (eval_statement(&r->s, stmt, &v, &err) != 0) report(r, &err, src, len, line0);
+    if (tc_interrupt_flag) {
+      /* Ctrl-C between statements: the rest of the chunk is dropped too */
+      tc_err_set(&err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+      err.start = stmt->start;
+      err.end = stmt->end;
+      report(r, &err, src, len, line0);
+      break;
+    }
+    int rc = eval_statement(&r->s, stmt, &v, &err);
+    if (rc != 0) report(r, &err, src, len, line0);
     else if (v.kind != V_NONE) show(r, &v);
     value_free(&v);
     fflush(r->out);
+    if (rc != 0 && err.code == TC_E_INTERRUPTED) break;
   }
   arena_free(&ar);
 }
@@ -196,9 +237,16 @@ static int help_text(FILE *f, const char *name) {
   return 0;
 }
 
-void print_caps(FILE *f, bool json) {
-  if (json) {
-    cJSON *o = cJSON_CreateObject(), *engines = cJSON_AddArrayToObject(o, "engines"), *ops = cJSON_AddArrayToObject(o, "ops");
+/* The capability table as one JSON line; as the outcome of :caps in a
+ * session it is marked like every other outcome ("ok", "type"). */
+static void print_caps_json(FILE *f, bool outcome) {
+  {
+    cJSON *o = cJSON_CreateObject();
+    if (outcome) {
+      cJSON_AddTrueToObject(o, "ok");
+      cJSON_AddStringToObject(o, "type", "caps");
+    }
+    cJSON *engines = cJSON_AddArrayToObject(o, "engines"), *ops = cJSON_AddArrayToObject(o, "ops");
     for (int e = 0; e < TC_ENGINE_COUNT; e++) cJSON_AddItemToArray(engines, cJSON_CreateString(tc_engine_name((tc_engine_id)e)));
     for (int op = 0; op < TC_OP_COUNT; op++) {
       cJSON *row = cJSON_CreateObject(), *d = cJSON_CreateObject();
@@ -216,6 +264,12 @@ void print_caps(FILE *f, bool json) {
     if (s) fprintf(f, "%s\n", s);
     free(s);
     cJSON_Delete(o);
+  }
+}
+
+void print_caps(FILE *f, bool json) {
+  if (json) {
+    print_caps_json(f, false);
     return;
   }
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
@@ -286,9 +340,13 @@ static void cmd_time(runner *r, const char *text) {
   while (runs < 5 || now_s() - start < 0.2) {
     value v = {0};
     tc_err_clear(&err);
-    tc_interrupt_clear();
+    if (tc_interrupt_flag) {
+      tc_err_set(&err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+      err.start = stmt->start;
+      err.end = stmt->end;
+    }
     double t0 = now_s();
-    int rc = eval_statement(&r->s, stmt, &v, &err);
+    int rc = err.code != TC_OK ? -1 : eval_statement(&r->s, stmt, &v, &err);
     double dt = now_s() - t0;
     value_free(&v);
     if (rc != 0) { report(r, &err, text, len, 1); free(times); arena_free(&ar); return; }
@@ -377,7 +435,8 @@ static void run_command(runner *r, char *line) {
       else tc_set_engine((tc_engine_id)id);
     }
   } else if (!strcmp(cmd, "caps")) {
-    print_caps(r->out, r->json);
+    if (r->json) print_caps_json(r->out, true);
+    else print_caps(r->out, false);
   } else if (!strcmp(cmd, "set")) {
     char *what = arg;
     char *val = arg;

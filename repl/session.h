@@ -18,6 +18,10 @@ typedef struct runner {
   size_t len, cap;
   int depth;              /* brackets open at the end of buf */
   int line0, line;        /* first line of buf; lines read so far in this source */
+  /* where runner_report last located an error in the current chunk */
+  const char *loc_src;
+  int32_t loc_len, loc_pos, loc_ls;
+  int loc_line0, loc_line;
 } runner;
 
 void runner_init(runner *r);
@@ -32,6 +36,9 @@ void runner_end(runner *r);
 bool runner_pending(const runner *r);
 /* Runs a whole text as one source. */
 void runner_text(runner *r, const char *text);
+/* If SIGINT raised tc_interrupt_flag outside a computation (a blocked
+ * read, printing), reports `interrupted` like a failed statement. */
+void runner_interrupted(runner *r);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
 /* The capability table, as text or JSON. */

@@ -11,6 +11,36 @@ void tc_err_clear(tc_err *err) {
   err->start = err->end = -1;
 }
 
+/* Messages echo what the user typed (names, option strings, commands) and
+ * are cut to the size of msg, possibly inside a UTF-8 sequence. Replaces
+ * each byte of an invalid or cut UTF-8 sequence, and each control
+ * character, with '?', so that a message is always valid UTF-8 that prints
+ * safely on a terminal and in JSON. */
+static void clean_message(char *s) {
+  unsigned char *p = (unsigned char *)s;
+  while (*p) {
+    unsigned c = *p;
+    int k = c < 0x80 ? 0 : (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+    if (k == 0) {
+      if (c < 0x20 || c == 0x7F) *p = '?';
+      p++;
+      continue;
+    }
+    bool ok = k > 0;
+    unsigned v = k == 1 ? c & 0x1F : k == 2 ? c & 0x0F : c & 0x07;
+    for (int j = 1; ok && j <= k; j++) {
+      if ((p[j] & 0xC0) != 0x80) ok = false;   /* also stops at the terminator */
+      else v = (v << 6) | (p[j] & 0x3F);
+    }
+    if (ok) {
+      unsigned min = k == 1 ? 0x80 : k == 2 ? 0x800 : 0x10000;
+      ok = v >= min && v <= 0x10FFFF && !(v >= 0xD800 && v <= 0xDFFF);
+    }
+    if (!ok) { *p++ = '?'; continue; }
+    p += k + 1;
+  }
+}
+
 int tc_err_set(tc_err *err, tc_code code, int op, int dtype, const char *fmt, ...) {
   if (!err || err->code != TC_OK) return -1;
   err->code = code;
@@ -24,6 +54,7 @@ int tc_err_set(tc_err *err, tc_code code, int op, int dtype, const char *fmt, ..
   if (n < 0) n = 0;
   vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
   va_end(ap);
+  clean_message(err->msg);
   return -1;
 }
 
