@@ -4,6 +4,9 @@
 #   make test       build and run every test suite
 #   make check      the same suites under ASan + UBSan (in build/san)
 #   make CUDA=1     also build the CUDA engine (automatic when nvcc is found)
+#   make fuzz FUZZ_SECONDS=N   run each libFuzzer harness N seconds (clang)
+#   make valgrind   the golden and unit suites under valgrind memcheck
+#   make soak       long-running memory and statement soak tests
 
 BUILD   ?= build
 SAN     ?=
@@ -78,9 +81,12 @@ $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
+RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh
+
 test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
+	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test
@@ -88,4 +94,24 @@ check:
 clean:
 	rm -rf build
 
--include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d)
+# ---- fuzzing: libFuzzer harnesses in tests/fuzz/, built with clang ----
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_NAMES   := fuzz_parse fuzz_stmt
+.PHONY: fuzz fuzz-build
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS)) $(LDLIBS)
+
+$(BUILD)/gen-dict: $(BUILD)/tests/fuzz/gen_dict.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS)) $(LDLIBS)
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT=-O1 SAN=address,undefined,fuzzer-no-link \
+	  $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+
+fuzz: fuzz-build $(BUILD)/gen-dict
+	scripts/fuzz.sh $(FUZZ_BUILD) $(BUILD)/gen-dict $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+-include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d) $(wildcard $(BUILD)/tests/fuzz/*.d)

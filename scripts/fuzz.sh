@@ -1,0 +1,48 @@
+#!/bin/sh
+# Runs each libFuzzer harness for SECONDS seconds, one after the other, and
+# prints its executions, corpus size and peak memory. The corpus of each
+# harness grows in FUZZ_DIR/corpus/NAME across runs; seeds come from the
+# golden tests, tokens from the generated dictionary. Crash inputs land in
+# FUZZ_DIR/artifacts/ and fail the run.
+# Usage: scripts/fuzz.sh FUZZ_DIR GEN_DICT SECONDS [HARNESS...]
+set -u
+fdir=$1 gendict=$2 secs=$3
+shift 3
+[ $# -gt 0 ] || set -- fuzz_parse fuzz_stmt
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$fdir/seeds" "$fdir/artifacts"
+fdir=$(cd "$fdir" && pwd)   # absolute: fuzz_stmt runs in a directory of its own
+"$gendict" | awk '!seen[$0]++' > "$fdir/tcalc.dict" || { echo "fuzz: cannot generate the dictionary" >&2; exit 1; }
+rm -rf "$fdir/seeds" && "$root/scripts/fuzz-seeds.sh" "$fdir/seeds"
+fail=0
+for h in "$@"; do
+  corpus="$fdir/corpus/$h"
+  mkdir -p "$corpus"
+  log="$fdir/$h.log"
+  # Inputs that once crashed a harness run first, as plain test cases.
+  regress="$root/tests/fuzz/regress/$h"
+  if [ -d "$regress" ] && [ -n "$(ls "$regress")" ]; then
+    if ! "$fdir/$h" -runs=0 "$regress"/* > "$fdir/$h.regress.log" 2>&1; then
+      echo "FAIL $h: a regression input crashes again (see $fdir/$h.regress.log)"; tail -30 "$fdir/$h.regress.log"
+      fail=1
+      continue
+    fi
+  fi
+  "$fdir/$h" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -max_len=4096 \
+    -dict="$fdir/tcalc.dict" -artifact_prefix="$fdir/artifacts/$h-" -print_final_stats=1 \
+    "$corpus" "$fdir/seeds" > "$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
+  files=$(ls "$corpus" | wc -l)
+  printf '%-11s %ss: %s execs (%s/s), corpus %s files, %s, peak RSS %s MB\n' \
+    "$h" "$secs" "${execs:-?}" "${rate:-?}" "$files" "${cov:-cov: ?}" "${rss:-?}"
+  if [ "$rc" -ne 0 ]; then
+    echo "FAIL $h (exit $rc): see $log"
+    grep -E 'ERROR|SUMMARY|check failed|runtime error|Test unit written' "$log" | head -20
+    fail=1
+  fi
+done
+exit $fail

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Hostile input (issue 7): deep nesting, huge lines, random bytes, NUL
+# bytes, invalid UTF-8, literals beyond i64. Each gives error lines with
+# the documented codes and the documented exit status, in bounded time,
+# without a crash. Usage: tests/reliability/hostile.sh path/to/tcalc
+. "$(dirname "$0")/lib.sh"
+
+gen() { python3 -c "import sys; sys.stdout.buffer.write($2)" > "$TMP/$1"; }
+
+# Nesting far beyond the parser's depth limit: an error, not a stack overflow.
+gen parens "b'(' * 200000 + b'1' + b')' * 200000 + b'\n'"
+expect parens_200k 3 "$TMP/parens" '"syntax_error".*nested too deeply'
+gen brackets "b'[' * 200000 + b'1' + b']' * 200000 + b'\n'"
+expect brackets_200k 3 "$TMP/brackets" '"syntax_error".*nested too deeply'
+gen unclosed "b'(' * 200000 + b'\n'"
+expect unclosed_200k 3 "$TMP/unclosed" '"syntax_error"'
+gen unary "b'-' * 200000 + b'1\n'"
+expect unary_200k 3 "$TMP/unary" '"syntax_error".*nested too deeply'
+gen calls "b'sin(' * 200000 + b'1' + b')' * 200000 + b'\n'"
+expect calls_200k 3 "$TMP/calls" '"syntax_error".*nested too deeply'
+gen mixed "b'([-' * 70000 + b'1' + b'])' * 70000 + b'\n2\n'"
+expect mixed_200k 3 "$TMP/mixed" '"data":2}'
+
+# Just inside the limit the parser, the evaluator and the printers cope
+# (this is what runs out of stack first under ASan).
+gen deep_ok "b'sin(' * 990 + b'0' + b')' * 990 + b'\n' + b'-' * 490 + b'1\n' + b'[' * 16 + b'7' + b']' * 16 + b'\n'"
+expect deep_ok 0 "$TMP/deep_ok" '"shape":\[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\]'
+gen dims17 "b'[' * 17 + b'7' + b']' * 17 + b'\n'"
+expect dims_17 1 "$TMP/dims17" '"bad_argument".*at most 16 dimensions'
+
+# Two million terms on one line.
+gen terms "b'+'.join([b'1'] * 2000000) + b'\n'"
+expect terms_2M 3 "$TMP/terms" '"syntax_error".*nested too deeply'
+gen list "b'reduce_sum([' + b','.join([b'1'] * 2000000) + b'])\n'"
+expect list_2M 0 "$TMP/list" '"data":2000000}'
+gen args "b'add(' + b','.join([b'1'] * 2000000) + b')\n'"
+expect args_2M 1 "$TMP/args" '"bad_argument".*at most 2 arguments'
+gen stmts "b'x = 1; ' * 300000 + b'x + 1\n'"
+expect statements_300k 0 "$TMP/stmts" '"data":2}'
+gen spaces "b' ' * 10000000 + b'1\n'"
+expect spaces_10M 0 "$TMP/spaces" '"data":1}'
+gen name "b'x' * 1000000 + b'\n'"
+expect name_1M 1 "$TMP/name" '"undefined_name"'
+gen digits "b'1' * 1000000 + b'\n'"
+expect digits_1M 1 "$TMP/digits" '"literal_overflow"'
+
+# Megabytes of random bytes, and of random language tokens.
+gen random "__import__('random').Random(7).randbytes(3 << 20)"
+expect random_3M 3 "$TMP/random" '"syntax_error"'
+gen tokens "bytes(__import__('random').Random(8).choice(b'0123456789abxyz_+-*/%@&|^~!<>=()[],;:.#\" \n') for _ in range(1 << 20))"
+expect tokens_1M '1|3' "$TMP/tokens" '"ok":false'
+
+# NUL bytes and invalid UTF-8: errors that name them; comments may hold anything.
+printf '1 +\000 2\n\000\000\n"a\000b"\n3\n' > "$TMP/nul"
+expect nul_bytes 3 "$TMP/nul" '"message":"unexpected NUL byte"' '"message":"NUL byte in a string"' '"data":3}'
+printf '\377\376\n"\303\050"\ncast(1, "\303\251\377")\n:\377\n4 # \377\376 comment\n' > "$TMP/utf8"
+expect invalid_utf8 3 "$TMP/utf8" '"message":"unexpected non-ASCII character"' \
+  '"message":"invalid UTF-8 in a string"' '"message":"unknown command :\?' '"data":4}'
+
+# Integer literals beyond i64.
+printf '9223372036854775808\n-9223372036854775809\n99999999999999999999999999\n0x1_0000_0000_0000_0000\nreduce_sum([1], 99999999999999999999)\n-9223372036854775808\n' > "$TMP/big"
+expect literal_beyond_i64 1 "$TMP/big" '"literal_overflow"' '"data":-9223372036854775808}'
+count literal_overflow_lines 5 '"literal_overflow"'
+
+# A float with more digits than any buffer keeps its exact value.
+gen float "b'0.' + b'0' * 600 + b'1e700\n' + b'1' + b'0' * 600 + b'.0e-600\n'"
+expect float_long 0 "$TMP/float" '"data":1e\+99}' '"data":1.0}'
+
+finish
