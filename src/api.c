@@ -2,7 +2,7 @@
  * pre-checks, and dispatch to the current engine. Engines only compute. */
 #include <stdio.h>
 #include <string.h>
-#include "engine.h"
+#include "internal.h"
 
 /* ---- typing ---- */
 tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
@@ -104,12 +104,16 @@ static bool kernel_supported(const tc_engine *e, tc_op op, tc_dtype kdt) {
   return e->supports(&c);
 }
 
+static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt);
+
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
   switch (tc_op_kind(op)) {
   case TC_KIND_INFO:
     return true;
+  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+    return family_supported(e, op, dt);
   case TC_KIND_CAST:
     for (int t = 0; t < TC_DT_COUNT; t++)
       if (!cast_supported(e, dt, (tc_dtype)t)) return false;
@@ -365,4 +369,57 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   }
   out->weak = x->weak && odt == kdt && odt != TC_DT_BOOL && !(op == TC_OP_ARGMAX || op == TC_OP_ARGMIN);
   return out;
+}
+
+/* ---- helpers for the other op families (src/internal.h) ---- */
+int tc_run_call(tc_call *c, tc_err *err) { return run(c, err); }
+tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err) { return operand(x, dt, err); }
+void tc_annotate(tc_err *err, tc_op op, int dt) { annotate(err, op, dt); }
+int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err) { return unsupported(op, dt, err); }
+
+bool tc_call_supported(tc_call_kind kind, tc_dtype dt) {
+  const tc_engine *e = tc_engines[tc_get_engine()];
+  tc_call c = {.kind = kind, .dtype = dt, .nin = 1};
+  return e && e->supports(&c);
+}
+
+/* What the shape, indexing, constructor and file ops need of an engine at
+ * dtype dt (for constructors and load: the result's dtype). */
+static bool call_ok(const tc_engine *e, tc_call c) { return e->supports(&c); }
+
+static bool index_casts_ok(const tc_engine *e) {
+  for (int t = 0; t < TC_DT_COUNT; t++) {
+    if (tc_dtype_class((tc_dtype)t) != TC_CLASS_INT) continue;
+    if (!cast_supported(e, (tc_dtype)t, TC_DT_I64)) return false;
+    if (!call_ok(e, (tc_call){.kind = TC_CALL_FIND, .dtype = (tc_dtype)t, .nin = 1, .pred = TC_PRED_RANGE}))
+      return false;
+  }
+  return true;
+}
+
+static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt) {
+  bool copy = call_ok(e, (tc_call){.kind = TC_CALL_COPY, .dtype = dt, .nin = 1});
+  switch (op) {
+  case TC_OP_TRIL: case TC_OP_TRIU:
+    return copy && call_ok(e, (tc_call){.kind = TC_CALL_TRI, .op = op, .dtype = dt, .nin = 1});
+  case TC_OP_TAKE: case TC_OP_TAKE_ALONG_AXIS:
+    return copy && index_casts_ok(e) && call_ok(e, (tc_call){.kind = TC_CALL_GATHER, .dtype = dt, .nin = 2});
+  case TC_OP_SCATTER:
+    return copy && index_casts_ok(e) &&
+           call_ok(e, (tc_call){.kind = TC_CALL_SCATTER, .dtype = dt, .nin = 2, .red = TC_SCATTER_SET});
+  case TC_OP_ARANGE:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANGE, .dtype = dt});
+  case TC_OP_LINSPACE:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANGE, .dtype = dt, .endpoint = true});
+  case TC_OP_RAND:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_UNIFORM});
+  case TC_OP_RANDN:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_NORMAL});
+  case TC_OP_RANDINT:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_INT});
+  case TC_OP_LOAD: case TC_OP_SAVE:
+    return copy && dt != TC_DT_BF16;   /* NumPy has no bfloat16 */
+  default:
+    return copy;
+  }
 }

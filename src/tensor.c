@@ -259,6 +259,31 @@ bad:;
   return NULL;
 }
 
+tc_tensor *tc_view(tc_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset, tc_err *err) {
+  if (ndim < 0 || ndim > TC_MAX_DIMS) {
+    tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
+    return NULL;
+  }
+  tc_tensor *v = view_of(t, err);
+  if (!v) return NULL;
+  v->ndim = ndim;
+  for (int i = 0; i < ndim; i++) {
+    v->shape[i] = shape[i];
+    v->strides[i] = strides[i];
+  }
+  v->offset = offset;
+  v->weak = false;
+  return v;
+}
+
+tc_tensor *tc_clone(tc_tensor *t, tc_err *err) {
+  tc_tensor *out = tc_tensor_new_on(t->storage->engine, t->dtype, t->ndim, t->shape, err);
+  if (!out || tc_numel(t) == 0) return out;
+  tc_call call = {.kind = TC_CALL_CAST, .dtype = t->dtype, .nin = 1, .in = {t}, .out = out};
+  if (tc_engines[t->storage->engine]->run(&call, err) != 0) { tc_tensor_free(out); return NULL; }
+  return out;
+}
+
 tc_tensor *tc_view_permute(tc_tensor *t, const int *perm, tc_err *err) {
   tc_tensor *v = view_of(t, err);
   if (!v) return NULL;
