@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define IO_CHUNK ((size_t)1 << 20)
@@ -50,16 +52,27 @@ static void byteswap(unsigned char *p, size_t n, size_t esize) {
     }
 }
 
+/* Opens path without blocking (a FIFO with no writer would wait forever),
+ * then makes the descriptor blocking again for ordinary reads and writes. */
+static FILE *open_file(const char *path, int flags, const char *mode, struct stat *st) {
+  int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0) return NULL;
+  int fl = fcntl(fd, F_GETFL);
+  FILE *f = NULL;
+  if (fstat(fd, st) == 0 && fl != -1 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0) f = fdopen(fd, mode);
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return f;
+}
+
 /* Opens a regular file for reading and gets its size. */
 static FILE *open_read(const char *path, tc_op op, uint64_t *size, tc_err *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) { io_fail(err, op, -1, path, "cannot open: %s", strerror(errno)); return NULL; }
   struct stat st;
-  if (fstat(fileno(f), &st) != 0) {
-    io_fail(err, op, -1, path, "cannot stat: %s", strerror(errno));
-    fclose(f);
-    return NULL;
-  }
+  FILE *f = open_file(path, O_RDONLY, "rb", &st);
+  if (!f) { io_fail(err, op, -1, path, "cannot open: %s", strerror(errno)); return NULL; }
   if (!S_ISREG(st.st_mode)) {
     io_fail(err, op, -1, path, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
     fclose(f);
@@ -338,19 +351,24 @@ done:
 }
 
 /* ---- writing ---- */
-static FILE *open_write(const char *path, tc_op op, tc_err *err) {
-  FILE *f = fopen(path, "wb");
+/* Opens path for writing (a regular file is created or truncated; a
+ * device such as /dev/stdout is written as it is). */
+static FILE *open_write(const char *path, tc_op op, bool *regular, tc_err *err) {
+  struct stat st;
+  FILE *f = open_file(path, O_WRONLY | O_CREAT | O_TRUNC, "wb", &st);
   if (!f) io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
+  else *regular = S_ISREG(st.st_mode);
   return f;
 }
 
-/* Closes f; on an earlier failure or a failed close, removes the partial file. */
-static int close_write(FILE *f, const char *path, tc_op op, int rc, tc_err *err) {
+/* Closes f; on an earlier failure or a failed close, removes the partial
+ * file (only a regular file: never a device). */
+static int close_write(FILE *f, const char *path, tc_op op, bool regular, int rc, tc_err *err) {
   bool bad = ferror(f);
   int saved = errno;
   if (fclose(f) != 0 && rc == 0) { bad = true; saved = errno; }
   if (bad && rc == 0) rc = io_fail(err, op, -1, path, "write failed: %s", strerror(saved));
-  if (rc != 0) remove(path);
+  if (rc != 0 && regular) remove(path);
   return rc;
 }
 
@@ -393,7 +411,8 @@ int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
   size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64;
   size_t hlen = (size_t)n + pad + 1;
   unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
-  FILE *f = open_write(path, op, err);
+  bool regular = false;
+  FILE *f = open_write(path, op, &regular, err);
   if (!f) return -1;
   int rc = 0;
   if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n) rc = 1;
@@ -402,7 +421,7 @@ int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
   if (rc == 0 && fputc('\n', f) == EOF) rc = 1;
   if (rc == 0) rc = write_data(f, x, err);
   if (rc == 1) rc = 0;   /* a write error: ferror(f) is set and close_write reports it */
-  return close_write(f, path, op, rc, err);
+  return close_write(f, path, op, regular, rc, err);
 }
 
 /* ---- CSV ---- */
@@ -595,7 +614,8 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   int64_t cols = x->ndim == 2 ? x->shape[1] : 1, numel = tc_numel(c);
   size_t chunk = IO_CHUNK / 8;
   void *buf = malloc(chunk * 8);
-  FILE *f = buf ? open_write(path, op, err) : NULL;
+  bool regular = false;
+  FILE *f = buf ? open_write(path, op, &regular, err) : NULL;
   int rc = 0;
   if (!buf) rc = tc_err_set(err, TC_E_OOM, (int)op, (int)x->dtype, "allocation failed");
   else if (!f) rc = -1;
@@ -613,5 +633,5 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   }
   free(buf);
   tc_tensor_free(c);
-  return f ? close_write(f, path, op, rc, err) : rc;
+  return f ? close_write(f, path, op, regular, rc, err) : rc;
 }
