@@ -377,12 +377,6 @@ tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err) { return operand(x
 void tc_annotate(tc_err *err, tc_op op, int dt) { annotate(err, op, dt); }
 int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err) { return unsupported(op, dt, err); }
 
-bool tc_call_supported(tc_call_kind kind, tc_dtype dt) {
-  const tc_engine *e = tc_engines[tc_get_engine()];
-  tc_call c = {.kind = kind, .dtype = dt, .nin = 1};
-  return e && e->supports(&c);
-}
-
 /* What the shape, indexing, constructor and file ops need of an engine at
  * dtype dt (for constructors and load: the result's dtype). */
 static bool call_ok(const tc_engine *e, tc_call c) { return e->supports(&c); }

@@ -12,8 +12,6 @@ tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err);
 void tc_annotate(tc_err *err, tc_op op, int dt);
 /* dtype_unsupported for op at dt on the current engine; returns -1. */
 int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err);
-/* Whether the current engine supports a call of this kind at dt (other fields zero). */
-bool tc_call_supported(tc_call_kind kind, tc_dtype dt);
 /* Normalises one axis against ndim (invalid_axis names op); -1 on error. */
 int tc_norm_axis(int64_t axis, int ndim, tc_op op, int64_t *out, tc_err *err);
 /* The i64 value of a 0-d integer or bool tensor. */

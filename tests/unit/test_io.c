@@ -236,3 +236,37 @@ Test(io, csv_round_trips_and_shapes) {
   tc_tensor_free(g);
   tc_tensor_free(f);
 }
+
+/* Every single-byte corruption and every truncation of a valid file
+ * loads or fails with io_error (or out_of_memory), never anything else. */
+Test(io, corruptions_never_crash) {
+  int64_t s[2] = {3, 2};
+  tc_tensor *x = t_as(t_f64(2, s, (double[]){1, 2, 3, 4, 5, 6}), TC_DT_I32);
+  cr_assert_eq(tc_save_npy(P("ok.npy"), x, &e), 0);
+  FILE *f = fopen(P("ok.npy"), "rb");
+  unsigned char good[256];
+  size_t n = fread(good, 1, sizeof good, f);
+  fclose(f);
+  cr_assert_eq(n, 128 + 24);
+  const unsigned char subst[] = {0x00, 0xff, '9', '(', ')', ',', ' ', '\'', '-', 'T', '>', '{', '}', 0x93};
+  unsigned char bad[256];
+  int loaded = 0, failed = 0;
+  for (size_t pos = 0; pos < n; pos++) {
+    for (size_t k = 0; k <= sizeof subst; k++) {
+      memcpy(bad, good, n);
+      size_t len = n;
+      if (k < sizeof subst) bad[pos] = subst[k];
+      else len = pos;   /* truncated at pos */
+      write_bytes("bad.npy", bad, len);
+      tc_tensor *t = tc_load_npy(P("bad.npy"), &e);
+      if (t) { loaded++; tc_tensor_free(t); continue; }
+      cr_assert(e.code == TC_E_IO || e.code == TC_E_OOM, "byte %zu = 0x%02x: %s %s", pos, k < sizeof subst ? subst[k] : 0,
+                tc_code_name(e.code), e.msg);
+      failed++;
+      tc_err_clear(&e);
+    }
+  }
+  cr_assert_gt(failed, 100);
+  cr_assert_gt(loaded, 10);
+  tc_tensor_free(x);
+}
