@@ -303,12 +303,25 @@ tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err) {
   return out;
 }
 
+/* An error raised by an inner op, re-attributed (op and message prefix) to
+ * the op the caller asked for. */
+static void reattribute(tc_err *err, tc_op inner, tc_op outer) {
+  if (!err || err->code == TC_OK || err->op != (int)inner) return;
+  size_t n = strlen(tc_op_name(inner));
+  if (strncmp(err->msg, tc_op_name(inner), n) == 0 && err->msg[n] == ':') {
+    char tmp[sizeof err->msg];
+    snprintf(tmp, sizeof tmp, "%s%s", tc_op_name(outer), err->msg + n);
+    memcpy(err->msg, tmp, sizeof tmp);
+  }
+  err->op = (int)outer;
+}
+
 tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
   tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, lo, err);
-  if (!m) { if (err) err->op = TC_OP_CLIP; return NULL; }
+  if (!m) { reattribute(err, TC_OP_MAXIMUM, TC_OP_CLIP); return NULL; }
   tc_tensor *out = tc_binary(TC_OP_MINIMUM, m, hi, err);
   tc_tensor_free(m);
-  if (!out && err) err->op = TC_OP_CLIP;
+  if (!out) reattribute(err, TC_OP_MINIMUM, TC_OP_CLIP);
   return out;
 }
 
