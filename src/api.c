@@ -144,6 +144,8 @@ static void annotate(tc_err *err, tc_op op, int dt) {
 
 static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
   tc_engine_id e = tc_get_engine();
+  /* an engine that cannot run at all supports nothing: say why */
+  if (tc_engine_check(e, err) != 0) { annotate(err, op, (int)dt); return -1; }
   return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s%s", tc_dtype_name(dt),
                     tc_engine_name(e),
                     tc_dtype_class(dt) == TC_CLASS_BOOL && tc_op_kind(op) == TC_KIND_BINARY
@@ -269,7 +271,7 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
 }
 
 tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
-  if (!cast_supported(tc_engines[tc_get_engine()] ? tc_engines[tc_get_engine()] : tc_engines[0], x->dtype, dt)) {
+  if (!tc_engines[tc_get_engine()] || !cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
     unsupported(TC_OP_CAST, x->dtype, err);
     return NULL;
   }
@@ -347,15 +349,20 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
   tc_dtype kdt = kernel_dtype(op, x->dtype), odt = result_dtype(op, kdt);
   int perm[TC_MAX_DIMS], nk = 0, nred = 0;
-  int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], m = 1, n = 1;
+  int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], rshape[TC_MAX_DIMS];
   for (int i = 0; i < x->ndim; i++)
-    if (!mask[i]) { perm[nk] = i; kshape[nk++] = x->shape[i]; m *= x->shape[i]; }
+    if (!mask[i]) { perm[nk] = i; kshape[nk++] = x->shape[i]; }
   for (int i = 0; i < x->ndim; i++) {
     kdshape[i] = mask[i] ? 1 : x->shape[i];
-    if (mask[i]) { perm[nk + nred++] = i; n *= x->shape[i]; }
+    if (mask[i]) { rshape[nred] = x->shape[i]; perm[nk + nred++] = i; }
   }
+  /* Only emptiness matters here; the counts of an empty tensor's other
+   * dims may not fit an int64 (tc_tensor_new reports the output's). */
+  int64_t m, n;
+  bool m_empty = tc_shape_numel(nk, kshape, &m) && m == 0;
+  bool n_empty = tc_shape_numel(nred, rshape, &n) && n == 0;
   bool needs_elements = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
-  if (needs_elements && n == 0 && m > 0) {
+  if (needs_elements && n_empty && !m_empty) {
     tc_err_set(err, TC_E_EMPTY, (int)op, (int)x->dtype, "reduction over zero elements has no %s",
                op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMIN ? "minimum" : "maximum");
     return NULL;
@@ -363,7 +370,7 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   tc_tensor *cx = operand(x, kdt, err), *px = NULL, *out = NULL;
   if (cx) px = tc_view_permute(cx, perm, err);
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
-  if (out && m > 0) {
+  if (out && !m_empty) {
     tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = kdt, .nin = 1, .in = {px}, .out = out, .nred = nred};
     if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
   }
@@ -373,8 +380,7 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (keepdims) {
     out->ndim = x->ndim;
     memcpy(out->shape, kdshape, sizeof(int64_t) * (size_t)x->ndim);
-    int64_t s = 1;
-    for (int i = out->ndim - 1; i >= 0; i--) { out->strides[i] = s; s *= out->shape[i] ? out->shape[i] : 1; }
+    tc_set_contiguous_strides(out);
   }
   out->weak = x->weak && odt == kdt && odt != TC_DT_BOOL && !(op == TC_OP_ARGMAX || op == TC_OP_ARGMIN);
   return out;
