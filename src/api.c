@@ -1,18 +1,28 @@
 /* The operations: typing (promotion, weak scalars), broadcasting, domain
  * pre-checks, and dispatch to the current engine. Engines only compute. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "engine.h"
 
 /* ---- typing ---- */
 tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
 
-static int64_t scalar_i64(tc_tensor *t) {
-  int64_t v = 0;
-  tc_err e;
-  tc_err_clear(&e);
-  tc_tensor_to_host(t, &v, &e);
-  return v;
+/* The smallest and largest value of an i64 tensor (a weak literal: one
+ * element, or a view broadcast from one); false when it has none. */
+static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {
+  int64_t n = tc_numel(t), one;
+  if (n == 0) return false;
+  int64_t *v = n == 1 ? &one : malloc(sizeof(int64_t) * (size_t)n);
+  if (!v) { tc_err_set(err, TC_E_OOM, -1, (int)t->dtype, "allocation failed"); return false; }
+  bool ok = tc_tensor_to_host(t, v, err) == 0;
+  *lo = *hi = v[0];
+  for (int64_t i = 1; ok && i < n; i++) {
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+  if (v != &one) free(v);
+  return ok;
 }
 
 int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err) {
@@ -30,13 +40,19 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
   } else if (sc == TC_CLASS_INT) {
     int bits = tc_dtype_bits(s->dtype);
-    int64_t v = scalar_i64(w);
-    if (bits < 64) {
+    int64_t vlo, vhi;
+    tc_err rerr;
+    tc_err_clear(&rerr);
+    if (bits < 64 && i64_range(w, &vlo, &vhi, &rerr)) {
       int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << (bits - 1)) - 1;
-      if (v < lo || v > hi)
+      if (vlo < lo || vhi > hi)
         return tc_err_set(err, TC_E_LITERAL, (int)op, (int)s->dtype,
                           "literal %lld does not fit %s (range %lld to %lld); cast one side first",
-                          (long long)v, tc_dtype_name(s->dtype), (long long)lo, (long long)hi);
+                          (long long)(vlo < lo ? vlo : vhi), tc_dtype_name(s->dtype), (long long)lo, (long long)hi);
+    }
+    if (rerr.code != TC_OK) {
+      if (err && err->code == TC_OK) *err = rerr;
+      return -1;
     }
     *out = s->dtype;
   } else {
@@ -331,6 +347,8 @@ tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
 int tc_axes_mask(const tc_axes *axes, int ndim, bool *mask, tc_op op, tc_err *err) {
   for (int i = 0; i < ndim; i++) mask[i] = axes->all;
   if (axes->all) return 0;
+  if (axes->n < 0 || axes->n > TC_MAX_DIMS)
+    return tc_err_set(err, TC_E_AXIS, (int)op, -1, "%d axes given; a tensor has at most %d", axes->n, TC_MAX_DIMS);
   for (int i = 0; i < axes->n; i++) {
     int64_t a = axes->axis[i];
     if (a < -ndim || a >= ndim)

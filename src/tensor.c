@@ -181,11 +181,24 @@ tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *er
 tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape, const void *data, tc_err *err) {
   tc_tensor *t = tc_tensor_new(dt, ndim, shape, err);
   if (!t) return NULL;
-  if (t->storage->nbytes &&
-      tc_engines[t->storage->engine]->upload(t->storage->data, data, t->storage->nbytes, err) != 0) {
-    tc_tensor_free(t);
-    return NULL;
+  size_t n = t->storage->nbytes;
+  /* A bool is stored as 0 or 1 (kernels such as & rely on it); other
+   * nonzero bytes from outside are true. */
+  uint8_t *norm = NULL;
+  if (dt == TC_DT_BOOL && n) {
+    const uint8_t *b = data;
+    bool odd = false;
+    for (size_t i = 0; i < n && !odd; i++) odd = b[i] > 1;
+    if (odd) {
+      norm = malloc(n);
+      if (!norm) { tc_tensor_free(t); tc_err_set(err, TC_E_OOM, -1, (int)dt, "allocation failed"); return NULL; }
+      for (size_t i = 0; i < n; i++) norm[i] = b[i] != 0;
+      data = norm;
+    }
   }
+  int rc = n ? tc_engines[t->storage->engine]->upload(t->storage->data, data, n, err) : 0;
+  free(norm);
+  if (rc != 0) { tc_tensor_free(t); return NULL; }
   return t;
 }
 

@@ -232,3 +232,55 @@ Test(cast, random_int_to_float) {
   free(got);
   TT_DONE();
 }
+
+/* A same-dtype copy (making a view contiguous, reading it back) moves the
+ * stored bits: NaN payloads and signalling NaNs survive. */
+Test(cast, same_dtype_copies_are_bit_exact) {
+  uint64_t s = 77;
+  const int64_t rows = 5, cols = 7, n = rows * cols;
+  for (int d = 0; d < TC_DT_COUNT; d++) {
+    tc_dtype dt = (tc_dtype)d;
+    size_t es = tc_dtype_size(dt);
+    unsigned char buf[8 * 35], got[8 * 35];
+    for (size_t k = 0; k < es * (size_t)n; k++) buf[k] = (unsigned char)tt_rand(&s);
+    if (dt == TC_DT_BOOL) for (int64_t k = 0; k < n; k++) buf[k] &= 1;
+    /* a few NaNs with payloads, signalling ones among them */
+    const uint16_t h[4] = {0x7c01, 0x7e55, 0xfe00, 0xfd01}, g[4] = {0x7f81, 0x7fc5, 0xffc0, 0xff81};
+    if (dt == TC_DT_F16) memcpy(buf, h, 8);
+    if (dt == TC_DT_BF16) memcpy(buf, g, 8);
+    if (dt == TC_DT_F32) { uint32_t u = 0x7f800001u; memcpy(buf, &u, 4); }
+    if (dt == TC_DT_F64) { uint64_t u = 0x7ff0000000000001ull; memcpy(buf, &u, 8); }
+    tc_err err = tt_err();
+    const int64_t sh[2] = {rows, cols};
+    tc_tensor *x = tc_tensor_from_host(dt, 2, sh, buf, &err);
+    int perm[2] = {1, 0};
+    tc_tensor *v = tc_view_permute(x, perm, &err);
+    cr_assert_eq(tc_tensor_to_host(v, got, &err), 0);
+    for (int64_t i = 0; i < cols; i++)
+      for (int64_t j = 0; j < rows; j++)
+        TT_CHECK(memcmp(got + (size_t)(i * rows + j) * es, buf + (size_t)(j * cols + i) * es, es) == 0,
+                 "%s: element (%lld, %lld) changed in a copy", tt_name(dt), (long long)i, (long long)j);
+    tc_tensor *c = tc_cast(v, dt, &err);
+    cr_assert_not_null(c);
+    cr_assert_eq(tc_tensor_to_host(c, got, &err), 0);
+    TT_CHECK(memcmp(got, buf, es) == 0 || d == TC_DT_BOOL, "%s: cast to itself changed bits", tt_name(dt));
+    tc_tensor_free(c); tc_tensor_free(v); tc_tensor_free(x);
+  }
+  TT_DONE();
+}
+
+/* Bools coming from outside as other nonzero bytes are stored as 1. */
+Test(cast, bool_bytes_are_normalised) {
+  const uint8_t raw[5] = {2, 0, 255, 1, 0x80};
+  tc_err err = tt_err();
+  int64_t n = 5;
+  tc_tensor *b = tc_tensor_from_host(TC_DT_BOOL, 1, &n, raw, &err);
+  int64_t v[5];
+  tt_read(b, v, NULL);
+  for (int k = 0; k < 5; k++) cr_expect_eq(v[k], raw[k] != 0);
+  tc_tensor *t = tt_iscalar(TC_DT_BOOL, 1);
+  tc_tensor *a = tc_binary(TC_OP_BITWISE_AND, b, t, &err);
+  tt_read(a, v, NULL);
+  for (int k = 0; k < 5; k++) cr_expect_eq(v[k], raw[k] != 0, "true & byte %d", raw[k]);
+  tc_tensor_free(a); tc_tensor_free(t); tc_tensor_free(b);
+}

@@ -265,3 +265,25 @@ Test(promote, weak_int_computes_in_the_tensor_dtype) {
   tc_tensor_free(w); tc_tensor_free(c); tc_tensor_free(u); tc_tensor_free(tr);
   tc_tensor_free(s); tc_tensor_free(t); tc_tensor_free(x); tc_tensor_free(a); tc_tensor_free(b);
 }
+
+/* A weak literal broadcast to a shape is still weak; each of its elements
+ * must fit the other operand's dtype. */
+Test(promote, weak_broadcast_view) {
+  tc_err err = tt_err();
+  int64_t three = 3, v[3] = {1, 2, 3};
+  tc_tensor *x = tt_ivec(TC_DT_I8, 3, v);
+  tc_tensor *w = weak_i(300), *ok = weak_i(-7);
+  tc_tensor *bw = tc_view_broadcast(w, 1, &three, &err), *bok = tc_view_broadcast(ok, 1, &three, &err);
+  cr_assert(bw && bok);
+  cr_expect(bw->weak && bok->weak);
+  cr_expect_null(tc_binary(TC_OP_ADD, x, bw, &err));
+  cr_expect_eq(err.code, TC_E_LITERAL);
+  err = tt_err();
+  tc_tensor *s = tc_binary(TC_OP_ADD, x, bok, &err);
+  cr_assert_not_null(s, "%s", err.msg);
+  cr_expect_eq(s->dtype, TC_DT_I8);
+  int64_t r[3];
+  tt_read(s, r, NULL);
+  cr_expect(r[0] == -6 && r[1] == -5 && r[2] == -4);
+  tc_tensor_free(s); tc_tensor_free(bw); tc_tensor_free(bok); tc_tensor_free(w); tc_tensor_free(ok); tc_tensor_free(x);
+}

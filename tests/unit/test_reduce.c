@@ -344,6 +344,15 @@ Test(reduce, invalid_axes) {
       cr_expect_eq(err.code, TC_E_AXIS, "case %zu %s: code %d", k, tc_op_name((tc_op)op), err.code);
       cr_expect_eq(err.op, op);
     }
+  /* more axes than any tensor has */
+  tc_axes many = {.n = TC_MAX_DIMS + 1};
+  err = tt_err();
+  cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, x, &many, false, &err));
+  cr_expect_eq(err.code, TC_E_AXIS);
+  many.n = -1;
+  err = tt_err();
+  cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, x, &many, false, &err));
+  cr_expect_eq(err.code, TC_E_AXIS);
   /* a 0-d tensor has no axis 0 */
   tc_tensor *s = tt_iscalar(TC_DT_I32, 4);
   tc_axes a0 = {.n = 1, .axis = {0}};
