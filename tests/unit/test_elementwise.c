@@ -884,3 +884,68 @@ Test(elementwise, clip_errors_name_clip) {
   cr_expect(strncmp(err.msg, "clip: ", 6) == 0, "message: %s", err.msg);
   tc_tensor_free(x); tc_tensor_free(lo); tc_tensor_free(hi);
 }
+
+/* High rank with axes that cannot be merged, and rows longer than the
+ * kernel's chunk, split in the middle. */
+static int64_t coord_value(const int64_t *c, int nd) {
+  int64_t v = 0;
+  for (int d = 0; d < nd; d++) v = v * 3 + c[d] + d;
+  return v;
+}
+
+Test(elementwise, high_rank_unmergeable_views) {
+  enum { ND = 12 };
+  int64_t shape[ND], bshape[ND], n = 1, nb = 1;
+  for (int d = 0; d < ND; d++) { shape[d] = 2; bshape[d] = d % 3 == 1 ? 1 : 2; n *= 2; nb *= bshape[d]; }
+  /* a: storage in reversed axis order, viewed through a reversing permutation */
+  int64_t *av = malloc(sizeof(int64_t) * (size_t)n), *bv = malloc(sizeof(int64_t) * (size_t)nb);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c[ND], r = k;   /* k is the storage index of the reversed layout */
+    for (int d = 0; d < ND; d++) { c[d] = r % 2; r /= 2; }   /* c[d] is logical coordinate d */
+    av[k] = coord_value(c, ND);
+  }
+  for (int64_t k = 0; k < nb; k++) bv[k] = k * 7 - 100;
+  tc_tensor *base = tt_tensor(TC_DT_I32, ND, shape, av, NULL), *b = tt_tensor(TC_DT_I32, ND, bshape, bv, NULL);
+  int perm[ND];
+  for (int d = 0; d < ND; d++) perm[d] = ND - 1 - d;
+  tc_err err = tt_err();
+  tc_tensor *a = tc_view_permute(base, perm, &err);
+  cr_assert_not_null(a);
+  tc_tensor *o = tc_binary(TC_OP_SUB, a, b, &err);
+  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_eq(o->ndim, ND);
+  int64_t *got = malloc(sizeof(int64_t) * (size_t)n);
+  tt_read(o, got, NULL);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c[ND], r = k, bk = 0;
+    for (int d = ND - 1; d >= 0; d--) { c[d] = r % 2; r /= 2; }
+    for (int d = 0; d < ND; d++) bk = bk * bshape[d] + (bshape[d] == 1 ? 0 : c[d]);
+    TT_CHECK(got[k] == coord_value(c, ND) - bv[bk], "element %lld", (long long)k);
+  }
+  tc_tensor_free(o); tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(base);
+  free(av); free(bv); free(got);
+  TT_DONE();
+}
+
+Test(elementwise, rows_longer_than_a_chunk) {
+  const int64_t rows = 3, cols = 200003;
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)(rows * cols));
+  for (int64_t k = 0; k < rows * cols; k++) v[k] = k % 1000003;
+  /* storage [cols, rows], viewed as [rows, cols]: inner stride 3 */
+  const int64_t sh[2] = {cols, rows};
+  tc_tensor *base = tt_tensor(TC_DT_I64, 2, sh, v, NULL);
+  int perm[2] = {1, 0};
+  tc_err err = tt_err();
+  tc_tensor *a = tc_view_permute(base, perm, &err);
+  tc_tensor *two = tt_iscalar(TC_DT_I64, 2);
+  tc_tensor *o = tc_binary(TC_OP_MUL, a, two, &err);
+  cr_assert_not_null(o, "%s", err.msg);
+  int64_t *got = malloc(sizeof(int64_t) * (size_t)(rows * cols));
+  tt_read(o, got, NULL);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++)
+      TT_CHECK(got[i * cols + j] == 2 * v[j * rows + i], "(%lld, %lld)", (long long)i, (long long)j);
+  tc_tensor_free(o); tc_tensor_free(two); tc_tensor_free(a); tc_tensor_free(base);
+  free(v); free(got);
+  TT_DONE();
+}
