@@ -81,6 +81,7 @@ static ref ref_int_bin(tc_op op, int64_t a, int64_t b, int bits) {
   case TC_OP_GREATER: r.i = a > b; break;
   case TC_OP_GREATER_EQUAL: r.i = a >= b; break;
   case TC_OP_ATAN2: r.f = atan2((double)a, (double)b); r.tol = 1; break;
+  case TC_OP_HYPOT: r.f = hypot((double)a, (double)b); r.tol = 1; break;
   default: r.known = false;
   }
   return r;
@@ -93,7 +94,7 @@ static ref ref_bool_bin(tc_op op, int64_t a, int64_t b) {
   case TC_OP_MINIMUM: case TC_OP_BITWISE_AND: r.i = a & b; break;
   case TC_OP_BITWISE_XOR: r.i = a ^ b; break;
   case TC_OP_EQUAL: case TC_OP_NOT_EQUAL: case TC_OP_LESS: case TC_OP_LESS_EQUAL: case TC_OP_GREATER:
-  case TC_OP_GREATER_EQUAL: case TC_OP_ATAN2:
+  case TC_OP_GREATER_EQUAL: case TC_OP_ATAN2: case TC_OP_HYPOT:
     return ref_int_bin(op, a, b, 8);
   default: r.known = false;
   }
@@ -124,6 +125,7 @@ static ref ref_flt_bin(tc_op op, double a, double b, tc_dtype dt) {
   }
   case TC_OP_POW: r.f = tt_round(pow(a, b), dt); r.tol = math_tol(dt); break;
   case TC_OP_ATAN2: r.f = tt_round(atan2(a, b), dt); r.tol = math_tol(dt); break;
+  case TC_OP_HYPOT: r.f = tt_round(hypot(a, b), dt); r.tol = math_tol(dt); break;
   case TC_OP_MAXIMUM:
     r.f = isnan(a) || isnan(b) ? NAN : a > b ? a : b;
     if (a == b) r.tol = TOL_ANYZERO;
