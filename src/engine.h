@@ -86,6 +86,9 @@ extern const tc_engine tc_cuda_engine;
 /* A contiguous tensor on a given engine (tc_tensor_new uses the current one). */
 tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64_t *shape, tc_err *err);
 
+/* Sets t's strides to row-major (saturating for empty tensors). */
+void tc_set_contiguous_strides(tc_tensor *t);
+
 /* Pointer to the first element of a tensor's view. */
 static inline char *tc_tensor_data(const tc_tensor *t) {
   return (char *)t->storage->data + (size_t)t->offset * tc_dtype_size(t->dtype);

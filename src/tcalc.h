@@ -150,6 +150,7 @@ tc_tensor *tc_contiguous(tc_tensor *t, tc_err *err);
 tc_tensor *tc_to_engine(tc_tensor *t, tc_engine_id id, tc_err *err);
 /* Views (no copy). */
 tc_tensor *tc_view_broadcast(tc_tensor *t, int ndim, const int64_t *shape, tc_err *err);
+/* perm must list each axis once (invalid_axis otherwise). */
 tc_tensor *tc_view_permute(tc_tensor *t, const int *perm, tc_err *err);
 /* Broadcast shape of two shapes (NumPy rules); shape_mismatch names both. */
 int tc_broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb,

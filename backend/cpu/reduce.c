@@ -126,17 +126,18 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   tc_tensor *tmp = NULL;
   int nk = x->ndim - c->nred;
   /* Merge the reduced dims into one strided run, or copy to make them one. */
-  int64_t n = 1, rstride = 1;
+  int64_t n = 0, rstride = 1;
   bool single = true;
   int last = -1;
-  for (int d = nk; d < x->ndim; d++) {
-    n *= x->shape[d];
+  /* when some reduced dim is 0 the others may be huge: n is 0 then */
+  if (!tc_shape_numel(c->nred, x->shape + nk, &n)) n = 0;
+  for (int d = nk; d < x->ndim && n > 0; d++) {
     if (x->shape[d] == 1) continue;
     if (last >= 0 && x->strides[last] != x->strides[d] * x->shape[d]) single = false;
     last = d;
   }
   if (last >= 0) rstride = x->strides[last];
-  if (!single) {
+  if (!single && n > 0) {
     tmp = tc_contiguous(x, err);
     if (!tmp) return -1;
     x = tmp;
