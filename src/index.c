@@ -259,6 +259,7 @@ tc_tensor *tc_dynamic_slice(tc_tensor *x, int nstarts, const int64_t *starts, in
     return NULL;
   }
   int64_t shape[TC_MAX_DIMS], off = x->offset;
+  bool empty = tc_numel(x) == 0;   /* its strides may be saturated: no offset arithmetic */
   for (int d = 0; d < x->ndim; d++) {
     int64_t n = x->shape[d], sz = sizes[d], s = starts[d];
     if (sz < 0 || sz > n) {
@@ -270,7 +271,7 @@ tc_tensor *tc_dynamic_slice(tc_tensor *x, int nstarts, const int64_t *starts, in
     if (s < 0) s = 0;
     if (s > n - sz) s = n - sz;
     shape[d] = sz;
-    off += sz > 0 ? s * x->strides[d] : 0;
+    off += sz > 0 && !empty ? s * x->strides[d] : 0;
   }
   int64_t numel;
   if (tc_shape_numel(x->ndim, shape, &numel) && numel == 0) off = x->offset;
@@ -462,6 +463,7 @@ static int slice_bounds(const tc_index_item *it, int64_t n, int64_t *start, int6
 static tc_tensor *basic_view(tc_tensor *x, int n, const tc_index_item *items, const sub_info *si, tc_err *err) {
   int64_t shape[TC_MAX_DIMS], strides[TC_MAX_DIMS], off = x->offset;
   int d = 0, nd = 0;
+  bool empty = tc_numel(x) == 0;   /* its strides may be saturated: no offset arithmetic */
   for (int i = 0; i < n; i++) {
     const tc_index_item *it = &items[i];
     if (it->kind == TC_IDX_ELLIPSIS) {
@@ -476,13 +478,13 @@ static tc_tensor *basic_view(tc_tensor *x, int n, const tc_index_item *items, co
       int64_t k = it->i;
       if (it->kind == TC_IDX_TENSOR && tc_scalar_to_i64(it->t, &k, err) != 0) return NULL;
       if (k < -sz || k >= sz) { out_of_bounds(err, -1, (int)x->dtype, k, d, sz, 0, NULL); return NULL; }
-      off += (k < 0 ? k + sz : k) * s;
+      if (!empty) off += (k < 0 ? k + sz : k) * s;
     } else if (it->kind == TC_IDX_SLICE) {
       int64_t start = 0, len = 0, step = 1;
       if (slice_bounds(it, sz, &start, &len, &step, err) != 0) return NULL;
-      if (len > 0) off += start * s;
+      if (len > 0 && !empty) off += start * s;
       shape[nd] = len;
-      strides[nd++] = len > 1 ? s * step : s;
+      strides[nd++] = len > 1 && !empty ? s * step : s;
     } else {   /* the integer tensor: keep the axis whole */
       shape[nd] = sz;
       strides[nd++] = s;

@@ -60,13 +60,6 @@ int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err) {
   return rc;
 }
 
-static void contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
-  int64_t s = 1;
-  for (int i = ndim - 1; i >= 0; i--) {
-    strides[i] = s;
-    s *= shape[i] ? shape[i] : 1;
-  }
-}
 
 static int check_supported(tc_op op, tc_dtype dt, tc_err *err) {
   return tc_op_supported(op, dt, tc_get_engine()) ? 0 : tc_unsupported(op, dt, err);
@@ -114,9 +107,9 @@ static tc_tensor *reshape_op(tc_op op, tc_tensor *x, int ndim, const int64_t *sh
   }
   tc_tensor *c = tc_is_contiguous(x) ? tc_tensor_ref(x) : tc_contiguous(x, err);
   if (!c) { tc_annotate(err, op, (int)x->dtype); return NULL; }
-  int64_t strides[TC_MAX_DIMS];
-  contiguous_strides(ndim, shape, strides);
+  int64_t strides[TC_MAX_DIMS] = {0};
   tc_tensor *v = tc_view(c, ndim, shape, strides, c->offset, err);
+  if (v) tc_set_contiguous_strides(v);
   tc_tensor_free(c);
   return v;
 }
@@ -355,7 +348,7 @@ tc_tensor *tc_diag(tc_tensor *x, int64_t k, tc_err *err) {
   int64_t len, off;
   if (x->ndim == 2) {
     diag_extent(x->shape[0], x->shape[1], x->strides[0], x->strides[1], k, &len, &off);
-    int64_t stride = x->strides[0] + x->strides[1];
+    int64_t stride = len > 0 ? x->strides[0] + x->strides[1] : 1;
     return tc_view(x, 1, &len, &stride, x->offset + off, err);
   }
   uint64_t uk = k < 0 ? 0 - (uint64_t)k : (uint64_t)k, un = (uint64_t)x->shape[0] + uk;
