@@ -86,6 +86,7 @@ RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh
 test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
+	scripts/npy-interop.sh $(BUILD)/tcalc
 	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
 
 check:
