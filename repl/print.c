@@ -87,12 +87,56 @@ static void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype 
   snprintf(buf, n, "?");
 }
 
-static void *host_copy(tc_tensor *t, tc_err *err) {
-  size_t n = (size_t)tc_numel(t) * tc_dtype_size(t->dtype);
-  void *h = malloc(n ? n : 1);
-  if (!h) { tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing"); return NULL; }
-  if (tc_tensor_to_host(t, h, err) != 0) { free(h); return NULL; }
-  return h;
+/* The elements of t in row-major order in host memory. A contiguous tensor
+ * of the CPU engine is read where it lies; a view becomes a contiguous
+ * tensor first (an allocation under the memory limit like any result);
+ * other engines download into a buffer that the limit also bounds. */
+typedef struct hostbuf { tc_tensor *c; void *copy; } hostbuf;
+
+static const void *host_data(tc_tensor *t, hostbuf *hb, tc_err *err) {
+  hb->copy = NULL;
+  hb->c = tc_contiguous(t, err);
+  if (!hb->c) return NULL;
+  if (tc_tensor_engine(hb->c) == TC_ENGINE_CPU) return tc_tensor_data(hb->c);
+  uint64_t n, limit = tc_get_max_memory(), used = tc_mem_in_use();
+  if (__builtin_mul_overflow((uint64_t)tc_numel(hb->c), (uint64_t)tc_dtype_size(hb->c->dtype), &n) || n > limit ||
+      used > limit - n || !(hb->copy = malloc(n ? (size_t)n : 1))) {
+    tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing (a host copy of %llu bytes; :set max_memory)",
+               (unsigned long long)n);
+  } else if (tc_tensor_to_host(hb->c, hb->copy, err) == 0) return hb->copy;
+  free(hb->copy);
+  tc_tensor_free(hb->c);
+  hb->c = NULL;
+  hb->copy = NULL;
+  return NULL;
+}
+
+static void host_done(hostbuf *hb) {
+  free(hb->copy);
+  tc_tensor_free(hb->c);
+}
+
+/* What printing t writes out: its elements, or, when it has none, the
+ * empty lists that its leading dimensions nest (a [10^11, 0] tensor holds
+ * no data and prints as 10^11 lists). */
+static int64_t cells(const tc_tensor *t) {
+  int64_t n = tc_numel(t);
+  if (n > 0) return n;
+  n = 1;
+  for (int d = 0; d < t->ndim && t->shape[d] > 0; d++) n *= t->shape[d];
+  return n;
+}
+
+/* An empty tensor's lists are bounded like elements: no more of them than
+ * the memory limit would allow i64 elements. */
+static int check_cells(const tc_tensor *t, tc_err *err) {
+  int64_t n = cells(t);
+  if (tc_numel(t) > 0 || (uint64_t)n <= tc_get_max_memory() / 8) return 0;
+  char shape[256];
+  tc_format_dims(shape, sizeof shape, t->ndim, t->shape);
+  return tc_err_set(err, TC_E_OOM, -1, (int)t->dtype,
+                    "an empty tensor of shape %s would print as %lld empty lists, more than the memory limit allows "
+                    "elements (:set max_memory)", shape, (long long)n);
 }
 
 /* ---- text ---- */
@@ -112,10 +156,39 @@ static bool skipped(const tctx *c, int d, int64_t i) {
   return c->summarise && c->t->shape[d] > 2 * EDGE && i >= EDGE && i < c->t->shape[d] - EDGE;
 }
 
+/* Where entry i along axis d lies in the data: a summary holds only the
+ * first and last EDGE entries of each long axis (see corners()). */
+static int64_t at(const tctx *c, int d, int64_t i) {
+  return c->summarise && c->t->shape[d] > 2 * EDGE && i >= EDGE ? i - (c->t->shape[d] - 2 * EDGE) : i;
+}
+
+/* The entries a summary shows: along each axis longer than 2 * EDGE, the
+ * first and last EDGE, cut from views and joined, so that summarising a
+ * large tensor (or a broadcast view of 10^10 elements) copies only what
+ * is shown. */
+static tc_tensor *corners(tc_tensor *x, int d, tc_err *err) {
+  if (d == x->ndim) return tc_tensor_ref(x);
+  int64_t n = x->shape[d];
+  if (n <= 2 * EDGE) return corners(x, d + 1, err);
+  int64_t shape[TC_MAX_DIMS];
+  memcpy(shape, x->shape, sizeof shape);
+  shape[d] = EDGE;
+  tc_tensor *lo = tc_view(x, x->ndim, shape, x->strides, x->offset, err);
+  tc_tensor *hi = lo ? tc_view(x, x->ndim, shape, x->strides, x->offset + (n - EDGE) * x->strides[d], err) : NULL;
+  tc_tensor *parts[2] = {hi ? corners(lo, d + 1, err) : NULL, NULL};
+  if (parts[0]) parts[1] = corners(hi, d + 1, err);
+  tc_tensor *r = parts[1] ? tc_concat(2, parts, d, err) : NULL;
+  tc_tensor_free(parts[0]);
+  tc_tensor_free(parts[1]);
+  tc_tensor_free(lo);
+  tc_tensor_free(hi);
+  return r;
+}
+
 static void measure(tctx *c, int d, int64_t off) {
   for (int64_t i = 0; i < c->t->shape[d]; i++) {
     if (skipped(c, d, i)) { i = c->t->shape[d] - EDGE - 1; continue; }
-    int64_t o = off + i * c->strides[d];
+    int64_t o = off + at(c, d, i) * c->strides[d];
     if (d == c->t->ndim - 1) {
       char b[64];
       fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
@@ -142,7 +215,7 @@ static void emit(tctx *c, int d, int64_t off) {
       i = c->t->shape[d] - EDGE - 1;
       continue;
     }
-    int64_t o = off + i * c->strides[d];
+    int64_t o = off + at(c, d, i) * c->strides[d];
     if (d == nd - 1) {
       char b[64];
       fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
@@ -156,64 +229,51 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
   if (v->kind == V_STR) { fprintf(f, "%s\n", v->s); return 0; }
   if (v->kind != V_TENSOR) return 0;
   tc_tensor *t = v->t;
-  void *h = host_copy(t, err);
-  if (!h) return -1;
+  bool summarise = !o->full && cells(t) > SUMMARY_THRESHOLD;
+  if (!summarise && check_cells(t, err) != 0) return -1;
+  bool empty = tc_numel(t) == 0;   /* no data to read */
+  tc_tensor *shown = summarise && !empty ? corners(t, 0, err) : tc_tensor_ref(t);
+  hostbuf hb = {0};
+  const void *h = shown && !empty ? host_data(shown, &hb, err) : NULL;
+  if (!h && !empty) {
+    tc_tensor_free(shown);
+    return -1;
+  }
   if (t->ndim == 0) {
     char b[64];
     fmt_elem(b, sizeof b, h, 0, t->dtype, o->precision);
     fprintf(f, "%s\n", b);
   } else {
-    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision};
+    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise};
     int64_t s = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) { c.strides[d] = s; s *= t->shape[d]; }
-    c.summarise = !o->full && tc_numel(t) > SUMMARY_THRESHOLD;
+    for (int d = t->ndim - 1; d >= 0; d--) { c.strides[d] = s; s *= shown->shape[d]; }
     if (tc_numel(t) > 0) measure(&c, 0, 0);
     emit(&c, 0, 0);
     fprintf(f, "  %s[", tc_dtype_name(t->dtype));
     for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
     fputs("]\n", f);
   }
-  free(h);
+  host_done(&hb);
+  tc_tensor_free(shown);
   return 0;
 }
 
 /* ---- JSON ---- */
-typedef struct jbuf { char *s; size_t n, cap; bool oom; } jbuf;
-
-static void jput(jbuf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = realloc(b->s, cap);
-    if (!p) { b->oom = true; return; }
-    b->s = p;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-static void jputs(jbuf *b, const char *s) { jput(b, s, strlen(s)); }
-
-static void json_elem(jbuf *b, const void *data, int64_t i, tc_dtype dt) {
+static void json_elem(FILE *f, const void *data, int64_t i, tc_dtype dt) {
   char t[64];
   fmt_elem(t, sizeof t, data, i, dt, 0);
-  if (!strcmp(t, "nan") || !strcmp(t, "inf") || !strcmp(t, "-inf")) {
-    jputs(b, "\"");
-    jputs(b, t);
-    jputs(b, "\"");
-  } else jputs(b, t);
+  if (!strcmp(t, "nan") || !strcmp(t, "inf") || !strcmp(t, "-inf")) fprintf(f, "\"%s\"", t);
+  else fputs(t, f);
 }
 
-static void json_nest(jbuf *b, const tc_tensor *t, const void *data, int d, int64_t *pos) {
-  if (d == t->ndim) { json_elem(b, data, (*pos)++, t->dtype); return; }
-  jputs(b, "[");
+static void json_nest(FILE *f, const tc_tensor *t, const void *data, int d, int64_t *pos) {
+  if (d == t->ndim) { json_elem(f, data, (*pos)++, t->dtype); return; }
+  fputc('[', f);
   for (int64_t i = 0; i < t->shape[d]; i++) {
-    if (i) jputs(b, ",");
-    json_nest(b, t, data, d + 1, pos);
+    if (i) fputc(',', f);
+    json_nest(f, t, data, d + 1, pos);
   }
-  jputs(b, "]");
+  fputc(']', f);
 }
 
 static void emit_json(FILE *f, cJSON *o) {
@@ -223,40 +283,31 @@ static void emit_json(FILE *f, cJSON *o) {
 }
 
 int print_json(FILE *f, const value *v, tc_err *err) {
-  cJSON *o = cJSON_CreateObject();
-  if (!o) return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing");
-  cJSON_AddTrueToObject(o, "ok");
-  int rc = 0;
   if (v->kind == V_STR) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing");
+    cJSON_AddTrueToObject(o, "ok");
     cJSON_AddStringToObject(o, "type", "string");
     cJSON_AddStringToObject(o, "value", v->s);
-  } else {
-    tc_tensor *t = v->t;
-    void *h = host_copy(t, err);
-    if (!h) { cJSON_Delete(o); return -1; }
-    cJSON_AddStringToObject(o, "dtype", tc_dtype_name(t->dtype));
-    jbuf sb = {0}, db = {0};
-    jputs(&sb, "[");
-    for (int d = 0; d < t->ndim; d++) {
-      char x[32];
-      snprintf(x, sizeof x, d ? ",%lld" : "%lld", (long long)t->shape[d]);
-      jputs(&sb, x);
-    }
-    jputs(&sb, "]");
-    int64_t pos = 0;
-    json_nest(&db, t, h, 0, &pos);
-    free(h);
-    if (sb.oom || db.oom) rc = tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing");
-    else {
-      cJSON_AddRawToObject(o, "shape", sb.s);
-      cJSON_AddRawToObject(o, "data", db.s);
-    }
-    free(sb.s);
-    free(db.s);
+    emit_json(f, o);
+    cJSON_Delete(o);
+    return 0;
   }
-  if (rc == 0) emit_json(f, o);
-  cJSON_Delete(o);
-  return rc;
+  /* A tensor is written as it is read, element by element: its text may
+   * be many times the size of its data, and is never held in memory. */
+  tc_tensor *t = v->t;
+  if (check_cells(t, err) != 0) return -1;
+  hostbuf hb = {0};
+  const void *h = tc_numel(t) ? host_data(t, &hb, err) : NULL;
+  if (!h && tc_numel(t)) return -1;
+  fprintf(f, "{\"ok\":true,\"dtype\":\"%s\",\"shape\":[", tc_dtype_name(t->dtype));
+  for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
+  fputs("],\"data\":", f);
+  int64_t pos = 0;
+  json_nest(f, t, h, 0, &pos);
+  fputs("}\n", f);
+  host_done(&hb);
+  return 0;
 }
 
 void print_json_error(FILE *f, const tc_err *e, int line, int column) {

@@ -253,8 +253,27 @@ static tc_tensor *view_of(tc_tensor *t, tc_err *err) {
   return v;
 }
 
+/* A view's element count must be countable like a new tensor's: a view
+ * of 2^64 elements would read as empty (tc_numel) and print as nothing. */
+static bool countable(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
+  int64_t n;
+  if (tc_shape_numel(ndim, shape, &n)) return true;
+  char buf[256];
+  tc_format_dims(buf, sizeof buf, ndim, shape);
+  bool neg = false;
+  for (int i = 0; i < ndim; i++) neg |= shape[i] < 0;
+  if (neg) tc_err_set(err, TC_E_BAD_ARG, -1, (int)dt, "shape %s has a negative dimension", buf);
+  else tc_err_set(err, TC_E_OOM, -1, (int)dt, "shape %s has more elements than can be counted", buf);
+  return false;
+}
+
 tc_tensor *tc_view_broadcast(tc_tensor *t, int ndim, const int64_t *shape, tc_err *err) {
   if (ndim < t->ndim) goto bad;
+  if (ndim > TC_MAX_DIMS) {
+    tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
+    return NULL;
+  }
+  if (!countable(t->dtype, ndim, shape, err)) return NULL;
   tc_tensor *v = view_of(t, err);
   if (!v) return NULL;
   v->ndim = ndim;
@@ -281,6 +300,7 @@ tc_tensor *tc_view(tc_tensor *t, int ndim, const int64_t *shape, const int64_t *
     tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
     return NULL;
   }
+  if (!countable(t->dtype, ndim, shape, err)) return NULL;
   tc_tensor *v = view_of(t, err);
   if (!v) return NULL;
   v->ndim = ndim;
