@@ -83,8 +83,12 @@ run: $(BUILD)/tcalc
 
 RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh
 
+# Criterion counts a test whose worker LeakSanitizer then reports as
+# passing: the log is searched, so that a leak fails `make check`.
 test: $(BUILD)/tcalc $(BUILD)/unit-tests
-	$(BUILD)/unit-tests --jobs 2
+	@$(BUILD)/unit-tests --jobs 2 2> $(BUILD)/unit-tests.log; rc=$$?; cat $(BUILD)/unit-tests.log >&2; \
+	  if grep -q 'ERROR: LeakSanitizer' $(BUILD)/unit-tests.log; then echo "unit tests: memory leaks (see above)" >&2; exit 1; fi; \
+	  exit $$rc
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
 	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
@@ -94,6 +98,16 @@ check:
 
 clean:
 	rm -rf build
+
+# ---- soak: peak memory stays flat over 100 000 statements ----
+.PHONY: soak
+soak: $(BUILD)/tcalc
+	tests/reliability/soak.sh $(BUILD)/tcalc
+
+# ---- valgrind memcheck over the golden suite and the unit tests ----
+.PHONY: valgrind
+valgrind: $(BUILD)/tcalc $(BUILD)/unit-tests
+	scripts/valgrind.sh $(BUILD)
 
 # ---- fuzzing: libFuzzer harnesses in tests/fuzz/, built with clang ----
 FUZZ_CC      ?= clang

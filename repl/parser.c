@@ -238,20 +238,14 @@ static node *parse_prefix(parser *p) {
   }
   case T_LPAREN: {
     advance(p);
-    if (!enter(p)) return NULL;
-    node *e = parse_expr(p, 0);
-    p->depth--;
+    node *e = parse_expr(p, 0);   /* one level of the depth limit, as each nesting below */
     if (!e) return NULL;
     if (p->tok.kind != T_RPAREN) return unexpected(p);
     advance(p);
     return e;
   }
-  case T_LBRACK: {
-    if (!enter(p)) return NULL;
-    node *n = parse_list(p);
-    p->depth--;
-    return n;
-  }
+  case T_LBRACK:
+    return parse_list(p);
   case T_OP: {
     int op = find_op(p, true);
     bool plus = is_op(p, "+");
@@ -274,9 +268,7 @@ static node *parse_prefix(parser *p) {
       p->lx = save;
       p->tok = lit;
     }
-    if (!enter(p)) return NULL;
     node *x = parse_expr(p, bp);
-    p->depth--;
     if (!x) return NULL;
     node *n = new_node(p, N_UNOP, t.start, x->end);
     if (!n) return NULL;

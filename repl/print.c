@@ -95,8 +95,14 @@ typedef struct hostbuf { tc_tensor *c; void *copy; } hostbuf;
 
 static const void *host_data(tc_tensor *t, hostbuf *hb, tc_err *err) {
   hb->copy = NULL;
-  hb->c = tc_contiguous(t, err);
-  if (!hb->c) return NULL;
+  tc_err e;
+  tc_err_clear(&e);
+  hb->c = tc_contiguous(t, &e);
+  if (!hb->c) {
+    if (e.code == TC_E_OOM) tc_err_set(err, TC_E_OOM, -1, (int)t->dtype, "printing this view needs a copy: %s", e.msg);
+    else *err = e;
+    return NULL;
+  }
   if (tc_tensor_engine(hb->c) == TC_ENGINE_CPU) return tc_tensor_data(hb->c);
   uint64_t n, limit = tc_get_max_memory(), used = tc_mem_in_use();
   if (__builtin_mul_overflow((uint64_t)tc_numel(hb->c), (uint64_t)tc_dtype_size(hb->c->dtype), &n) || n > limit ||

@@ -2,6 +2,8 @@
 # Installs the Debian packages tcalc builds and tests with, when missing.
 set -e
 pkgs="make gcc pkg-config libedit-dev libcjson-dev libcriterion-dev libopenblas-dev python3 tmux groff-base"
+# reliability: libFuzzer (clang 14 and its runtime), valgrind, GNU time (peak RSS)
+pkgs="$pkgs clang libclang-rt-14-dev valgrind time"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -101,8 +101,12 @@ static tc_tensor *reshape_op(tc_op op, tc_tensor *x, int ndim, const int64_t *sh
     }
   } else if (known != numel) {
     tc_format_dims(b, sizeof b, ndim, shape);
-    tc_err_set(err, TC_E_SHAPE, (int)op, (int)x->dtype, "cannot reshape %s (%lld element%s) into %s (%lld element%s)", a,
-               (long long)numel, numel == 1 ? "" : "s", b, (long long)known, known == 1 ? "" : "s");
+    if (known < 0)   /* the product overflowed */
+      tc_err_set(err, TC_E_SHAPE, (int)op, (int)x->dtype, "cannot reshape %s (%lld element%s) into %s (more elements "
+                 "than can be counted)", a, (long long)numel, numel == 1 ? "" : "s", b);
+    else
+      tc_err_set(err, TC_E_SHAPE, (int)op, (int)x->dtype, "cannot reshape %s (%lld element%s) into %s (%lld element%s)",
+                 a, (long long)numel, numel == 1 ? "" : "s", b, (long long)known, known == 1 ? "" : "s");
     return NULL;
   }
   tc_tensor *c = tc_is_contiguous(x) ? tc_tensor_ref(x) : tc_contiguous(x, err);

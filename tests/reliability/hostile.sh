@@ -23,8 +23,9 @@ expect mixed_200k 3 "$TMP/mixed" '"data":2}'
 
 # Just inside the limit the parser, the evaluator and the printers cope
 # (this is what runs out of stack first under ASan).
-gen deep_ok "b'sin(' * 990 + b'0' + b')' * 990 + b'\n' + b'-' * 490 + b'1\n' + b'[' * 16 + b'7' + b']' * 16 + b'\n'"
-expect deep_ok 0 "$TMP/deep_ok" '"shape":\[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\]'
+gen deep_ok "b'sin(' * 999 + b'0' + b')' * 999 + b'\n' + b'-' * 999 + b'1\n' + b'(' * 999 + b'2' + b')' * 999 + b'\n' + b'[' * 16 + b'7' + b']' * 16 + b'\n' + b'[' * 999 + b']' * 999 + b'\n'"
+expect deep_ok 1 "$TMP/deep_ok" '"shape":\[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\]' '"data":0.0}' '"data":-1}' '"data":2}' \
+  '"bad_argument".*at most 16 dimensions'
 gen dims17 "b'[' * 17 + b'7' + b']' * 17 + b'\n'"
 expect dims_17 1 "$TMP/dims17" '"bad_argument".*at most 16 dimensions'
 
@@ -65,5 +66,10 @@ count literal_overflow_lines 5 '"literal_overflow"'
 # A float with more digits than any buffer keeps its exact value.
 gen float "b'0.' + b'0' * 600 + b'1e700\n' + b'1' + b'0' * 600 + b'.0e-600\n'"
 expect float_long 0 "$TMP/float" '"data":1e\+99}' '"data":1.0}'
+
+# Every JSON outcome line says "ok", :caps too.
+printf ':caps\n:help\n:vars\n:engine\n' > "$TMP/cmds"
+expect commands_json 0 "$TMP/cmds" '^\{"ok":true,"type":"caps","engines":'
+count commands_all_ok 4 '^\{"ok":true,'
 
 finish

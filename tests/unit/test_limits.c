@@ -167,10 +167,8 @@ static tc_tensor *f_take(tc_tensor *x, tc_tensor *y, tc_err *e) {
   tc_tensor_free(idx);
   return r;
 }
-static tc_tensor *f_full(tc_tensor *x, tc_tensor *y, tc_err *e) {
-  (void)y;
-  return tc_full(x->ndim, x->shape, x, -1, e) ? tc_zeros(x->ndim, x->shape, TC_DT_F64, e) : NULL;
-}
+static tc_tensor *f_full(tc_tensor *x, tc_tensor *y, tc_err *e) { return tc_full(x->ndim, x->shape, y, -1, e); }
+static tc_tensor *f_zeros(tc_tensor *x, tc_tensor *y, tc_err *e) { (void)y; return tc_zeros(x->ndim, x->shape, TC_DT_F32, e); }
 
 Test(limits, every_kernel_family_notices_an_interrupt) {
   tc_set_max_memory(512 * MiB);
@@ -188,7 +186,8 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
     {"where", f_where, x, x},     {"reduce_sum over everything", f_sum_all, x, NULL},
     {"argmax over everything", f_argmax_all, x, NULL},
     {"clone", f_clone, x, NULL},  {"flip", f_flip, x, NULL},
-    {"take", f_take, x, y1},      {"full", f_full, x, NULL},
+    {"take", f_take, x, y1},      {"full", f_full, x, one},
+    {"zeros", f_zeros, x, NULL},
   };
   uint64_t used = tc_mem_in_use();
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {

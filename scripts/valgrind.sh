@@ -1,0 +1,41 @@
+#!/bin/sh
+# Runs the golden suite and the unit tests under valgrind memcheck and
+# fails on any invalid access, use of uninitialised memory or leak
+# (definite, indirect or possible; memory still reachable at exit is not a
+# leak). Usage: scripts/valgrind.sh BUILD_DIR (holding tcalc and unit-tests)
+set -u
+build=$(cd "$1" && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
+logs="$build/valgrind"
+rm -rf "$logs"
+mkdir -p "$logs"
+vg="valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+  --errors-for-leak-kinds=definite,indirect,possible --num-callers=30 --log-file=$logs/%p.log"
+command -v valgrind > /dev/null || { echo "valgrind: not installed (scripts/install-deps.sh installs it)"; exit 1; }
+
+# tcalc behind a wrapper, so that run-golden.sh runs it under valgrind.
+cat > "$logs/tcalc" <<WRAP
+#!/bin/sh
+exec $vg "$build/tcalc" "\$@"
+WRAP
+chmod +x "$logs/tcalc"
+fail=0
+"$root/scripts/run-golden.sh" "$logs/tcalc" || fail=1
+
+# Criterion runs each test in a worker it forks and re-executes: valgrind
+# must trace the children to see them. Valgrind's CPU converts i64 to f32
+# through f64 (rounding twice), so the three tests that check that rounding
+# bit for bit fail under it alone; they run in `make test` and `make check`.
+vg_only_wrong="cast/all_81_pairs|half/double_rounding_traps|half/random_i64_to_half_and_f32"
+echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice)"
+$vg --trace-children=yes "$build/unit-tests" --jobs 2 --filter "!($vg_only_wrong)" > "$logs/unit.out" 2>&1 || { fail=1; tail -20 "$logs/unit.out"; }
+grep -h 'Synthesis' "$logs/unit.out"
+
+bad=$(grep -l -E 'ERROR SUMMARY: [1-9]|definitely lost|indirectly lost|possibly lost|Invalid|uninitialised' "$logs"/*.log 2>/dev/null)
+runs=$(ls "$logs"/*.log 2>/dev/null | wc -l)
+if [ -n "$bad" ]; then
+  for f in $bad; do echo "== $f"; head -60 "$f"; done
+  fail=1
+fi
+echo "valgrind: $runs processes checked, $(echo "$bad" | grep -c .) with errors"
+exit $fail

@@ -1,0 +1,62 @@
+#!/bin/sh
+# Soak (issue 7): a script that reassigns a 10^6-element tensor 300 times
+# and then runs 100 000 small statements must keep its peak memory flat:
+# peak RSS under twice that of a 10-statement run of the same kind. The
+# results are checked too, so that a leak cannot hide behind a wrong answer.
+# Usage: tests/reliability/soak.sh path/to/tcalc
+. "$(dirname "$0")/lib.sh"
+
+# Peak RSS (KiB) from GNU time, or from the kernel's VmHWM.
+TIME=/usr/bin/time
+if ! [ -x "$TIME" ]; then
+  bad "soak: $TIME is missing (scripts/install-deps.sh installs the time package)"
+  finish
+  exit
+fi
+# Under AddressSanitizer freed memory waits in a quarantine of up to 256 MiB,
+# which is ASan's memory, not tcalc's: measure without it.
+export ASAN_OPTIONS="quarantine_size_mb=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+
+python3 - "$TMP" <<'PY'
+import sys
+tmp = sys.argv[1]
+setup = ["x = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"]
+for k in range(1, 6):
+    setup.append("x = x + [" + ", ".join("[" * k + str(i) + "]" * k for i in range(10)) + "]")
+small = ["a = 3", "b = [1, 2, 3] * a", "c = reduce_sum(b) - 18", "d = f32(b) / 2", "e = where(b > 4, b, -b)"]
+def script(reassign, statements, checks):
+    lines = list(setup)
+    lines += ["x = x + 1"] * reassign
+    lines += [small[i % len(small)] for i in range(statements)]
+    lines += checks
+    return "\n".join(lines) + "\n"
+# 10 statements: the setup (6), one reassignment, two small ones, a check.
+open(f"{tmp}/base.tc", "w").write(script(1, 2, ["reduce_sum(x)"]))
+open(f"{tmp}/soak.tc", "w").write(script(300, 100000, ["reduce_sum(x)", "c", "e"]))
+PY
+
+# run NAME: runs NAME.tc, sets $peak to its peak RSS in KiB (empty on failure).
+run() {
+  peak=
+  timeout -k 5 "$LIMIT" "$TIME" -f '%M' -o "$TMP/rss" "$BIN" --json < "$TMP/$1.tc" > "$TMP/$1.out" 2> "$TMP/err"
+  rc=$?
+  if [ "$rc" -ne 0 ]; then bad "$1: $(status_note $rc)"; head -c 600 "$TMP/err"; return 1; fi
+  peak=$(tail -n 1 "$TMP/rss")
+}
+
+# The sum of x: the digit sums of 0..999999 (27 000 000) plus the number
+# of reassignments times 10^6.
+run base && {
+  if grep -q '"data":28000000}' "$TMP/base.out"; then ok; else bad "base: wrong result"; head -3 "$TMP/base.out"; fi
+}
+base=$peak
+run soak && {
+  if grep -q '"data":327000000}' "$TMP/soak.out" && grep -q '"data":0}' "$TMP/soak.out" \
+     && grep -q '"data":\[-3,6,9\]}' "$TMP/soak.out"; then ok; else bad "soak: wrong results"; tail -3 "$TMP/soak.out"; fi
+}
+soak=$peak
+if [ -n "$base" ] && [ -n "$soak" ]; then
+  echo "  peak RSS: $base KiB for 10 statements, $soak KiB for 100 306"
+  if [ "$soak" -lt $((2 * base)) ]; then ok; else bad "soak: peak RSS $soak KiB is not under twice $base KiB"; fi
+fi
+finish
