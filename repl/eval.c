@@ -154,7 +154,8 @@ static bool literal_leaf(const node *n, double *f, int64_t *i, int *kind) {
   return false;
 }
 
-/* 1: all literals with a regular shape; 0: not all literals; -1: ragged. */
+/* 1: all literals with a regular shape; 0: not all literals; -1: ragged;
+ * -2: too many dimensions. */
 static int lit_scan(const node *n, int level, lit_info *li) {
   if (n->kind != N_LIST) {
     double f; int64_t i; int k;
@@ -168,14 +169,14 @@ static int lit_scan(const node *n, int level, lit_info *li) {
   }
   if (level >= li->ndim) {
     if (level > 0 && li->count > 0) return -1;   /* a list where scalars were seen */
-    if (level >= TC_MAX_DIMS) return -1;
+    if (level >= TC_MAX_DIMS) return -2;
     li->ndim = level + 1;
     li->shape[level] = n->nkids;
   }
   if (li->shape[level] != n->nkids) return -1;
   for (int i = 0; i < n->nkids; i++) {
     int r = lit_scan(n->kids[i], level + 1, li);
-    if (r <= 0) return r;
+    if (r != 1) return r;
   }
   return 1;
 }
@@ -204,7 +205,8 @@ static int ragged(ctx *c, node *n) {
 static int eval_list(ctx *c, node *n, value *out) {
   lit_info li = {.all_bool = true};
   int r = lit_scan(n, 0, &li);
-  if (r < 0) return ragged(c, n);
+  if (r == -1) return ragged(c, n);
+  if (r == -2) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
   if (r > 0) {
     /* an empty list, or lists ending in empty ones, has no leaves to type it */
     tc_dtype dt = li.any_float || li.count == 0 ? TC_DT_F64 : li.all_bool ? TC_DT_BOOL : TC_DT_I64;
@@ -221,12 +223,13 @@ static int eval_list(ctx *c, node *n, value *out) {
     out->t = t;
     return 0;
   }
-  /* General case: evaluate each element and stack them. */
+  /* General case: evaluate each element and stack them. The elements are
+   * typed as operands of one op: weak scalars take the dtype of the typed
+   * elements they meet (SPEC 3.2), typed elements promote. */
   int k = n->nkids;
   tc_tensor **el = calloc((size_t)k, sizeof *el);
   if (!el) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
-  int rc = 0;
-  tc_dtype dt = TC_DT_BOOL;
+  int rc = 0, strong = -1;
   for (int i = 0; i < k && rc == 0; i++) {
     rc = eval_tensor(c, n->kids[i], &el[i]);
     if (rc) break;
@@ -234,8 +237,24 @@ static int eval_list(ctx *c, node *n, value *out) {
       rc = ragged(c, n);
       break;
     }
-    if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "too many dimensions"); break; }
-    dt = tc_promote(dt, el[i]->dtype);
+    if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions"); break; }
+    if (!el[i]->weak && (strong < 0 || el[i]->dtype > el[strong]->dtype)) strong = i;
+  }
+  tc_dtype dt = TC_DT_BOOL;
+  for (int i = 0; i < k && rc == 0; i++) {
+    tc_dtype pair = el[i]->dtype;
+    if (el[i]->weak && strong >= 0) {
+      rc = tc_result_dtype2(TC_OP_ADD, el[i], el[strong], &pair, c->err);
+      if (rc) {  /* not an add: report it as the list's own */
+        size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
+        if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
+        c->err->op = -1;
+        c->err->engine = -1;
+        c->err->start = n->kids[i]->start;
+        c->err->end = n->kids[i]->end;
+      }
+    }
+    dt = tc_promote(dt, pair);
   }
   tc_tensor *t = NULL;
   if (rc == 0) {

@@ -122,10 +122,6 @@ token lex_next(lexer *lx) {
     if (lx->pos < lx->len && s[lx->pos] == '#') {
       while (lx->pos < lx->len && s[lx->pos] != '\n') lx->pos++;
     }
-    if (lx->pos < lx->len && s[lx->pos] == '\\' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '\n') {
-      lx->pos += 2;   /* explicit line continuation */
-      continue;
-    }
     if (lx->pos < lx->len && s[lx->pos] == '\n' && lx->depth > 0) { lx->pos++; continue; }
     break;
   }
@@ -155,8 +151,10 @@ token lex_next(lexer *lx) {
   case ';': return make(lx, T_SEMI, start);
   case ',': return make(lx, T_COMMA, start);
   case ':': return make(lx, T_COLON, start);
-  case '(': lx->depth++; return make(lx, T_LPAREN, start);
-  case '[': lx->depth++; return make(lx, T_LBRACK, start);
+  case '(': case '[':
+    if (lx->depth < 64) lx->open_at[lx->depth] = start;
+    lx->depth++;
+    return make(lx, c == '(' ? T_LPAREN : T_LBRACK, start);
   case ')': if (lx->depth > 0) lx->depth--; return make(lx, T_RPAREN, start);
   case ']': if (lx->depth > 0) lx->depth--; return make(lx, T_RBRACK, start);
   case '.':

@@ -278,7 +278,7 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column) {
     cJSON_AddNumberToObject(x, "line", line);
     cJSON_AddNumberToObject(x, "column", column);
   }
-  if (e->has_index) {
+  if (e->has_index && e->index_ndim > 0) {   /* a 0-d operand has no position to name */
     char buf[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(buf, sizeof buf, e->index_ndim, e->index);
     /* "[1, 2]" is valid JSON as it stands */

@@ -38,11 +38,27 @@ static char *complete_gen(const char *text, int state) {
   return NULL;
 }
 
+static bool is_command(const char *w) {
+  for (int i = 0; commands[i]; i++)
+    if (!strcmp(commands[i], w)) return true;
+  return false;
+}
+
+/* Completes the word before the cursor. A unique function name gets its
+ * opening parenthesis, a command a space, a variable nothing. */
 static char **complete(const char *text, int start, int end) {
   (void)start;
   (void)end;
   rl_attempted_completion_over = 1;
-  return rl_completion_matches(text, complete_gen);
+  char **m = rl_completion_matches(text, complete_gen);
+  rl_completion_append_character = ' ';
+  /* one match: GNU readline returns {match}, libedit {match, match} */
+  if (m && m[0] && (!m[1] || (!m[2] && !strcmp(m[0], m[1])))) {
+    if (is_command(m[0])) rl_completion_append_character = ' ';
+    else if (fn_find(m[0])) rl_completion_append_character = '(';
+    else rl_completion_append_character = '\0';
+  }
+  return m;
 }
 
 static char *history_path(void) {
@@ -68,24 +84,45 @@ void repl_run(runner *r, bool quiet) {
   rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";
   char *hist = history_path();
   using_history();
+  stifle_history(1000);
   if (hist) read_history(hist);
-  struct sigaction sa = {0};
+  /* SIGINT only raises a flag: kernels poll it between blocks, the
+   * evaluator turns it into an `interrupted` error, and at the prompt
+   * libedit hands it on to us after restoring the terminal. No SA_RESTART,
+   * so that a read at the prompt returns. */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   if (!quiet)
-    fprintf(stdout, "tcalc %s — tensors at the prompt. :help lists functions, :quit or Ctrl-D leaves.\n", TC_VERSION);
+    printf("tcalc %s - tensors at the prompt. :help lists functions; :quit or Ctrl-D leaves.\n", TC_VERSION);
   runner_begin(r);
+  bool warned = false;
+  char *last = NULL;
   while (!r->quit) {
     tc_interrupt_clear();
+    fflush(stdout);
     char *line = readline(runner_pending(r) ? "  ...> " : "tcalc> ");
     if (!line) {
-      if (tc_interrupt_flag) { r->len = 0; r->depth = 0; continue; }
-      break;
+      if (tc_interrupt_flag) {   /* Ctrl-C at the prompt: drop the line and any open statement */
+        fputs("^C\n", stdout);
+        r->len = 0;
+        r->depth = 0;
+        continue;
+      }
+      break;                     /* Ctrl-D */
     }
     if (*line) {
-      add_history(line);
-      if (hist) write_history(hist);
+      if (!last || strcmp(last, line)) {   /* no repeats of the line before */
+        add_history(line);
+        free(last);
+        last = strdup(line);
+      }
+      if (hist && write_history(hist) != 0 && !warned) {
+        fprintf(stderr, "tcalc: cannot write history to %s\n", hist);
+        warned = true;
+      }
     }
     r->stop = false;
     runner_line(r, line, strlen(line));
@@ -93,5 +130,6 @@ void repl_run(runner *r, bool quiet) {
   }
   if (!r->quit) fputc('\n', stdout);
   free(hist);
+  free(last);
   r->exit_status = 0;
 }
