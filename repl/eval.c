@@ -306,9 +306,8 @@ int arg_string(ctx *c, args *a, int i, const char **out) {
 
 /* Reads an integer tensor argument (0-d or 1-D) into vals. */
 int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
-  tc_tensor *t;
-  if (arg_tensor(c, a, i, &t) != 0) return -1;
-  if (tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
+  tc_tensor *t = a->v[i].kind == V_TENSOR ? a->v[i].t : NULL;
+  if (!t || tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
     return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be an integer or a list of integers", a->g->names[i]);
   tc_tensor *i64 = tc_cast(t, TC_DT_I64, c->err);
   if (!i64) return -1;
@@ -474,7 +473,8 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
 static int eval_call(ctx *c, node *n, value *out) {
   const fn_entry *f = fn_find(n->str);
   if (!f) {
-    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1, "no function named %s (:help lists them)", n->str);
+    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1,
+               session_get(c->s, n->str) ? "%s is a variable, not a function" : "no function named %s (:help lists them)", n->str);
     c->err->engine = -1;
     c->err->start = n->ostart; c->err->end = n->oend;
     return -1;
@@ -498,7 +498,17 @@ static int eval_call(ctx *c, node *n, value *out) {
   args a;
   memset(&a, 0, sizeof a);
   int rc = bind_args(c, n, (tc_op)f->op, &a);
-  if (rc == 0) rc = call_op(c, (tc_op)f->op, &a, out);
+  if (rc == 0) {
+    rc = call_op(c, (tc_op)f->op, &a, out);
+    if (rc != 0 && c->err->op < 0 && c->err->code == TC_E_BAD_ARG) {
+      /* an argument the function rejected: name the function */
+      char tmp[sizeof c->err->msg + 32];
+      snprintf(tmp, sizeof tmp, "%s: %s", tc_op_name((tc_op)f->op), c->err->msg);
+      memcpy(c->err->msg, tmp, sizeof c->err->msg - 1);
+      c->err->msg[sizeof c->err->msg - 1] = 0;
+      c->err->op = f->op;
+    }
+  }
   for (int i = 0; i < MAX_PARAMS; i++) value_free(&a.v[i]);
   if (rc != 0) locate(c, n);
   return rc;
@@ -580,6 +590,8 @@ static int check_name(ctx *c, node *target) {
 int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
   ctx c = {s, err};
   out->kind = V_NONE;
+  if (stmt->kind == N_STR)   /* SPEC 2.1: a string is only an option value */
+    return fail_node(&c, stmt, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
   if (stmt->kind != N_ASSIGN) return eval(&c, stmt, out);
   node *target = stmt->kids[0];
   if (target->kind == N_INDEX)

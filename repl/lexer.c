@@ -86,8 +86,10 @@ static token lex_number(lexer *lx) {
         if (s[i] != '_') buf[n++] = s[i];
       buf[n] = 0;
       lx->pos = q;
-      if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT)) {
-        while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT)) lx->pos++;
+      if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT || s[q] == '.')) {
+        while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT ||
+                                     s[lx->pos] == '.'))
+          lx->pos++;
         return error_tok(lx, start, "malformed number");
       }
       token t = make(lx, T_FLOAT, start);

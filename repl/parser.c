@@ -80,8 +80,15 @@ static node *unexpected(parser *p) {
     int32_t at = p->lx.open_at[d];
     return fail_at(p, at, at + 1, "'%s' is never closed", p->lx.src[at] == '(' ? "(" : "[");
   }
-  if (p->tok.kind == T_ERROR) return fail_at(p, p->tok.start, p->tok.end, "%s", p->tok.msg);
   char buf[64];
+  if (p->tok.kind == T_ERROR) {
+    unsigned char ch = (unsigned char)p->lx.src[p->tok.start];
+    if (p->tok.end - p->tok.start == 1 && ch > ' ' && ch < 0x7f && !strcmp(p->tok.msg, "unexpected character")) {
+      snprintf(buf, sizeof buf, "unexpected character '%c'", ch);
+      return fail_at(p, p->tok.start, p->tok.end, "%s", buf);
+    }
+    return fail_at(p, p->tok.start, p->tok.end, "%s", p->tok.msg);
+  }
   return fail_at(p, p->tok.start, p->tok.end, "unexpected %s", tok_desc(p, buf, sizeof buf));
 }
 

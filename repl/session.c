@@ -36,6 +36,9 @@ static void fail(runner *r, tc_code code) {
 }
 
 /* ---- error reports ---- */
+/* Columns count characters, not bytes: UTF-8 continuation bytes are skipped. */
+static bool utf8_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
   int line = 0, col = 0;
   int32_t ls = 0, le = len;
@@ -44,7 +47,8 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
     for (int32_t i = 0; i < e->start; i++)
       if (src[i] == '\n') { line++; ls = i + 1; }
     for (le = ls; le < len && src[le] != '\n'; le++) {}
-    col = e->start - ls + 1;
+    col = 1;
+    for (int32_t i = ls; i < e->start; i++) col += !utf8_cont(src[i]);
   } else if (!src && r->cmd_line > 0) {
     line = r->cmd_line;   /* a session command: its line, column 1 */
     col = 1;
@@ -69,11 +73,13 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
     fputs("  ", f);
     for (int32_t i = ls; i < le; i++) fputc(src[i] == '\t' ? ' ' : (unsigned char)src[i] < 0x20 ? '?' : src[i], f);
     fputs("\n  ", f);
-    for (int32_t i = ls; i < e->start; i++) fputc(' ', f);
+    for (int32_t i = ls; i < e->start; i++)
+      if (!utf8_cont(src[i])) fputc(' ', f);
     int32_t end = e->end > e->start ? e->end : e->start + 1;
     if (end > le) end = le > e->start ? le : e->start + 1;
     if (r->color) fputs("\033[1;31m", f);
-    for (int32_t i = e->start; i < end; i++) fputc('^', f);
+    for (int32_t i = e->start; i < end; i++)
+      if (i >= le || !utf8_cont(src[i])) fputc('^', f);
     if (r->color) fputs("\033[0m", f);
     fputc('\n', f);
   }
@@ -150,7 +156,9 @@ static void json_text(runner *r, const char *type, const char *text) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddTrueToObject(o, "ok");
   cJSON_AddStringToObject(o, "type", type);
-  cJSON_AddStringToObject(o, "text", text);
+  char *t = utf8_sanitize(text);
+  cJSON_AddStringToObject(o, "text", t ? t : "");
+  free(t);
   char *s = cJSON_PrintUnformatted(o);
   if (s) fprintf(r->out, "%s\n", s);
   free(s);
@@ -425,6 +433,7 @@ static void run_command(runner *r, char *line) {
         cJSON_AddStringToObject(v, "dtype", tc_dtype_name(t->dtype));
         sh = cJSON_AddArrayToObject(v, "shape");
         for (int d = 0; d < t->ndim; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)t->shape[d]));
+        cJSON_AddBoolToObject(v, "weak", t->weak);
         cJSON_AddItemToArray(vs, v);
       }
       char *s = cJSON_PrintUnformatted(o);
@@ -444,7 +453,7 @@ static void run_command(runner *r, char *line) {
     else session_clear(&r->s, *arg ? arg : NULL);
   } else if (!strcmp(cmd, "engine")) {
     if (!*arg) {
-      if (r->json) json_text(r, "engine", tc_engine_name(tc_get_engine()));
+      if (r->json) fprintf(r->out, "{\"ok\":true,\"type\":\"engine\",\"engine\":\"%s\"}\n", tc_engine_name(tc_get_engine()));
       else fprintf(r->out, "%s\n", tc_engine_name(tc_get_engine()));
     } else {
       int id = tc_engine_from_name(arg);
