@@ -81,6 +81,9 @@ run: $(BUILD)/tcalc
 test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
+	tests/cli/run.sh $(BUILD)/tcalc
+	python3 tests/json/strict.py $(BUILD)/tcalc
+	tests/repl/run.sh $(BUILD)/tcalc
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test

@@ -96,7 +96,7 @@ void repl_run(runner *r, bool quiet) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   if (!quiet)
-    printf("tcalc %s - tensors at the prompt. :help lists functions; :quit or Ctrl-D leaves.\n", TC_VERSION);
+    printf("tcalc %s. Type :help for functions and commands, Ctrl-D to leave.\n", TC_VERSION);
   runner_begin(r);
   bool warned = false;
   char *last = NULL;
