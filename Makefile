@@ -84,6 +84,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	tests/cli/run.sh $(BUILD)/tcalc
 	python3 tests/json/strict.py $(BUILD)/tcalc
 	tests/repl/run.sh $(BUILD)/tcalc
+	scripts/check-man.sh $(BUILD)/tcalc
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test
