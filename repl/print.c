@@ -26,10 +26,18 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
     p = precision > 17 ? 17 : precision;
     snprintf(e, sizeof e, "%.*e", p - 1, v);
   } else {
-    for (p = 1; p <= 17; p++) {
-      snprintf(e, sizeof e, "%.*e", p - 1, v);
-      if (reads_back(e, v, dt)) break;
+    /* The fewest significant digits that read back: if p digits do, so do
+     * p + 1 (printf rounds correctly), so binary search between 1 and the
+     * most a dtype ever needs (bf16 4, f16 5, f32 9, f64 17). */
+    int lo = 1, hi = dt == TC_DT_BF16 ? 4 : dt == TC_DT_F16 ? 5 : dt == TC_DT_F32 ? 9 : 17;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      snprintf(e, sizeof e, "%.*e", mid - 1, v);
+      if (reads_back(e, v, dt)) hi = mid;
+      else lo = mid + 1;
     }
+    p = lo;
+    snprintf(e, sizeof e, "%.*e", p - 1, v);
   }
   /* e is [-]d[.ddd]e[+-]xx: take the digits and the exponent */
   const char *s = e;
