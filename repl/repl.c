@@ -1,5 +1,6 @@
 /* The REPL on a terminal: prompts, libedit history and Tab completion of
  * functions, variables and session commands. */
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,22 @@ static runner *cur;
 
 static const char *const commands[] = {":help", ":vars", ":clear", ":engine", ":caps", ":set", ":time", ":quit", NULL};
 
+/* Words that follow a command, when it takes one of a fixed set. */
+static const char *const *arg_words;
+static const char *const set_words[] = {"precision", "max_memory", NULL};
+static const char *const engine_words[] = {"cpu", "cuda", NULL};
+
 static char *complete_gen(const char *text, int state) {
   static int i, phase;
   size_t n = strlen(text);
   if (!state) { i = 0; phase = 0; }
+  if (arg_words) {
+    while (arg_words[i]) {
+      const char *w = arg_words[i++];
+      if (!strncmp(w, text, n)) return strdup(w);
+    }
+    return NULL;
+  }
   if (text[0] == ':') {
     while (commands[i]) {
       const char *c = commands[i++];
@@ -50,11 +63,18 @@ static char **complete(const char *text, int start, int end) {
   (void)start;
   (void)end;
   rl_attempted_completion_over = 1;
+  /* after ":set " and ":engine " the choices are fixed words */
+  const char *line = rl_line_buffer ? rl_line_buffer : "";
+  while (*line == ' ' || *line == '\t') line++;
+  arg_words = NULL;
+  if (!strncmp(line, ":set ", 5) && !strchr(line + 5 + strspn(line + 5, " "), ' ')) arg_words = set_words;
+  if (!strncmp(line, ":engine ", 8)) arg_words = engine_words;
   char **m = rl_completion_matches(text, complete_gen);
   rl_completion_append_character = ' ';
   /* one match: GNU readline returns {match}, libedit {match, match} */
   if (m && m[0] && (!m[1] || (!m[2] && !strcmp(m[0], m[1])))) {
-    if (is_command(m[0])) rl_completion_append_character = ' ';
+    if (is_command(m[0]) || arg_words == set_words) rl_completion_append_character = ' ';
+    else if (arg_words) rl_completion_append_character = '\0';
     else if (fn_find(m[0])) rl_completion_append_character = '(';
     else rl_completion_append_character = '\0';
   }
@@ -79,6 +99,9 @@ static void on_sigint(int sig) {
 
 void repl_run(runner *r, bool quiet) {
   cur = r;
+  /* Multibyte characters edit as characters; numbers are still formatted
+   * in the C locale, which LC_CTYPE does not touch. */
+  setlocale(LC_CTYPE, "");
   rl_readline_name = "tcalc";
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";

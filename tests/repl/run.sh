@@ -114,6 +114,14 @@ keys -l 'abs'
 keys Enter
 expect 'tcalc> :help abs'
 expect 'abs(x)'
+# ... and the words a command takes.
+keys ':set pre' Tab
+keys -l '3'
+keys Enter
+expect 'tcalc> :set precision 3'
+line '1 / 3.0'
+expect '0.333'
+line ':set precision 0'
 
 # History: Up recalls earlier lines.
 line 'x + 100'
