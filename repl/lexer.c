@@ -54,6 +54,18 @@ static int digit_value(int c) {
   return 99;
 }
 
+/* An underscore may only separate two digits (1_000, 0xff_ff), as in Python. */
+static bool bad_underscore(const char *s, int32_t start, int32_t end, int base) {
+  for (int32_t i = start; i < end; i++) {
+    if (s[i] != '_') continue;
+    bool before = i > start && s[i - 1] != '_' && s[i - 1] != '.' && s[i - 1] != 'x' && s[i - 1] != 'X' &&
+                  s[i - 1] != 'b' && s[i - 1] != 'B' && s[i - 1] != 'e' && s[i - 1] != 'E' && s[i - 1] != '+' && s[i - 1] != '-';
+    bool after = i + 1 < end && digit_value((unsigned char)s[i + 1]) < base;
+    if (!before || !after) return true;
+  }
+  return false;
+}
+
 static token lex_number(lexer *lx) {
   const char *s = lx->src;
   int32_t start = lx->pos, p = lx->pos;
@@ -92,6 +104,7 @@ static token lex_number(lexer *lx) {
           lx->pos++;
         return error_tok(lx, start, "malformed number");
       }
+      if (bad_underscore(s, start, q, 10)) return error_tok(lx, start, "malformed number");
       token t = make(lx, T_FLOAT, start);
       t.fval = strtod(buf, NULL);  /* the C locale: tcalc never calls setlocale */
       return t;
@@ -110,7 +123,7 @@ static token lex_number(lexer *lx) {
     else v = v * (uint64_t)base + (uint64_t)d;
   }
   lx->pos = p;
-  if (bad || !any) return error_tok(lx, start, "malformed number");
+  if (bad || !any || bad_underscore(s, start, p, base)) return error_tok(lx, start, "malformed number");
   token t = make(lx, T_INT, start);
   t.mag = v;
   t.overflow = overflow;
