@@ -341,6 +341,7 @@ static node *parse_call(parser *p, node *callee) {
     if (p->tok.kind == T_COMMA) { advance(p); continue; }
     if (p->tok.kind != T_RPAREN) { free(k.v); return unexpected(p); }
   }
+  n->end = p->tok.end;   /* the span covers the arguments; ostart/oend stay on the name */
   advance(p);
   return set_kids(p, n, &k) ? n : NULL;
 }
