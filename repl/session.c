@@ -289,14 +289,18 @@ void print_caps(FILE *f, bool json) {
     cJSON_Delete(o);
     return;
   }
+  int w = 2;
+  for (int op = 0; op < TC_OP_COUNT; op++)
+    if ((int)strlen(tc_op_name((tc_op)op)) > w) w = (int)strlen(tc_op_name((tc_op)op));
+  fputs("Dtypes each op accepts, per engine (yes: implemented; -: dtype_unsupported).\n", f);
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
-    fprintf(f, "%s%s engine%s\n", e ? "\n" : "", tc_engine_name((tc_engine_id)e),
-            tc_engines[e] ? "" : " (not in this build)");
-    fprintf(f, "%-14s", "op");
+    fprintf(f, "\n%s engine", tc_engine_name((tc_engine_id)e));
+    if (!tc_engines[e]) { fputs(": not in this build\n", f); continue; }
+    fprintf(f, "\n%-*s", w, "op");
     for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %4s", tc_dtype_name((tc_dtype)dt));
     fputc('\n', f);
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      fprintf(f, "%-14s", tc_op_name((tc_op)op));
+      fprintf(f, "%-*s", w, tc_op_name((tc_op)op));
       for (int dt = 0; dt < TC_DT_COUNT; dt++)
         fprintf(f, " %4s", tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e) ? "yes" : "-");
       fputc('\n', f);
