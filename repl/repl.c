@@ -1,10 +1,12 @@
 /* The REPL on a terminal: prompts, libedit history and Tab completion of
  * functions, variables and session commands. */
+#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <editline/readline.h>
 #include "engine.h"
 #include "repl.h"
@@ -108,7 +110,12 @@ void repl_run(runner *r, bool quiet) {
   char *hist = history_path();
   using_history();
   stifle_history(1000);
-  if (hist) read_history(hist);
+  if (hist) {
+    /* a new history file is private to its user, as a shell's is */
+    int fd = open(hist, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0) close(fd);
+    read_history(hist);
+  }
   /* SIGINT only raises a flag: kernels poll it between blocks, the
    * evaluator turns it into an `interrupted` error, and at the prompt
    * libedit hands it on to us after restoring the terminal. No SA_RESTART,

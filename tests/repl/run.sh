@@ -185,6 +185,7 @@ if [ "$(status)" = 0 ]; then ok; else bad "exit status [$(status)] after Ctrl-D"
 
 # The history file was written.
 if [ -s "$hist" ]; then ok; else bad "no history file at $hist"; fi
+if [ "$(ls -l "$hist" | cut -c1-10)" = "-rw-------" ]; then ok; else bad "history file mode $(ls -l "$hist" | cut -c1-10)"; fi
 for want in 'x\040=\0406\040*\0407' 'reduce_sum([1,\0402,\0403,\0404])' ':help\040abs'; do
   if grep -qF -- "$want" "$hist" 2>/dev/null; then ok; else bad "history lacks $want"; fi
 done
