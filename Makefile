@@ -82,6 +82,10 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
+	tests/cli/run.sh $(BUILD)/tcalc
+	python3 tests/json/strict.py $(BUILD)/tcalc
+	tests/repl/run.sh $(BUILD)/tcalc
+	scripts/check-man.sh $(BUILD)/tcalc
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test
