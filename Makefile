@@ -91,6 +91,10 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	  exit $$rc
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
+	tests/cli/run.sh $(BUILD)/tcalc
+	python3 tests/json/strict.py $(BUILD)/tcalc
+	tests/repl/run.sh $(BUILD)/tcalc
+	scripts/check-man.sh $(BUILD)/tcalc
 	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
 
 check:

@@ -13,6 +13,9 @@ typedef struct runner {
   bool stop;              /* a failure ended the run (no -k), or :quit */
   bool quit;
   FILE *out, *errf;
+  const char *source;     /* label of the source for error locations ("<stdin>", a path); NULL: none */
+  int cmd_line;           /* line of the session command being run, for its errors */
+  int write_errno;        /* stdout failed (EPIPE, ENOSPC, ...): the run stops */
   /* the statement text being accumulated */
   char *buf;
   size_t len, cap;
@@ -20,8 +23,8 @@ typedef struct runner {
   int line0, line;        /* first line of buf; lines read so far in this source */
   /* where runner_report last located an error in the current chunk */
   const char *loc_src;
-  int32_t loc_len, loc_pos, loc_ls;
-  int loc_line0, loc_line;
+  int32_t loc_len, loc_pos, loc_ls, loc_le;
+  int loc_line0, loc_line, loc_col;
 } runner;
 
 void runner_init(runner *r);
@@ -43,4 +46,8 @@ void runner_interrupted(runner *r);
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
 /* The capability table, as text or JSON. */
 void print_caps(FILE *f, bool json);
+/* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */
+uint64_t parse_size(const char *s);
+/* Every callable name, one a line (for the man page check). */
+void print_function_list(FILE *f);
 #endif

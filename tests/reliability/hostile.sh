@@ -38,6 +38,9 @@ gen args "b'add(' + b','.join([b'1'] * 2000000) + b')\n'"
 expect args_2M 1 "$TMP/args" '"bad_argument".*at most 2 arguments'
 gen stmts "b'x = 1; ' * 300000 + b'x + 1\n'"
 expect statements_300k 0 "$TMP/stmts" '"data":2}'
+gen errors "b'1 + ; ' * 300000 + b'\n' + b'(\n' * 100000 + b'1 +\n' * 100000"
+expect errors_300k 3 "$TMP/errors" '"column":1799999}'
+count errors_300k_all 300001 '"syntax_error"'
 gen spaces "b' ' * 10000000 + b'1\n'"
 expect spaces_10M 0 "$TMP/spaces" '"data":1}'
 gen name "b'x' * 1000000 + b'\n'"

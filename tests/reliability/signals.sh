@@ -103,6 +103,13 @@ if [ "$rc" -ge 128 ]; then bad "closed_stdout_json: $(status_note "$rc")"
 elif [ -s "$TMP/err" ]; then bad "closed_stdout_json: wrote to stderr"; head -c 300 "$TMP/err"
 else ok; fi
 
+# ... also when the input never ends: the run stops at the first failed write.
+{ yes 1 | timeout -k 5 "$LIMIT" "$BIN" 2> "$TMP/err"; echo $? > "$TMP/rc"; } | head -n 1 > "$TMP/out"
+rc=$(cat "$TMP/rc")
+if [ "$rc" -ne 2 ]; then bad "closed_stdout_endless: $(status_note "$rc"), wanted 2"
+elif [ -s "$TMP/err" ]; then bad "closed_stdout_endless: wrote to stderr"; head -c 300 "$TMP/err"
+else ok; fi
+
 # The REPL in a tmux pane.
 if ! command -v tmux > /dev/null; then
   bad "repl: tmux is not installed (scripts/install-deps.sh installs it)"
