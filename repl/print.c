@@ -154,7 +154,8 @@ static int check_cells(const tc_tensor *t, tc_err *err) {
 }
 
 /* ---- text ---- */
-#define EDGE 3
+#define EDGE 3                /* entries shown at each end of a long axis */
+#define SUMMARY_MAX 100000    /* at most this many entries in a summary */
 #define SUMMARY_THRESHOLD 1000
 
 typedef struct tctx {
@@ -163,34 +164,50 @@ typedef struct tctx {
   const void *data;
   int64_t strides[TC_MAX_DIMS];   /* row-major strides of the host copy */
   bool summarise;
+  int64_t edge;                   /* entries shown at each end of a long axis */
   int width, precision;
 } tctx;
 
 static bool skipped(const tctx *c, int d, int64_t i) {
-  return c->summarise && c->t->shape[d] > 2 * EDGE && i >= EDGE && i < c->t->shape[d] - EDGE;
+  return c->summarise && c->t->shape[d] > 2 * c->edge && i >= c->edge && i < c->t->shape[d] - c->edge;
+}
+
+/* Entries shown at each end of a long axis: EDGE, or fewer when a tensor
+ * of many long axes would otherwise show more than SUMMARY_MAX entries
+ * (7^16 elements summarise to 6^16 with EDGE 3, to 2^16 with 1). Counts
+ * the lists an empty tensor prints, down to its first empty axis. */
+static int64_t summary_edge(const tc_tensor *t) {
+  int64_t e = EDGE;
+  for (; e > 1; e--) {
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim && t->shape[d] > 0 && n <= SUMMARY_MAX; d++)
+      n *= t->shape[d] > 2 * e ? 2 * e : t->shape[d];
+    if (n <= SUMMARY_MAX) break;
+  }
+  return e;
 }
 
 /* Where entry i along axis d lies in the data: a summary holds only the
  * first and last EDGE entries of each long axis (see corners()). */
 static int64_t at(const tctx *c, int d, int64_t i) {
-  return c->summarise && c->t->shape[d] > 2 * EDGE && i >= EDGE ? i - (c->t->shape[d] - 2 * EDGE) : i;
+  return c->summarise && c->t->shape[d] > 2 * c->edge && i >= c->edge ? i - (c->t->shape[d] - 2 * c->edge) : i;
 }
 
 /* The entries a summary shows: along each axis longer than 2 * EDGE, the
  * first and last EDGE, cut from views and joined, so that summarising a
  * large tensor (or a broadcast view of 10^10 elements) copies only what
  * is shown. */
-static tc_tensor *corners(tc_tensor *x, int d, tc_err *err) {
+static tc_tensor *corners(tc_tensor *x, int d, int64_t edge, tc_err *err) {
   if (d == x->ndim) return tc_tensor_ref(x);
   int64_t n = x->shape[d];
-  if (n <= 2 * EDGE) return corners(x, d + 1, err);
+  if (n <= 2 * edge) return corners(x, d + 1, edge, err);
   int64_t shape[TC_MAX_DIMS];
   memcpy(shape, x->shape, sizeof shape);
-  shape[d] = EDGE;
+  shape[d] = edge;
   tc_tensor *lo = tc_view(x, x->ndim, shape, x->strides, x->offset, err);
-  tc_tensor *hi = lo ? tc_view(x, x->ndim, shape, x->strides, x->offset + (n - EDGE) * x->strides[d], err) : NULL;
-  tc_tensor *parts[2] = {hi ? corners(lo, d + 1, err) : NULL, NULL};
-  if (parts[0]) parts[1] = corners(hi, d + 1, err);
+  tc_tensor *hi = lo ? tc_view(x, x->ndim, shape, x->strides, x->offset + (n - edge) * x->strides[d], err) : NULL;
+  tc_tensor *parts[2] = {hi ? corners(lo, d + 1, edge, err) : NULL, NULL};
+  if (parts[0]) parts[1] = corners(hi, d + 1, edge, err);
   tc_tensor *r = parts[1] ? tc_concat(2, parts, d, err) : NULL;
   tc_tensor_free(parts[0]);
   tc_tensor_free(parts[1]);
@@ -201,7 +218,7 @@ static tc_tensor *corners(tc_tensor *x, int d, tc_err *err) {
 
 static void measure(tctx *c, int d, int64_t off) {
   for (int64_t i = 0; i < c->t->shape[d]; i++) {
-    if (skipped(c, d, i)) { i = c->t->shape[d] - EDGE - 1; continue; }
+    if (skipped(c, d, i)) { i = c->t->shape[d] - c->edge - 1; continue; }
     int64_t o = off + at(c, d, i) * c->strides[d];
     if (d == c->t->ndim - 1) {
       char b[64];
@@ -226,7 +243,7 @@ static void emit(tctx *c, int d, int64_t off) {
     }
     if (skipped(c, d, i)) {
       fputs("...", c->f);
-      i = c->t->shape[d] - EDGE - 1;
+      i = c->t->shape[d] - c->edge - 1;
       continue;
     }
     int64_t o = off + at(c, d, i) * c->strides[d];
@@ -246,7 +263,8 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
   bool summarise = !o->full && cells(t) > SUMMARY_THRESHOLD;
   if (!summarise && check_cells(t, err) != 0) return -1;
   bool empty = tc_numel(t) == 0;   /* no data to read */
-  tc_tensor *shown = summarise && !empty ? corners(t, 0, err) : tc_tensor_ref(t);
+  int64_t edge = summary_edge(t);
+  tc_tensor *shown = summarise && !empty ? corners(t, 0, edge, err) : tc_tensor_ref(t);
   hostbuf hb = {0};
   const void *h = shown && !empty ? host_data(shown, &hb, err) : NULL;
   if (!h && !empty) {
@@ -258,7 +276,7 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     fmt_elem(b, sizeof b, h, 0, t->dtype, o->precision);
     fprintf(f, "%s\n", b);
   } else {
-    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise};
+    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge};
     int64_t s = 1;
     for (int d = t->ndim - 1; d >= 0; d--) { c.strides[d] = s; s *= shown->shape[d]; }
     if (tc_numel(t) > 0) measure(&c, 0, 0);

@@ -70,6 +70,19 @@ count literal_overflow_lines 5 '"literal_overflow"'
 gen float "b'0.' + b'0' * 600 + b'1e700\n' + b'1' + b'0' * 600 + b'.0e-600\n'"
 expect float_long 0 "$TMP/float" '"data":1e\+99}' '"data":1.0}'
 
+# Printing views and empty tensors of many long axes is bounded: text mode
+# summarises with fewer entries per axis, JSON mode needs a copy that does
+# not fit (out_of_memory).
+printf 'x = broadcast_to(arange(7), [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7])\nx\nones([23, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 0])\nshape(x)\n' > "$TMP/views"
+timeout "$LIMIT" "$BIN" --json -k < "$TMP/views" > "$TMP/json" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && valid_jsonl "$TMP/json" && grep -q '"out_of_memory".*printing this view needs a copy' "$TMP/json" \
+   && grep -q '"data":\[7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7\]' "$TMP/json"; then ok; else bad "views_16_axes (json): $(status_note $rc)"; head -c 300 "$TMP/json"; fi
+timeout "$LIMIT" "$BIN" < "$TMP/views" > "$TMP/out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'i64\[7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7\]$' "$TMP/out" && grep -q 'f64\[23,4,5,6,7,8,9,10,11,12,13,14,15,16,0\]$' "$TMP/out" \
+   && [ "$(wc -c < "$TMP/out")" -lt 4000000 ]; then ok; else bad "views_16_axes (text): $(status_note $rc), or not summarised"; head -c 300 "$TMP/out"; fi
+
 # Every JSON outcome line says "ok", :caps too.
 printf ':caps\n:help\n:vars\n:engine\n' > "$TMP/cmds"
 expect commands_json 0 "$TMP/cmds" '^\{"ok":true,"type":"caps","engines":'
