@@ -70,6 +70,31 @@ count literal_overflow_lines 5 '"literal_overflow"'
 gen float "b'0.' + b'0' * 600 + b'1e700\n' + b'1' + b'0' * 600 + b'.0e-600\n'"
 expect float_long 0 "$TMP/float" '"data":1e\+99}' '"data":1.0}'
 
+# Hostile files: devices, pipes, directories, headers that lie, bytes that
+# are not CSV, a full disk. Each is io_error, read without blocking.
+python3 - "$TMP" <<'PY'
+import random, struct, sys
+tmp = sys.argv[1]
+def npy(name, header, data=b""):
+    h = header.encode()
+    h += b" " * (64 - (10 + len(h) + 1) % 64) + b"\n"
+    open(f"{tmp}/{name}", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + data)
+npy("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (100000000000, 100000000000), }")
+npy("short.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000,), }", b"\0" * 80)
+npy("dims.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (" + "1," * 100 + "), }")
+open(f"{tmp}/hdr.npy", "wb").write(b"\x93NUMPY\x03\x00" + struct.pack("<I", 0xFFFFFFFF) + b"{")
+open(f"{tmp}/rand.csv", "wb").write(random.Random(1).randbytes(100000))
+with open(f"{tmp}/files.tc", "w") as f:
+    for name in ["/dev/zero", f"{tmp}/fifo", tmp, f"{tmp}/huge.npy", f"{tmp}/short.npy", f"{tmp}/dims.npy", f"{tmp}/hdr.npy"]:
+        f.write(f'load("{name}")\n')
+    f.write(f'load_csv("{tmp}/rand.csv")\nsave("/dev/full", [1, 2])\nsave_csv("/dev/full", [1, 2])\n')
+PY
+mkfifo "$TMP/fifo"
+expect files 1 "$TMP/files.tc" '"message":"load: .*/dev/zero.*: is not a regular file"' 'fifo.*is not a regular file' \
+  '"message":"load: .*is a directory"' 'huge.npy.*too large' 'short.npy.*truncated' 'dims.npy.*more than 16 dimensions' \
+  'hdr.npy.*too large' 'rand.csv.*is not CSV text' '"save: .*/dev/full.*No space left' '"save_csv: .*/dev/full.*No space left'
+count files_all_io_error 10 '"code":"io_error"'
+
 # Printing views and empty tensors of many long axes is bounded: text mode
 # summarises with fewer entries per axis, JSON mode needs a copy that does
 # not fit (out_of_memory).
