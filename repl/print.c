@@ -136,8 +136,9 @@ static void host_done(hostbuf *hb) {
 static int64_t cells(const tc_tensor *t) {
   int64_t n = tc_numel(t);
   if (n > 0) return n;
-  n = 1;
-  for (int d = 0; d < t->ndim && t->shape[d] > 0; d++) n *= t->shape[d];
+  n = 1;   /* saturating: [2^62, 2^62, 0] nests 2^124 lists */
+  for (int d = 0; d < t->ndim && t->shape[d] > 0; d++)
+    if (__builtin_mul_overflow(n, t->shape[d], &n)) return INT64_MAX;
   return n;
 }
 
@@ -148,9 +149,11 @@ static int check_cells(const tc_tensor *t, tc_err *err) {
   if (tc_numel(t) > 0 || (uint64_t)n <= tc_get_max_memory() / 8) return 0;
   char shape[256];
   tc_format_dims(shape, sizeof shape, t->ndim, t->shape);
+  char lists[32] = "more than 2^63";
+  if (n < INT64_MAX) snprintf(lists, sizeof lists, "%lld", (long long)n);
   return tc_err_set(err, TC_E_OOM, -1, (int)t->dtype,
-                    "an empty tensor of shape %s would print as %lld empty lists, more than the memory limit allows "
-                    "elements (:set max_memory)", shape, (long long)n);
+                    "an empty tensor of shape %s would print as %s empty lists, more than the memory limit allows "
+                    "elements (:set max_memory)", shape, lists);
 }
 
 /* ---- text ---- */
@@ -277,9 +280,9 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     fprintf(f, "%s\n", b);
   } else {
     tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge};
-    int64_t s = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) { c.strides[d] = s; s *= shown->shape[d]; }
-    if (tc_numel(t) > 0) measure(&c, 0, 0);
+    int64_t s = 1;   /* an empty tensor has no data to step through */
+    for (int d = t->ndim - 1; d >= 0 && !empty; d--) { c.strides[d] = s; s *= shown->shape[d]; }
+    if (!empty) measure(&c, 0, 0);
     emit(&c, 0, 0);
     fprintf(f, "  %s[", tc_dtype_name(t->dtype));
     for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
