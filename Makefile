@@ -96,6 +96,17 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	tests/repl/run.sh $(BUILD)/tcalc
 	scripts/check-man.sh $(BUILD)/tcalc
 	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
+	$(if $(FAILMALLOC),tests/reliability/failmalloc.sh $(BUILD)/tcalc $(FAILMALLOC))
+
+# The allocation-failure shim is preloaded, which a sanitizer's allocator
+# does not allow: it runs in `make test` only, and is built without $(SAN).
+ifeq ($(SAN),)
+FAILMALLOC := $(BUILD)/failmalloc.so
+test: $(FAILMALLOC)
+endif
+$(BUILD)/failmalloc.so: tests/reliability/failmalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -shared -fPIC -Wall -Wextra -Werror -o $@ $<
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test

@@ -66,7 +66,7 @@ static int run_stream(runner *r, FILE *in, const char *label) {
     runner_line(r, line, (size_t)n);
   }
   runner_interrupted(r);   /* SIGINT during a read */
-  int rc = !r->stop && ferror(in) ? -1 : 0;
+  int rc = !r->stop && !feof(in) ? -1 : 0;   /* a read error, or getline out of memory */
   free(line);
   runner_end(r);
   return rc;
@@ -150,7 +150,10 @@ int main(int argc, char **argv) {
     }
     }
   }
-  if (caps) { print_caps(stdout, r.json); goto done; }
+  if (caps) {
+    if (print_caps(stdout, r.json) != 0) { fputs("tcalc: out of memory\n", stderr); rc = 1; }
+    goto done;
+  }
   {
     int id = strcmp(engine, "auto") ? tc_engine_from_name(engine) : -2;
     if (id == -1) { rc = bad_usage("unknown engine '%s' (cpu, cuda, auto)", engine); goto done; }

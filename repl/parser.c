@@ -68,6 +68,17 @@ static node *fail_at(parser *p, int32_t start, int32_t end, const char *fmt, con
   return NULL;
 }
 
+/* An allocation that failed while parsing: out_of_memory, not a syntax error. */
+static node *fail_oom(parser *p, int32_t start, int32_t end) {
+  if (p->err->code == TC_OK) {
+    tc_err_set(p->err, TC_E_OOM, -1, -1, "%s", "out of memory while parsing");
+    p->err->engine = -1;
+    p->err->start = start;
+    p->err->end = end > start ? end : start + 1;
+  }
+  return NULL;
+}
+
 /* "number 2", "name x", "'+'": what the current token is, for messages. */
 static const char *tok_desc(const parser *p, char *buf, size_t n) {
   const token *t = &p->tok;
@@ -105,7 +116,7 @@ static node *unexpected(parser *p) {
 
 static node *new_node(parser *p, node_kind k, int32_t start, int32_t end) {
   node *n = arena_alloc(p->ar, sizeof *n);
-  if (!n) return fail_at(p, start, end, "%s", "out of memory while parsing");
+  if (!n) return fail_oom(p, start, end);
   memset(n, 0, sizeof *n);
   n->kind = k;
   n->start = n->ostart = start;
@@ -123,14 +134,15 @@ static char *copy_text(parser *p, int32_t start, int32_t end) {
   return s;
 }
 
-/* A growable child list, copied into the arena when done. */
-typedef struct { node **v; int n, cap; } kids;
+/* A growable child list, copied into the arena when done. A push that
+ * cannot grow the list marks it, and set_kids() then fails. */
+typedef struct { node **v; int n, cap; bool oom; } kids;
 
 static bool kids_push(kids *k, node *n) {
   if (k->n == k->cap) {
     int cap = k->cap ? k->cap * 2 : 8;
     node **v = realloc(k->v, sizeof *v * (size_t)cap);
-    if (!v) return false;
+    if (!v) { k->oom = true; return false; }
     k->v = v;
     k->cap = cap;
   }
@@ -148,7 +160,7 @@ static bool set_kids(parser *p, node *n, kids *k) {
   }
   free(k->v);
   k->v = NULL;
-  if (!n->kids) { fail_at(p, n->start, n->end, "%s", "out of memory while parsing"); return false; }
+  if (!n->kids || k->oom) { fail_oom(p, n->start, n->end); return false; }
   if (n->depth > TC_MAX_DEPTH) {
     fail_at(p, n->start, n->end, "expression nested too deeply (limit %s)", "1000");
     return false;
@@ -189,7 +201,7 @@ static node *parse_list(parser *p) {
   kids k = {0};
   while (p->tok.kind != T_RBRACK) {
     node *e = parse_expr(p, 0);
-    if (!e || !kids_push(&k, e)) { free(k.v); return e ? fail_at(p, n->start, n->end, "%s", "out of memory") : NULL; }
+    if (!e || !kids_push(&k, e)) { free(k.v); return e ? fail_oom(p, n->start, n->end) : NULL; }
     if (p->tok.kind == T_COMMA) { advance(p); continue; }
     if (p->tok.kind != T_RBRACK) { free(k.v); return unexpected(p); }
   }
@@ -220,7 +232,7 @@ static node *parse_prefix(parser *p) {
     node *n = new_node(p, N_STR, t.start, t.end);
     if (!n) return NULL;
     char *s = copy_text(p, t.start + 1, t.end - 1);
-    if (!s) return fail_at(p, t.start, t.end, "%s", "out of memory");
+    if (!s) return fail_oom(p, t.start, t.end);
     /* undo backslash escapes in place */
     char *w = s;
     for (char *r = s; *r; r++) {
@@ -236,7 +248,7 @@ static node *parse_prefix(parser *p) {
   }
   case T_NAME: {
     char *s = copy_text(p, t.start, t.end);
-    if (!s) return fail_at(p, t.start, t.end, "%s", "out of memory");
+    if (!s) return fail_oom(p, t.start, t.end);
     node *n;
     if (!strcmp(s, "true") || !strcmp(s, "false")) {
       n = new_node(p, N_BOOL, t.start, t.end);
@@ -291,7 +303,7 @@ static node *parse_prefix(parser *p) {
     n->oend = t.end;
     n->op = op;
     kids k = {0};
-    if (!kids_push(&k, x)) return fail_at(p, t.start, t.end, "%s", "out of memory");
+    if (!kids_push(&k, x)) return fail_oom(p, t.start, t.end);
     return set_kids(p, n, &k) ? n : NULL;
   }
   case T_ELLIPSIS:
@@ -326,6 +338,7 @@ static node *parse_call(parser *p, node *callee) {
         arg = new_node(p, N_KWARG, name.start, v->end);
         if (!arg) { free(k.v); return NULL; }
         arg->str = copy_text(p, name.start, name.end);
+        if (!arg->str) { free(k.v); return fail_oom(p, name.start, name.end); }
         arg->oend = name.end;
         kids kk = {0};
         kids_push(&kk, v);
@@ -340,7 +353,7 @@ static node *parse_call(parser *p, node *callee) {
     arg = parse_expr(p, 0);
     if (!arg) { free(k.v); return NULL; }
   push:
-    if (!kids_push(&k, arg)) { free(k.v); return fail_at(p, n->start, n->end, "%s", "out of memory"); }
+    if (!kids_push(&k, arg)) { free(k.v); return fail_oom(p, n->start, n->end); }
     if (p->tok.kind == T_COMMA) { advance(p); continue; }
     if (p->tok.kind != T_RPAREN) { free(k.v); return unexpected(p); }
   }
@@ -392,7 +405,7 @@ static node *parse_index(parser *p, node *target) {
         }
       } else item = parts[0];
     }
-    if (!item || !kids_push(&k, item)) { free(k.v); return item ? fail_at(p, n->start, n->end, "%s", "out of memory") : NULL; }
+    if (!item || !kids_push(&k, item)) { free(k.v); return item ? fail_oom(p, n->start, n->end) : NULL; }
     if (p->tok.kind == T_COMMA) { advance(p); continue; }
     if (p->tok.kind != T_RBRACK) { free(k.v); return unexpected(p); }
   }

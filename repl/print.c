@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cjson/cJSON.h>
 #include "engine.h"
 #include "print.h"
 
@@ -321,11 +320,6 @@ char *utf8_sanitize(const char *s) {
   return out;
 }
 
-static void add_string(cJSON *o, const char *key, const char *val) {
-  char *v = utf8_sanitize(val);
-  cJSON_AddStringToObject(o, key, v ? v : "");
-  free(v);
-}
 
 static void json_elem(FILE *f, const void *data, int64_t i, tc_dtype dt) {
   char t[64];
@@ -344,21 +338,38 @@ static void json_nest(FILE *f, const tc_tensor *t, const void *data, int d, int6
   fputc(']', f);
 }
 
-static void emit_json(FILE *f, cJSON *o) {
-  char *s = cJSON_PrintUnformatted(o);
-  if (s) { fputs(s, f); fputc('\n', f); free(s); }
-  else fputs("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory while printing\"}}\n", f);
+
+/* A JSON string, escaped as cJSON escapes (so that output does not depend
+ * on which wrote it), with invalid UTF-8 as U+FFFD. Allocates nothing:
+ * reporting an error, out_of_memory included, must not need memory. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int k = utf8_len(p);
+    if (!k) { fputs("\xEF\xBF\xBD", f); p++; continue; }   /* U+FFFD */
+    if (k > 1) { fwrite(p, 1, (size_t)k, f); p += k; continue; }
+    unsigned c = *p++;
+    switch (c) {
+    case '"': fputs("\\\"", f); break;
+    case '\\': fputs("\\\\", f); break;
+    case '\b': fputs("\\b", f); break;
+    case '\f': fputs("\\f", f); break;
+    case '\n': fputs("\\n", f); break;
+    case '\r': fputs("\\r", f); break;
+    case '\t': fputs("\\t", f); break;
+    default:
+      if (c < 0x20) fprintf(f, "\\u%04x", c);
+      else fputc((int)c, f);
+    }
+  }
+  fputc('"', f);
 }
 
 int print_json(FILE *f, const value *v, tc_err *err) {
   if (v->kind == V_STR) {
-    cJSON *o = cJSON_CreateObject();
-    if (!o) return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing");
-    cJSON_AddTrueToObject(o, "ok");
-    cJSON_AddStringToObject(o, "type", "string");
-    add_string(o, "value", v->s);
-    emit_json(f, o);
-    cJSON_Delete(o);
+    fputs("{\"ok\":true,\"type\":\"string\",\"value\":", f);
+    json_str(f, v->s);
+    fputs("}\n", f);
     return 0;
   }
   /* A tensor is written as it is read, element by element: its text may
@@ -379,30 +390,18 @@ int print_json(FILE *f, const value *v, tc_err *err) {
 }
 
 void print_json_error(FILE *f, const tc_err *e, int line, int column) {
-  cJSON *o = cJSON_CreateObject(), *x = cJSON_CreateObject();
-  if (!o || !x) {
-    cJSON_Delete(o);
-    cJSON_Delete(x);
-    fputs("{\"ok\":false,\"error\":{\"code\":\"out_of_memory\",\"message\":\"out of memory\"}}\n", f);
-    return;
-  }
-  cJSON_AddFalseToObject(o, "ok");
-  cJSON_AddItemToObject(o, "error", x);
-  cJSON_AddStringToObject(x, "code", tc_code_name(e->code));
-  add_string(x, "message", e->msg);
-  if (e->op >= 0) cJSON_AddStringToObject(x, "op", tc_op_name((tc_op)e->op));
-  if (e->dtype >= 0) cJSON_AddStringToObject(x, "dtype", tc_dtype_name((tc_dtype)e->dtype));
-  if (e->engine >= 0) cJSON_AddStringToObject(x, "engine", tc_engine_name((tc_engine_id)e->engine));
-  if (line > 0) {
-    cJSON_AddNumberToObject(x, "line", line);
-    cJSON_AddNumberToObject(x, "column", column);
-  }
+  fputs("{\"ok\":false,\"error\":{\"code\":", f);
+  json_str(f, tc_code_name(e->code));
+  fputs(",\"message\":", f);
+  json_str(f, e->msg);
+  if (e->op >= 0) fprintf(f, ",\"op\":\"%s\"", tc_op_name((tc_op)e->op));
+  if (e->dtype >= 0) fprintf(f, ",\"dtype\":\"%s\"", tc_dtype_name((tc_dtype)e->dtype));
+  if (e->engine >= 0) fprintf(f, ",\"engine\":\"%s\"", tc_engine_name((tc_engine_id)e->engine));
+  if (line > 0) fprintf(f, ",\"line\":%d,\"column\":%d", line, column);
   if (e->has_index && e->index_ndim > 0) {   /* a 0-d operand has no position to name */
     char buf[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(buf, sizeof buf, e->index_ndim, e->index);
-    /* "[1, 2]" is valid JSON as it stands */
-    cJSON_AddRawToObject(x, "index", buf);
+    fprintf(f, ",\"index\":%s", buf);   /* "[1, 2]" is valid JSON as it stands */
   }
-  emit_json(f, o);
-  cJSON_Delete(o);
+  fputs("}}\n", f);
 }

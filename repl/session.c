@@ -196,17 +196,51 @@ static void cmd_error(runner *r, tc_code code, const char *fmt, const char *arg)
   report(r, &e, NULL, 0, 0);
 }
 
+/* cJSON leaves out, without a word, whatever it cannot allocate: its
+ * allocations go through a hook that remembers a failure, so that an
+ * outcome line is printed whole or replaced by out_of_memory. */
+static bool cjson_oom;
+static void *cjson_alloc(size_t n) {
+  void *p = malloc(n);
+  if (!p) cjson_oom = true;
+  return p;
+}
+
+static void cjson_begin(void) {
+  static bool hooked;
+  if (!hooked) {
+    cJSON_Hooks h = {cjson_alloc, free};
+    cJSON_InitHooks(&h);
+    hooked = true;
+  }
+  cjson_oom = false;
+}
+
+/* Prints o (built since cjson_begin) as one line and frees it; -1 when
+ * anything in it could not be allocated (nothing is printed). */
+static int cjson_emit(FILE *f, cJSON *o) {
+  char *s = o && !cjson_oom ? cJSON_PrintUnformatted(o) : NULL;
+  int rc = s && !cjson_oom ? 0 : -1;
+  if (rc == 0) fprintf(f, "%s\n", s);
+  cJSON_free(s);
+  cJSON_Delete(o);
+  return rc;
+}
+
+static void emit_outcome(runner *r, cJSON *o) {
+  if (cjson_emit(r->out, o) != 0) cmd_error(r, TC_E_OOM, "%s", "out of memory while printing");
+}
+
 static void json_text(runner *r, const char *type, const char *text) {
+  cjson_begin();
   cJSON *o = cJSON_CreateObject();
   cJSON_AddTrueToObject(o, "ok");
   cJSON_AddStringToObject(o, "type", type);
   char *t = utf8_sanitize(text);
+  if (!t) cjson_oom = true;
   cJSON_AddStringToObject(o, "text", t ? t : "");
   free(t);
-  char *s = cJSON_PrintUnformatted(o);
-  if (s) fprintf(r->out, "%s\n", s);
-  free(s);
-  cJSON_Delete(o);
+  emit_outcome(r, o);
 }
 
 static const char *kind_title(tc_kind k) {
@@ -316,7 +350,8 @@ void print_function_list(FILE *f) {
 
 /* The capability table as one JSON line; as the outcome of :caps in a
  * session it is marked like every other outcome ("ok", "type"). */
-static void print_caps_json(FILE *f, bool outcome) {
+static int print_caps_json(FILE *f, bool outcome) {
+  cjson_begin();
   {
     cJSON *o = cJSON_CreateObject();
     if (outcome) {
@@ -337,18 +372,12 @@ static void print_caps_json(FILE *f, bool outcome) {
       }
       cJSON_AddItemToArray(ops, row);
     }
-    char *s = cJSON_PrintUnformatted(o);
-    if (s) fprintf(f, "%s\n", s);
-    free(s);
-    cJSON_Delete(o);
+    return cjson_emit(f, o);
   }
 }
 
-void print_caps(FILE *f, bool json) {
-  if (json) {
-    print_caps_json(f, false);
-    return;
-  }
+int print_caps(FILE *f, bool json) {
+  if (json) return print_caps_json(f, false);
   int w = 2;
   for (int op = 0; op < TC_OP_COUNT; op++)
     if ((int)strlen(tc_op_name((tc_op)op)) > w) w = (int)strlen(tc_op_name((tc_op)op));
@@ -366,6 +395,7 @@ void print_caps(FILE *f, bool json) {
       fputc('\n', f);
     }
   }
+  return 0;
 }
 
 uint64_t parse_size(const char *s) {
@@ -441,6 +471,12 @@ static void cmd_time(runner *r, const char *full, size_t off) {
     if (runs == cap) {
       cap = cap ? cap * 2 : 64;
       double *nt = realloc(times, sizeof *nt * (size_t)cap);
+      if (!nt && runs == 0) {   /* no run to take a median of */
+        cmd_error(r, TC_E_OOM, "%s", ":time: out of memory");
+        arena_free(&ar);
+        free(text);
+        return;
+      }
       if (!nt) break;
       times = nt;
     }
@@ -479,13 +515,16 @@ static void run_command(runner *r, char *line) {
     size_t n = 0;
     FILE *m = open_memstream(&text, &n);
     int rc = m ? help_text(m, arg) : -1;
-    if (m) fclose(m);
-    if (rc != 0) cmd_error(r, TC_E_UNKNOWN_FN, "no function named %s (:help lists them)", arg);
+    bool written = m && !ferror(m);
+    if (m && fclose(m) != 0) written = false;
+    if (!written || !text) cmd_error(r, TC_E_OOM, "%s", ":help: out of memory");
+    else if (rc != 0) cmd_error(r, TC_E_UNKNOWN_FN, "no function named %s (:help lists them)", arg);
     else if (r->json) json_text(r, "help", text);
     else fputs(text, r->out);
     free(text);
   } else if (!strcmp(cmd, "vars")) {
     if (r->json) {
+      cjson_begin();
       cJSON *o = cJSON_CreateObject(), *vs;
       cJSON_AddTrueToObject(o, "ok");
       cJSON_AddStringToObject(o, "type", "vars");
@@ -496,14 +535,15 @@ static void run_command(runner *r, char *line) {
         cJSON_AddStringToObject(v, "name", r->s.vars[i].name);
         cJSON_AddStringToObject(v, "dtype", tc_dtype_name(t->dtype));
         sh = cJSON_AddArrayToObject(v, "shape");
-        for (int d = 0; d < t->ndim; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)t->shape[d]));
+        for (int d = 0; d < t->ndim; d++) {   /* exact: a dimension may exceed 2^53 */
+          char dim[24];
+          snprintf(dim, sizeof dim, "%lld", (long long)t->shape[d]);
+          cJSON_AddItemToArray(sh, cJSON_CreateRaw(dim));
+        }
         cJSON_AddBoolToObject(v, "weak", t->weak);
         cJSON_AddItemToArray(vs, v);
       }
-      char *s = cJSON_PrintUnformatted(o);
-      if (s) fprintf(r->out, "%s\n", s);
-      free(s);
-      cJSON_Delete(o);
+      emit_outcome(r, o);
     } else {
       for (int i = 0; i < r->s.nvars; i++) {
         tc_tensor *t = r->s.vars[i].t;
@@ -528,8 +568,8 @@ static void run_command(runner *r, char *line) {
       else tc_set_engine((tc_engine_id)id);
     }
   } else if (!strcmp(cmd, "caps")) {
-    if (r->json) print_caps_json(r->out, true);
-    else print_caps(r->out, false);
+    if (r->json ? print_caps_json(r->out, true) : print_caps(r->out, false))
+      cmd_error(r, TC_E_OOM, "%s", "out of memory while printing");
   } else if (!strcmp(cmd, "set") && !*arg) {
     uint64_t mm = tc_get_max_memory();
     if (r->json)
@@ -596,6 +636,7 @@ void runner_line(runner *r, const char *line, size_t n) {
     if (i < n && line[i] == ':') {
       char *c = strndup(line + i, n - i);
       if (c) run_command(r, c);
+      else cmd_error(r, TC_E_OOM, "%s", "out of memory");
       free(c);
       return;
     }
@@ -603,7 +644,8 @@ void runner_line(runner *r, const char *line, size_t n) {
   if (n > INT32_MAX / 2 || r->len + n > INT32_MAX / 2 || !append(r, line, n) || !append(r, "\n", 1)) {
     tc_err e;
     tc_err_clear(&e);
-    tc_err_set(&e, TC_E_OOM, -1, -1, "statement text too large");
+    tc_err_set(&e, TC_E_OOM, -1, -1, n > INT32_MAX / 2 || r->len + n > INT32_MAX / 2 ? "statement text too large"
+                                                                                   : "out of memory reading the statement");
     report(r, &e, NULL, 0, 0);
     r->len = 0;
     r->depth = 0;

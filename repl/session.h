@@ -45,7 +45,7 @@ void runner_interrupted(runner *r);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
 /* The capability table, as text or JSON. */
-void print_caps(FILE *f, bool json);
+int print_caps(FILE *f, bool json);   /* -1: out of memory, nothing printed */
 /* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */
 uint64_t parse_size(const char *s);
 /* Every callable name, one a line (for the man page check). */
