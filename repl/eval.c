@@ -435,6 +435,8 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
     if (arg_tensor(c, a, 0, &x) || arg_axes(c, a, 1, &ax) || arg_bool(c, a, 2, &keep)) return -1;
     return set_tensor(out, tc_reduce(op, x, &ax, keep, err));
   }
+  case TC_KIND_MATMUL:
+    return call_matmul(c, op, a, out);
   case TC_KIND_INFO: {
     if (arg_tensor(c, a, 0, &x)) return -1;
     if (op == TC_OP_DTYPE) {

@@ -37,4 +37,7 @@ int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max);  /* int sc
 int arg_bool(ctx *c, args *a, int i, bool *out);
 int arg_axes(ctx *c, args *a, int i, tc_axes *ax);
 int arg_dtype(ctx *c, args *a, int i, tc_dtype *out);
+
+/* Function families in their own files (repl/fn_*.c). */
+int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_KIND_MATMUL */
 #endif

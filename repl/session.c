@@ -147,6 +147,7 @@ static const char *kind_title(tc_kind k) {
   case TC_KIND_CAST: return "casts";
   case TC_KIND_REDUCE: return "reductions";
   case TC_KIND_INFO: return "information";
+  case TC_KIND_MATMUL: return "matrix products";
   }
   return "other";
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "engine.h"
+#include "linalg.h"
 
 /* ---- typing ---- */
 tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
@@ -116,6 +117,8 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
     return true;
   case TC_KIND_CLIP:
     return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
+  case TC_KIND_MATMUL:
+    return tc_linalg_supported(op, dt, eid);
   default:
     if (round_is_identity(op, dt, e)) return true;
     tc_dtype k = kernel_dtype(op, dt);
@@ -243,6 +246,7 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
 
 /* ---- operations ---- */
 tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  if (tc_op_kind(op) == TC_KIND_MATMUL) return tc_linalg_binary(op, a, b, err);   /* a @ b */
   tc_dtype dt;
   if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
   tc_dtype kdt = kernel_dtype(op, dt);

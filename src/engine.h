@@ -17,7 +17,10 @@ typedef enum {
   TC_CALL_EW,      /* elementwise op: out[i] = op(in[0][i], ...), inputs broadcast to out */
   TC_CALL_CAST,    /* out = cast(in[0]) (also a strided copy when dtypes match) */
   TC_CALL_REDUCE,  /* out[k] = fold of the last `nred` dims of in[0] */
-  TC_CALL_FIND     /* found = first row-major index of in[0] matching pred, or -1 */
+  TC_CALL_FIND,    /* found = first row-major index of in[0] matching pred, or -1 */
+  TC_CALL_MATMUL   /* out[..., m, n] = sum over k of in[0][..., m, k] * in[1][..., k, n]: all three
+                    * have out's ndim (>= 2), the inputs any strides (0 for broadcast batch dims);
+                    * one dtype throughout; integers wrap, bool is or-of-ands; k = 0 gives zeros */
 } tc_call_kind;
 
 typedef enum { TC_PRED_ZERO, TC_PRED_NEG } tc_pred;

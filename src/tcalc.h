@@ -34,7 +34,8 @@ typedef enum {
   TC_KIND_BINARY, TC_KIND_BITWISE, TC_KIND_SHIFT, TC_KIND_COMPARE,
   TC_KIND_UNARY, TC_KIND_LOGICAL, TC_KIND_MATH, TC_KIND_MATH2,
   TC_KIND_ROUND, TC_KIND_PRED, TC_KIND_WHERE, TC_KIND_CLIP, TC_KIND_CAST,
-  TC_KIND_REDUCE, TC_KIND_INFO
+  TC_KIND_REDUCE, TC_KIND_INFO,
+  TC_KIND_MATMUL   /* matrix products: matmul, dot, outer, tensordot, trace */
 } tc_kind;
 
 typedef enum { TC_CHECK_NONE, TC_CHECK_ZERO, TC_CHECK_NEGEXP, TC_CHECK_NEGSHIFT } tc_check;
@@ -171,6 +172,27 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
  * fills mask[d] = true for reduced dims. */
 int tc_axes_mask(const tc_axes *axes, int ndim, bool *mask, tc_op op, tc_err *err);
 
+/* ---- matrix products (SPEC 5.2) ---- */
+/* NumPy matmul: 1-D operands promoted to matrices and the added dimension
+ * removed; batch dimensions broadcast; integers exact with wrapping in the
+ * result dtype; bf16/f16 multiply in f32 and round once; bool is or-of-ands. */
+tc_tensor *tc_matmul(tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_dot(tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_outer(tc_tensor *a, tc_tensor *b, tc_err *err);
+/* Sums products over n axis pairs (axes_a[i] of a with axes_b[i] of b;
+ * negatives count from the end); the result has a's free axes, then b's. */
+tc_tensor *tc_tensordot(tc_tensor *a, tc_tensor *b, int n, const int64_t *axes_a, const int64_t *axes_b,
+                        tc_err *err);
+/* Sum of the diagonal over axes 0 and 1 (reduce_sum's dtype rules). */
+tc_tensor *tc_trace(tc_tensor *x, tc_err *err);
+
+/* ---- CPU threads ---- */
+/* Threads the CPU engine splits large operations across. n > 0 sets the
+ * count; 0 restores the default: $TCALC_THREADS, else the online CPUs.
+ * Integer results are the same for every count, and float sums too. */
+void tc_set_threads(int n);
+int tc_get_threads(void);
+
 /* ---- capabilities ---- */
 /* Whether op accepts inputs of dtype dt on engine e (the dtype its operands
  * have after promotion); this is what the dispatcher itself consults. */
@@ -193,6 +215,7 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id e);
 #define TC_WRAP_CLIP(E, name)
 #define TC_WRAP_CAST(E, name)
 #define TC_WRAP_INFO(E, name)
+#define TC_WRAP_MATMUL(E, name)
 TC_OPS(TC_X_, _)
 #undef TC_X_
 #endif
