@@ -5,16 +5,15 @@
 
 /* tensordot's axes: an int n, a pair [i, j], or a pair of lists [[i...], [j...]]. */
 static int arg_axes_pair(ctx *c, args *a, int i, int *n, int64_t *xa, int64_t *xb) {
-  tc_tensor *t;
-  if (arg_tensor(c, a, i, &t) != 0) return -1;
+  const char *usage = "axes must be an int n, a pair [i, j], or a pair of lists [[i, ...], [j, ...]]";
+  if (a->v[i].kind != V_TENSOR) return fail_node(c, a->at[i], TC_E_BAD_ARG, "%s", usage);
+  tc_tensor *t = a->v[i].t;
   int64_t numel = tc_numel(t);
   bool empty_pair = t->ndim == 2 && t->shape[0] == 2 && numel == 0;
   bool ok = empty_pair || (tc_dtype_class(t->dtype) == TC_CLASS_INT &&
                            (t->ndim == 0 || (t->ndim == 1 && t->shape[0] == 2) ||
                             (t->ndim == 2 && t->shape[0] == 2 && t->shape[1] <= TC_MAX_DIMS)));
-  if (!ok)
-    return fail_node(c, a->at[i], TC_E_BAD_ARG, "%s",
-                     "axes must be an int n, a pair [i, j], or a pair of lists [[i, ...], [j, ...]]");
+  if (!ok) return fail_node(c, a->at[i], TC_E_BAD_ARG, "%s", usage);
   if (empty_pair) { *n = 0; return 0; }
   int64_t v[2 * TC_MAX_DIMS];
   tc_tensor *c64 = tc_cast(t, TC_DT_I64, c->err);
@@ -46,11 +45,8 @@ int call_matmul(ctx *c, tc_op op, args *a, value *out) {
     if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y)) return -1;
     int r = arg_axes_pair(c, a, 2, &n, xa, xb);
     if (r < 0) return -1;
-    if (r == 1) {
-      if (n > x->ndim || n > y->ndim)
-        return fail_node(c, a->at[2], TC_E_AXIS, "%s", "axes counts more dimensions than a or b has");
+    if (r == 1 && n <= x->ndim && n <= y->ndim)   /* (a larger n is tensordot's error) */
       for (int j = 0; j < n; j++) { xa[j] = x->ndim - n + j; xb[j] = j; }
-    }
     return set_tensor(out, tc_tensordot(x, y, n, xa, xb, err));
   }
   default:

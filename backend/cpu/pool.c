@@ -38,7 +38,10 @@ static int env_threads(void) {
   return n < 1 ? 1 : n > POOL_MAX ? POOL_MAX : (int)n;
 }
 
-void tc_set_threads(int n) { requested = n < 0 ? 0 : n > POOL_MAX ? POOL_MAX : n; }
+void tc_set_threads(int n) {
+  requested = n < 0 ? 0 : n > POOL_MAX ? POOL_MAX : n;
+  if (!requested) default_threads = 0;   /* read $TCALC_THREADS again */
+}
 
 int tc_get_threads(void) {
   if (requested) return requested;
