@@ -3,6 +3,7 @@
 #   make run        build and start the REPL
 #   make test       build and run every test suite
 #   make check      the same suites under ASan + UBSan (in build/san)
+#   make bench      time tcalc against NumPy on the same work (scripts/bench)
 #   make CUDA=1     also build the CUDA engine (automatic when nvcc is found)
 
 BUILD   ?= build
@@ -41,7 +42,7 @@ ifeq ($(CUDA),1)
   CPPFLAGS += -DTC_HAVE_CUDA
 endif
 
-.PHONY: all run test check deps clean FORCE
+.PHONY: all run test check bench deps clean FORCE
 all: $(BUILD)/tcalc
 
 deps: $(DEPS_STAMP)
@@ -90,6 +91,9 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 KOPT=-O1 test
+
+bench: $(BUILD)/tcalc
+	scripts/bench $(BUILD)/tcalc
 
 clean:
 	rm -rf build
