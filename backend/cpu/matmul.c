@@ -372,6 +372,31 @@ static int blas_gemm(const mm_prob *p, tc_dtype dt) {
   return 1;
 }
 
+/* A CBLAS product of operands copied to contiguous row-major first. */
+#define K_COPYM(S) \
+  static void copym_##S(const char *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs, char *dst) { \
+    const S *x = CPTR(S, src); S *y = PTR(S, dst); \
+    for (int64_t i = 0; i < rows; i++) for (int64_t j = 0; j < cols; j++) y[i * cols + j] = x[i * rs + j * cs]; \
+  }
+K_COPYM(float)
+K_COPYM(double)
+
+static int gemm_copied(const mm_prob *p, tc_dtype dt) {
+  size_t es = tc_dtype_size(dt);
+  char *a = malloc((size_t)(p->M * p->K) * es + 1), *b = malloc((size_t)(p->K * p->N) * es + 1);
+  if (!a || !b) { free(a); free(b); return -2; }
+  void (*cp)(const char *, int64_t, int64_t, int64_t, int64_t, char *) = dt == TC_DT_F32 ? copym_float : copym_double;
+  cp(p->a, p->M, p->K, p->ars, p->acs, a);
+  cp(p->b, p->K, p->N, p->brs, p->bcs, b);
+  mm_prob q = *p;
+  q.a = a; q.b = b;
+  q.ars = p->K; q.acs = 1; q.brs = p->N; q.bcs = 1;
+  blas_gemm(&q, dt);   /* the caller saw that the dims fit CBLAS's int */
+  free(a);
+  free(b);
+  return 0;
+}
+
 /* ---- the call: a batch of products ---- */
 /* Products up to this many multiply-adds use the plain kernel. */
 #define SMALL_MACS ((int64_t)1 << 15)
@@ -403,19 +428,62 @@ static void prob_at(const tc_call *call, int64_t bi, mm_prob *p) {
   p->c = tc_tensor_data(C) + bi * p->M * p->N * (int64_t)es;
 }
 
-/* Small products: the plain kernel, batches split across threads. */
-typedef struct { const tc_call *call; naive_fn fn; int64_t per, nbatch; size_t scratch_each; char *scratch; } small_job;
+/* The plain kernel across threads: each task is a run of whole products
+ * (when they are small) or a block of rows of one product. */
+#define PLAIN_TASK_MACS ((int64_t)1 << 16)
+typedef struct {
+  const tc_call *call;
+  naive_fn fn;
+  int64_t nbatch, per_task, nrb, rows_per;   /* per_task products, or nrb row blocks per product */
+  size_t esize, scratch_each;
+  char *scratch;
+} plain_job;
 
-static int small_task(void *ctx, int task, int worker) {
-  const small_job *j = ctx;
-  int64_t lo = (int64_t)task * j->per, hi = lo + j->per < j->nbatch ? lo + j->per : j->nbatch;
-  for (int64_t bi = lo; bi < hi; bi++) {
-    mm_prob p;
+static int plain_task(void *ctx, int task, int worker) {
+  const plain_job *j = ctx;
+  char *scratch = j->scratch + j->scratch_each * (size_t)worker;
+  mm_prob p;
+  if (j->nrb == 0) {
+    int64_t lo = (int64_t)task * j->per_task, hi = lo + j->per_task < j->nbatch ? lo + j->per_task : j->nbatch;
+    for (int64_t bi = lo; bi < hi && !tc_interrupt_flag; bi++) {
+      prob_at(j->call, bi, &p);
+      j->fn(&p, scratch);
+    }
+  } else {
+    int64_t bi = task / j->nrb, r0 = task % j->nrb * j->rows_per;
     prob_at(j->call, bi, &p);
-    j->fn(&p, j->scratch + j->scratch_each * (size_t)worker);
-    if (tc_interrupt_flag) return -1;
+    int64_t r1 = r0 + j->rows_per < p.M ? r0 + j->rows_per : p.M;
+    p.a += r0 * p.ars * (int64_t)j->esize;
+    p.c += r0 * p.N * (int64_t)j->esize;
+    p.M = r1 - r0;
+    j->fn(&p, scratch);
   }
-  return 0;
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+static int run_plain(const tc_call *c, int64_t nbatch, const mm_prob *p0, tc_err *err) {
+  plain_job j = {c, naive_table[c->dtype], nbatch, 1, 0, 0, tc_dtype_size(c->dtype), 0, NULL};
+  int64_t row_macs = p0->N * p0->K > 0 ? p0->N * p0->K : 1, macs;
+  if (__builtin_mul_overflow(row_macs, p0->M, &macs) || macs >= 2 * PLAIN_TASK_MACS) {
+    j.rows_per = PLAIN_TASK_MACS / row_macs > 1 ? PLAIN_TASK_MACS / row_macs : 1;
+    j.nrb = (p0->M + j.rows_per - 1) / j.rows_per;
+  } else {
+    j.per_task = PLAIN_TASK_MACS / (macs > 0 ? macs : 1);
+    if (j.per_task < 1) j.per_task = 1;
+  }
+  int64_t ntasks = j.nrb ? nbatch * j.nrb : (nbatch + j.per_task - 1) / j.per_task;
+  if (ntasks > INT_MAX) {
+    if (j.nrb) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "too many products");
+    j.per_task = (nbatch + INT_MAX - 1) / INT_MAX;
+    ntasks = (nbatch + j.per_task - 1) / j.per_task;
+  }
+  int threads = cpu_threads();
+  j.scratch_each = ((size_t)p0->N * sizeof(uint64_t) + 63) & ~(size_t)63;
+  j.scratch = malloc(j.scratch_each * (size_t)threads);
+  if (!j.scratch) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
+  int rc = cpu_parallel((int)ntasks, plain_task, &j);
+  free(j.scratch);
+  return rc < 0 ? cpu_interrupted(err) : 0;
 }
 
 int cpu_run_matmul(tc_call *c, tc_err *err) {
@@ -435,30 +503,17 @@ int cpu_run_matmul(tc_call *c, tc_err *err) {
   int64_t macs = p0.M * p0.N;
   bool small = __builtin_mul_overflow(macs, p0.K, &macs) ? false : macs <= SMALL_MACS;
   /* matrix-vector products are memory-bound: the plain kernel streams them */
-  if (small || (!flt && (p0.N < 4 || p0.M < 4))) {
-    size_t each = ((size_t)p0.N * sizeof(uint64_t) + 63) & ~(size_t)63;
-    int threads = cpu_threads();
-    small_job j = {c, naive_table[dt], 1, nbatch, each, NULL};
-    int64_t work = macs > 0 ? macs : 1;
-    int64_t per = CPU_PAR_MIN * 4 / work;
-    j.per = per < 1 ? 1 : per;
-    int64_t ntasks = (nbatch + j.per - 1) / j.per;
-    if (ntasks > threads * 4) { j.per = (nbatch + threads * 4 - 1) / (threads * 4); ntasks = (nbatch + j.per - 1) / j.per; }
-    j.scratch = malloc(each * (size_t)threads);
-    if (!j.scratch) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)dt, "allocation failed");
-    int rc = cpu_parallel((int)(ntasks < INT_MAX ? ntasks : INT_MAX), small_task, &j);
-    free(j.scratch);
-    return rc < 0 ? cpu_interrupted(err) : 0;
-  }
+  if (small || (!flt && (p0.N < 4 || p0.M < 4))) return run_plain(c, nbatch, &p0, err);
+  if (flt && (p0.M > INT_MAX || p0.N > INT_MAX || p0.K > INT_MAX || !blas_load()))
+    return run_plain(c, nbatch, &p0, err);
   for (int64_t bi = 0; bi < nbatch; bi++) {
     mm_prob p;
     prob_at(c, bi, &p);
     if (flt) {
-      if (blas_gemm(&p, dt)) { if (tc_interrupt_flag) return cpu_interrupted(err); continue; }
-      void *row = malloc((size_t)p.N * sizeof(double) + 64);
-      if (!row) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)dt, "allocation failed");
-      naive_table[dt](&p, row);
-      free(row);
+      if (!blas_gemm(&p, dt)) {   /* strides CBLAS cannot take: copy to contiguous */
+        int rc = gemm_copied(&p, dt);
+        if (rc == -2) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)dt, "allocation failed");
+      }
     } else {
       int rc = blocked_int(&p, dt);
       if (rc == -2) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)dt, "allocation failed");

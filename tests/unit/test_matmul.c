@@ -260,6 +260,15 @@ Test(matmul, float_dtypes) {
   }
 }
 
+Test(matmul, float_products_without_a_blas) {
+  /* each test runs in its own process, so this one loads no CBLAS */
+  setenv("TCALC_BLAS", "none", 1);
+  cr_assert_null(cpu_matmul_blas());
+  check_float_product(TC_DT_F64, 70, 130, 90, 0x1p-52 * 130);
+  check_float_product(TC_DT_F32, 300, 40, 200, 0x1p-23 * 40);
+  unsetenv("TCALC_BLAS");
+}
+
 Test(matmul, half_rounds_once_from_f32) {
   /* 1 + 2^-11 + 2^-11 is exact in f32 and rounds to 1 + 2^-10 in f16; rounding
    * after each addition would give 1 (ties to even, twice) */
@@ -476,7 +485,22 @@ Test(matmul, large_float_strided_operands) {
         for (int64_t k = 0; k < K; k++) s += a[k * M + i] * b[k * N + j];
         cr_assert_eq(g[(bi * M + i) * N + j], s);   /* small integers: exact in f32 */
       }
+  free(g);
+  /* strides CBLAS cannot take (a stride-0 column): copied first */
+  tc_tensor *row = from_f64(TC_DT_F64, 1, SH(K), b);
+  tc_tensor *rows = tc_view_broadcast(row, 2, SH(N, K), &err);
+  tc_tensor *cols = tc_view_permute(rows, perm, &err);     /* [K, N], strides (1, 0) */
+  tc_tensor *at64 = tc_cast(at, TC_DT_F64, &err);
+  tc_tensor *d = tc_matmul(at64, cols, &err);
+  cr_assert_not_null(d, "%s", err.msg);
+  g = to_f64(d);
+  for (int64_t i = 0; i < M; i++) {
+    double s = 0;
+    for (int64_t k = 0; k < K; k++) s += a[k * M + i] * b[k];
+    for (int64_t j = 0; j < N; j++) cr_assert_eq(g[i * N + j], s);
+  }
   free(a); free(b); free(g);
+  tc_tensor_free(row); tc_tensor_free(rows); tc_tensor_free(cols); tc_tensor_free(at64); tc_tensor_free(d);
   tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(at); tc_tensor_free(bb); tc_tensor_free(c);
 }
 
