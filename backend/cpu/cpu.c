@@ -23,8 +23,10 @@ static size_t big_size(size_t nbytes) {
   return n < nbytes ? 0 : n;
 }
 
+/* At most 1 GiB, an eighth of RAM, or half the memory limit for results. */
 static size_t cache_limit(void) {
-  uint64_t lim = tc_physical_memory() / 8;
+  uint64_t lim = tc_physical_memory() / 8, half = tc_get_max_memory() / 2;
+  if (lim > half) lim = half;
   return lim > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)lim;
 }
 
