@@ -88,6 +88,7 @@ run: $(BUILD)/tcalc
 test: $(BUILD)/tcalc $(BUILD)/unit-tests
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
+	scripts/npy-interop.sh $(BUILD)/tcalc
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 KOPT=-O1 test

@@ -42,13 +42,9 @@ static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
                     tc_engine_name(tc_get_engine()));
 }
 
-/* A fresh view of t's storage with the given shape and strides. */
+/* A view of t's storage with the given shape and strides (not weak). */
 static tc_tensor *restride(tc_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, tc_err *err) {
-  tc_tensor *v = tc_view_broadcast(t, t->ndim, t->shape, err);
-  if (!v) return NULL;
-  v->ndim = ndim;
-  for (int i = 0; i < ndim; i++) { v->shape[i] = shape[i]; v->strides[i] = strides[i]; }
-  return v;
+  return tc_view(t, ndim, shape, strides, t->offset, err);
 }
 
 /* A view of a contiguous tensor with another shape of the same size. */
@@ -221,11 +217,10 @@ tc_tensor *tc_outer(tc_tensor *a, tc_tensor *b, tc_err *err) {
   tc_dtype dt;
   if (mm_dtype(TC_OP_OUTER, a, b, &dt, err) != 0) return NULL;
   int64_t sa[2] = {tc_numel(a), 1}, sb[2] = {1, tc_numel(b)};
-  tc_tensor *va = flat_view(a, 2, sa, err), *vb = va ? flat_view(b, 2, sb, err) : NULL;
+  tc_tensor *ca = tc_cast(a, dt, err), *cb = ca ? tc_cast(b, dt, err) : NULL;
+  tc_tensor *va = cb ? flat_view(ca, 2, sa, err) : NULL, *vb = va ? flat_view(cb, 2, sb, err) : NULL;
   tc_tensor *r = vb ? scaled(TC_OP_OUTER, va, vb, dt, err) : NULL;
-  tc_tensor_free(va);
-  tc_tensor_free(vb);
-  if (r) r->weak = false;
+  tc_tensor_free(va); tc_tensor_free(vb); tc_tensor_free(ca); tc_tensor_free(cb);
   return r;
 }
 

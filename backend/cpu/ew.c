@@ -91,6 +91,18 @@ static const un_fn cast_table[TC_DT_COUNT][TC_DT_COUNT] = {
   TC_DTYPE_PAIRS(K_CAST_ENTRY)
 };
 
+/* Same-dtype copies move the stored bits (NaN payloads, signalling NaNs
+ * and all) instead of converting through a wider type. */
+#define K_COPY(E, n, S, ...) \
+  static void kcopy_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_); \
+    if (sa == 1) { for (int64_t i = 0; i < len; i++) o[i] = pa[i]; } \
+    else { for (int64_t i = 0; i < len; i++) o[i] = pa[i * sa]; } \
+  }
+TC_FOR_ALL(K_COPY, _)
+#define K_COPY_ENTRY(E, ...) [TC_DT_##E] = kcopy_##E,
+static const un_fn copy_table[TC_DT_COUNT] = {TC_FOR_ALL(K_COPY_ENTRY, _)};
+
 /* ---- running ---- */
 typedef enum { FAM_NONE, FAM_BIN, FAM_CMP, FAM_UN, FAM_PRED, FAM_SEL } family;
 
@@ -141,6 +153,7 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
 }
 
 int cpu_run_cast(tc_call *c, tc_err *err) {
-  ew_ctx ctx = {.fam = FAM_UN, .fn = (any_fn)cast_table[c->dtype][c->out->dtype]};
+  un_fn fn = c->dtype == c->out->dtype ? copy_table[c->dtype] : cast_table[c->dtype][c->out->dtype];
+  ew_ctx ctx = {.fam = FAM_UN, .fn = (any_fn)fn};
   return run_plan(c, &ctx, err);
 }

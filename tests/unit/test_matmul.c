@@ -590,10 +590,18 @@ Test(matmul, outer_flattens) {
   int64_t *g = to_i64(r);
   for (int i = 0; i < 4; i++) for (int j = 0; j < 3; j++) cr_assert_eq(g[i * 3 + j], v[i] * u[j]);
   free(g); tc_tensor_free(r);
-  /* a scalar is a vector of one */
+  /* a scalar is a vector of one; a weak one takes the other's dtype */
   tc_tensor *s = tc_scalar_i64(2, true, &err);
   r = tc_outer(s, b, &err);
   assert_shape(r, 2, SH(1, 3));
+  tc_tensor_free(r);
+  r = tc_outer(s, a, &err);
+  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_eq(r->dtype, TC_DT_I16);
+  assert_shape(r, 2, SH(1, 4));
+  g = to_i64(r);
+  cr_assert(g[0] == 2 && g[3] == 8);
+  free(g);
   tc_tensor_free(r);
   tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(s);
 }
