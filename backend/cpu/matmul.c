@@ -124,6 +124,7 @@ typedef struct {
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define MM_X86 1
+#include <cpuid.h>
 UKR_DEF(ukr64_avx512, uint64_t, 64, 8, 16, TGT_AVX512)
 UKR_DEF(ukr32_avx512, uint32_t, 64, 8, 32, TGT_AVX512)
 UKR_DEF(ukr64_avx2, uint64_t, 32, 4, 8, TGT_AVX2)
@@ -146,13 +147,20 @@ static const ukr_desc ukr_table[ISA_COUNT][2] = {
 
 static int isa_forced = -1;
 
+/* The CPU's vector units, asked lazily with cpuid (libgcc's
+ * __builtin_cpu_supports would add a constructor to every start-up):
+ * the instructions, and the OS saving their registers (xgetbv). */
 static int isa_detect(void) {
 #if MM_X86
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw"))
-    return ISA_AVX512;
-  if (__builtin_cpu_supports("avx2")) return ISA_AVX2;
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX)) return ISA_BASE;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  if ((lo & 0x6) != 0x6 || !__get_cpuid_count(7, 0, &a, &b, &c, &d)) return ISA_BASE;
+  unsigned need512 = bit_AVX512F | bit_AVX512DQ | bit_AVX512BW | bit_AVX512VL;
+  if ((b & need512) == need512 && (lo & 0xe6) == 0xe6) return ISA_AVX512;
+  if (b & bit_AVX2) return ISA_AVX2;
 #endif
   return ISA_BASE;
 }
