@@ -68,14 +68,19 @@ typedef double nw_F64;
       for (int64_t j = 0; j < p->N; j++) c[i * p->N + j] = (S)MM_OUT_##CLS(row[j]); \
     } \
   }
+/* float rows: f32 and f64 only (bf16/f16 arrive as f32) */
+#define NAIVE_ONLY_BF16(M, ...)
+#define NAIVE_ONLY_F16(M, ...)
+#define NAIVE_ONLY_F32(M, ...) M(__VA_ARGS__)
+#define NAIVE_ONLY_F64(M, ...) M(__VA_ARGS__)
+#define K_NAIVE_FLT(E, ...) NAIVE_ONLY_##E(K_NAIVE, E, __VA_ARGS__)
 TC_FOR_INTB(K_NAIVE, _)
-K_NAIVE(F32, "f32", float, float, FLT, 32, TC_ID, TC_ID, _)
-K_NAIVE(F64, "f64", double, double, FLT, 64, TC_ID, TC_ID, _)
+TC_FOR_FLT(K_NAIVE_FLT, _)
 
 typedef void (*naive_fn)(const mm_prob *, void *);
 #define NV_ENTRY(E, ...) [TC_DT_##E] = naive_##E,
-static const naive_fn naive_table[TC_DT_COUNT] = {TC_FOR_INTB(NV_ENTRY, _)[TC_DT_F32] = naive_F32,
-                                                 [TC_DT_F64] = naive_F64};
+#define NV_ENTRY_FLT(E, ...) NAIVE_ONLY_##E(NV_ENTRY, E, __VA_ARGS__)
+static const naive_fn naive_table[TC_DT_COUNT] = {TC_FOR_INTB(NV_ENTRY, _) TC_FOR_FLT(NV_ENTRY_FLT, _)};
 
 /* ---- the blocked integer kernel ----
  * C is computed in tiles of MR x NR by a micro-kernel over packed slivers
