@@ -3,13 +3,16 @@
 #   make run        build and start the REPL
 #   make test       build and run every test suite
 #   make check      the same suites under ASan + UBSan (in build/san)
-#   make CUDA=1     also build the CUDA engine (automatic when nvcc is found)
+#   make CUDA=1     also build the CUDA engine (the default when nvcc is found;
+#                   CUDA=0 builds the complete CPU-only program)
+#   make test-cuda  CPU-vs-CUDA parity suite (prints "skipped: ..." without a GPU)
+#   make carry      prebuilt binaries for a bare GPU machine (scripts/cuda-device-check.sh)
 
 BUILD   ?= build
 SAN     ?=
 CC      ?= cc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
-CUDA    ?= 0
+CUDA    ?= $(if $(NVCC),1,0)
 OPT     ?= -O2
 
 WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -26,18 +29,36 @@ endif
 DEPS_STAMP := build/.deps-ok
 
 SRC_C     := $(wildcard src/*.c) $(wildcard backend/cpu/*.c)
+CUDA_O    :=
+CHECK_C   :=
+
+# The CUDA engine: kernels in backend/cuda/*.cu (nvcc), its vtable in
+# backend/cuda/*.c (the C flags above). The runtime is linked statically, so
+# the binary runs, CPU-only, where there is no GPU or driver. sm_90 (H100,
+# H200) as machine code, plus compute_90 PTX that newer GPUs JIT-compile.
+ifeq ($(CUDA),1)
+  ifeq ($(NVCC),)
+    $(error CUDA=1 but nvcc was not found; set NVCC=/path/to/nvcc or use CUDA=0)
+  endif
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  NVCCFLAGS := -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings \
+               -Xcompiler -Wall,-Wextra,-Wshadow,-Werror,-fno-exceptions,-fno-rtti,-fno-threadsafe-statics
+  SRC_C     += $(wildcard backend/cuda/*.c)
+  CUDA_O    := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard backend/cuda/*.cu))
+  CHECK_C   := $(wildcard tests/cuda/*.c)
+  CPPFLAGS  += -DTC_HAVE_CUDA
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+endif
 REPL_C    := $(filter-out repl/main.c,$(wildcard repl/*.c))
 UNIT_C    := $(wildcard tests/unit/*.c)
-LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o)
+LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o) $(CUDA_O)
+CHECK_O   := $(CHECK_C:%.c=$(BUILD)/%.o)
 REPL_O    := $(REPL_C:%.c=$(BUILD)/%.o)
 MAIN_O    := $(BUILD)/repl/main.o
 UNIT_O    := $(UNIT_C:%.c=$(BUILD)/%.o)
 
-ifeq ($(CUDA),1)
-  CPPFLAGS += -DTC_HAVE_CUDA
-endif
-
-.PHONY: all run test check deps clean FORCE
+.PHONY: all run test test-cuda carry check deps clean FORCE
 all: $(BUILD)/tcalc
 
 deps: $(DEPS_STAMP)
@@ -48,8 +69,8 @@ $(DEPS_STAMP): scripts/install-deps.sh
 # Rebuild everything when the flags change.
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) CUDA=$(CUDA)' | cmp -s - $@ || \
-	  echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) CUDA=$(CUDA)' > $@
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)' | cmp -s - $@ || \
+	  echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)' > $@
 
 $(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -60,6 +81,16 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -Wpedantic,$(CFLAGS)) $(shell pkg-config --cflags $(PKGS) criterion) -c $< -o $@
+
+# The parity suite and the device benchmark are plain programs (libc and the
+# static CUDA runtime only) so they run on a bare GPU machine.
+$(BUILD)/tests/cuda/%.o: tests/cuda/%.c $(BUILD)/.flags | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/backend/cuda/%.o: backend/cuda/%.cu $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libtcalc.a: $(LIB_O)
 	@rm -f $@
@@ -75,12 +106,31 @@ $(BUILD)/tcalc: $(MAIN_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS) criterion) $(LDLIBS)
 
+$(BUILD)/cuda-%: $(BUILD)/tests/cuda/%.o $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
-test: $(BUILD)/tcalc $(BUILD)/unit-tests
+test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CHECK_C:tests/cuda/%.c=$(BUILD)/cuda-%)
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
+ifeq ($(CUDA),1)
+	$(BUILD)/cuda-parity --emulate --quick --brief
+endif
+
+# Every row the CPU claims, CPU vs CUDA, verified or not (see
+# backend/cuda/verified.def); exits 0 with "skipped: ..." without a device.
+ifeq ($(CUDA),1)
+test-cuda: $(BUILD)/cuda-parity
+	TCALC_CUDA_UNVERIFIED=1 $(BUILD)/cuda-parity
+else
+test-cuda:
+	@echo "skipped: no CUDA engine in this build (nvcc not found; make CUDA=1 test-cuda)"
+endif
+
+carry:
+	scripts/cuda-device-check.sh --prepare
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 test
@@ -88,4 +138,4 @@ check:
 clean:
 	rm -rf build
 
--include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d)
+-include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d) $(CHECK_O:.o=.d)

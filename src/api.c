@@ -107,6 +107,8 @@ static bool kernel_supported(const tc_engine *e, tc_op op, tc_dtype kdt) {
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
+  tc_call row = {.kind = TC_CALL_ROW, .op = op, .dtype = dt};
+  if (!e->supports(&row)) return false;
   switch (tc_op_kind(op)) {
   case TC_KIND_INFO:
     return true;
@@ -269,7 +271,7 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
 }
 
 tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
-  if (!cast_supported(tc_engines[tc_get_engine()] ? tc_engines[tc_get_engine()] : tc_engines[0], x->dtype, dt)) {
+  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine())) {
     unsupported(TC_OP_CAST, x->dtype, err);
     return NULL;
   }
@@ -304,6 +306,7 @@ tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err) {
 }
 
 tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
+  if (!tc_op_supported(TC_OP_CLIP, x->dtype, tc_get_engine())) { unsupported(TC_OP_CLIP, x->dtype, err); return NULL; }
   tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, lo, err);
   if (!m) { if (err) err->op = TC_OP_CLIP; return NULL; }
   tc_tensor *out = tc_binary(TC_OP_MINIMUM, m, hi, err);

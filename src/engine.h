@@ -17,7 +17,9 @@ typedef enum {
   TC_CALL_EW,      /* elementwise op: out[i] = op(in[0][i], ...), inputs broadcast to out */
   TC_CALL_CAST,    /* out = cast(in[0]) (also a strided copy when dtypes match) */
   TC_CALL_REDUCE,  /* out[k] = fold of the last `nred` dims of in[0] */
-  TC_CALL_FIND     /* found = first row-major index of in[0] matching pred, or -1 */
+  TC_CALL_FIND,    /* found = first row-major index of in[0] matching pred, or -1 */
+  TC_CALL_ROW      /* supports() only: does the engine claim the capability row
+                      (op, dtype)? (the CUDA engine claims only GPU-verified rows) */
 } tc_call_kind;
 
 typedef enum { TC_PRED_ZERO, TC_PRED_NEG } tc_pred;
