@@ -108,6 +108,7 @@ $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 
 $(BUILD)/cuda-%: $(BUILD)/tests/cuda/%.o $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+.SECONDARY: $(CHECK_O)
 
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc

@@ -170,7 +170,7 @@ static int help_text(FILE *f, const char *name) {
     fputs("\ncast shorthands:", f);
     for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %s(x)", tc_dtype_name((tc_dtype)dt));
     fputs("\nSession commands: :help [NAME] :vars :clear [NAME] :engine [cpu|cuda] :caps\n"
-          "  :set precision N  :set max_memory SIZE  :time STMT  :quit\n", f);
+          "  :set precision N  :set max_memory SIZE  :time STMT  :verify STMT  :quit\n", f);
     return 0;
   }
   const fn_entry *e = fn_find(name);
@@ -396,6 +396,8 @@ static void run_command(runner *r, char *line) {
     } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
   } else if (!strcmp(cmd, "time")) {
     cmd_time(r, arg);
+  } else if (!strcmp(cmd, "verify")) {
+    runner_verify(r, arg);
   } else {
     cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
   }

@@ -34,6 +34,8 @@ bool runner_pending(const runner *r);
 void runner_text(runner *r, const char *text);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
+/* :verify STMT: runs an expression on both engines and compares (verify.c). */
+void runner_verify(runner *r, const char *stmt);
 /* The capability table, as text or JSON. */
 void print_caps(FILE *f, bool json);
 #endif

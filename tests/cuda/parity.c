@@ -122,8 +122,8 @@ static int64_t get_i(tc_dtype dt, const unsigned char *buf, int64_t i) {
   }
 }
 
-static int64_t imin(tc_dtype dt) { return dt == TC_DT_BOOL ? 0 : -(int64_t)((uint64_t)1 << (tc_dtype_bits(dt) - 1)); }
 static int64_t imax(tc_dtype dt) { return dt == TC_DT_BOOL ? 1 : (int64_t)(((uint64_t)1 << (tc_dtype_bits(dt) - 1)) - 1); }
+static int64_t imin(tc_dtype dt) { return dt == TC_DT_BOOL ? 0 : -imax(dt) - 1; }
 
 /* Edge values (SPEC 7): MIN, MAX, -1, 0, 1 and friends for integers;
  * +-0, +-inf, NaN, subnormals, halfway cases and range limits for floats
