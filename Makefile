@@ -82,8 +82,8 @@ $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -Wpedantic,$(CFLAGS)) $(shell pkg-config --cflags $(PKGS) criterion) -c $< -o $@
 
-# The parity suite and the device benchmark are plain programs (libc and the
-# static CUDA runtime only) so they run on a bare GPU machine.
+# cuda-check (the parity suite and the device benchmark) is a plain program
+# (libc and the static CUDA runtime only) so that it runs on a bare GPU machine.
 $(BUILD)/tests/cuda/%.o: tests/cuda/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -106,25 +106,24 @@ $(BUILD)/tcalc: $(MAIN_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS) criterion) $(LDLIBS)
 
-$(BUILD)/cuda-%: $(BUILD)/tests/cuda/%.o $(BUILD)/libtcalc.a
+$(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-.SECONDARY: $(CHECK_O)
 
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
-test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CHECK_C:tests/cuda/%.c=$(BUILD)/cuda-%)
+test: $(BUILD)/tcalc $(BUILD)/unit-tests $(if $(CHECK_C),$(BUILD)/cuda-check)
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
 ifeq ($(CUDA),1)
-	$(BUILD)/cuda-parity --emulate --quick --brief
+	$(BUILD)/cuda-check parity --emulate --quick --brief
 endif
 
 # Every row the CPU claims, CPU vs CUDA, verified or not (see
 # backend/cuda/verified.def); exits 0 with "skipped: ..." without a device.
 ifeq ($(CUDA),1)
-test-cuda: $(BUILD)/cuda-parity
-	TCALC_CUDA_UNVERIFIED=1 $(BUILD)/cuda-parity
+test-cuda: $(BUILD)/cuda-check
+	TCALC_CUDA_UNVERIFIED=1 $(BUILD)/cuda-check parity
 else
 test-cuda:
 	@echo "skipped: no CUDA engine in this build (nvcc not found; make CUDA=1 test-cuda)"

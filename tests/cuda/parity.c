@@ -4,7 +4,7 @@
  * code, index and message; engine "cpu" vs "cuda"). Prints PASS/FAIL per
  * row, then the passing rows in the form backend/cuda/verified.def takes.
  *
- *   cuda-parity [--emulate] [--quick] [--only OP]
+ *   cuda-check parity [--emulate] [--quick] [--brief] [--only OP]
  *   TCALC_CUDA_UNVERIFIED=1   test every row the CPU claims, not only the
  *                             rows the CUDA engine claims (verified.def)
  *   --emulate   run the CUDA engine's kernels as their host emulation (no
@@ -24,6 +24,7 @@
 #include <string.h>
 #include "engine.h"
 #include "cuda/tcu.h"
+#include "check.h"
 
 static bool quick, brief;
 static const char *only;
@@ -69,7 +70,7 @@ static int64_t spec_numel(const spec *s) {
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
-  if (!p) { fprintf(stderr, "cuda-parity: out of memory\n"); exit(2); }
+  if (!p) { fprintf(stderr, "cuda-check: out of memory\n"); exit(2); }
   return p;
 }
 
@@ -847,7 +848,7 @@ static void test_row(row *r) {
   }
 }
 
-int main(int argc, char **argv) {
+int parity_main(int argc, char **argv) {
   bool emulate = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--emulate")) emulate = true;
@@ -855,7 +856,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--brief")) brief = true;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
-      fprintf(stderr, "usage: cuda-parity [--emulate] [--quick] [--brief] [--only OP]\n");
+      fprintf(stderr, "usage: cuda-check parity [--emulate] [--quick] [--brief] [--only OP]\n");
       return 2;
     }
   }
@@ -869,7 +870,7 @@ int main(int argc, char **argv) {
     printf("skipped: no CUDA device (%s)\n", err.msg);
     return 0;
   }
-  printf("cuda-parity: %s, %s rows%s\n", emulate ? "host emulation of the CUDA kernels (not a GPU run)" : "CUDA device",
+  printf("cuda-check parity: %s, %s rows%s\n", emulate ? "host emulation of the CUDA kernels (not a GPU run)" : "CUDA device",
          unverified ? "all CPU" : "claimed", quick ? ", quick" : "");
   row *rows = xmalloc(sizeof(row) * TC_OP_COUNT * TC_DT_COUNT);
   int nrows = 0, npass = 0, nskip = 0;
