@@ -115,6 +115,7 @@ run: $(BUILD)/tcalc
 test: $(BUILD)/tcalc $(BUILD)/unit-tests $(if $(CHECK_C),$(BUILD)/cuda-check)
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
+	scripts/npy-interop.sh $(BUILD)/tcalc
 ifeq ($(CUDA),1)
 	$(BUILD)/cuda-check parity --emulate --quick --brief
 endif

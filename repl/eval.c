@@ -328,7 +328,7 @@ int arg_dtype(ctx *c, args *a, int i, tc_dtype *out) {
 
 /* A default from the signature text: all (absent), true/false, a number, "string". */
 static int default_value(ctx *c, const char *d, value *v, node *at) {
-  if (!strcmp(d, "all")) { v->kind = V_NONE; return 0; }
+  if (!strcmp(d, "all") || !strcmp(d, "none")) { v->kind = V_NONE; return 0; }
   tc_tensor *t = NULL;
   if (!strcmp(d, "true") || !strcmp(d, "false")) t = tc_scalar_bool(d[0] == 't', c->err);
   else if (d[0] == '"') {
@@ -383,7 +383,9 @@ static int bind_args(ctx *c, node *call, tc_op op, args *a) {
     }
     node *vn = k->kind == N_KWARG ? k->kids[0] : k;
     a->at[slot] = vn;
-    if (eval(c, vn, &a->v[slot]) != 0) return -1;
+    /* a "[name]" parameter takes a list literal as separate tensors, evaluated by the op */
+    if (g->names[slot][0] == '[' && vn->kind == N_LIST) a->v[slot].kind = V_NONE;
+    else if (eval(c, vn, &a->v[slot]) != 0) return -1;
     given[slot] = true;
   }
   for (int j = 0; j < g->n; j++) {
@@ -435,6 +437,8 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
     if (arg_tensor(c, a, 0, &x) || arg_axes(c, a, 1, &ax) || arg_bool(c, a, 2, &keep)) return -1;
     return set_tensor(out, tc_reduce(op, x, &ax, keep, err));
   }
+  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+    return call_family(c, op, a, out);
   case TC_KIND_INFO: {
     if (arg_tensor(c, a, 0, &x)) return -1;
     if (op == TC_OP_DTYPE) {
@@ -541,7 +545,7 @@ int eval(ctx *c, node *n, value *out) {
     return set_tensor(out, r);
   }
   case N_INDEX:
-    return fail_node(c, n, TC_E_DTYPE, "%s", "indexing is not available in this build");
+    return eval_index(c, n, out);
   case N_SLICE: case N_ELLIPSIS:
     return fail_node(c, n, TC_E_SYNTAX, "%s", "a slice is only allowed inside an index");
   case N_KWARG:
@@ -563,8 +567,7 @@ int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
   out->kind = V_NONE;
   if (stmt->kind != N_ASSIGN) return eval(&c, stmt, out);
   node *target = stmt->kids[0];
-  if (target->kind == N_INDEX)
-    return fail_node(&c, target, TC_E_DTYPE, "%s", "indexed assignment is not available in this build");
+  if (target->kind == N_INDEX) return eval_index_assign(&c, target, stmt->kids[1]);
   if (check_name(&c, target) != 0) return -1;
   tc_tensor *v;
   if (eval_tensor(&c, stmt->kids[1], &v) != 0) return -1;

@@ -37,4 +37,9 @@ int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max);  /* int sc
 int arg_bool(ctx *c, args *a, int i, bool *out);
 int arg_axes(ctx *c, args *a, int i, tc_axes *ax);
 int arg_dtype(ctx *c, args *a, int i, tc_dtype *out);
+
+/* Indexing, shape ops, constructors and files (fn_index.c). */
+int eval_index(ctx *c, node *n, value *out);                          /* x[...] */
+int eval_index_assign(ctx *c, node *target, node *val);               /* name[...] = val */
+int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, INDEX, CTOR, IO kinds */
 #endif

@@ -147,6 +147,10 @@ static const char *kind_title(tc_kind k) {
   case TC_KIND_CAST: return "casts";
   case TC_KIND_REDUCE: return "reductions";
   case TC_KIND_INFO: return "information";
+  case TC_KIND_SHAPE: return "shape";
+  case TC_KIND_INDEX: return "indexing";
+  case TC_KIND_CTOR: return "construction";
+  case TC_KIND_IO: return "files";
   }
   return "other";
 }
@@ -221,11 +225,11 @@ void print_caps(FILE *f, bool json) {
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
     fprintf(f, "%s%s engine%s\n", e ? "\n" : "", tc_engine_name((tc_engine_id)e),
             tc_engines[e] ? "" : " (not in this build)");
-    fprintf(f, "%-14s", "op");
+    fprintf(f, "%-16s", "op");
     for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %4s", tc_dtype_name((tc_dtype)dt));
     fputc('\n', f);
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      fprintf(f, "%-14s", tc_op_name((tc_op)op));
+      fprintf(f, "%-16s", tc_op_name((tc_op)op));
       for (int dt = 0; dt < TC_DT_COUNT; dt++)
         fprintf(f, " %4s", tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e) ? "yes" : "-");
       fputc('\n', f);

@@ -8,7 +8,8 @@ bin=$(cd "$(dirname "${1:-build/tcalc}")" && pwd)/$(basename "${1:-build/tcalc}"
 dir=$(dirname "$0")/../tests/golden
 fail=0 n=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# scripts may write files (save, save_csv) named tmp-* next to themselves
+trap 'rm -rf "$tmp" "$dir"/tmp-*' EXIT
 for tc in "$dir"/*.tc; do
   name=$(basename "$tc" .tc)
   n=$((n + 1))

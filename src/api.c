@@ -1,18 +1,28 @@
 /* The operations: typing (promotion, weak scalars), broadcasting, domain
  * pre-checks, and dispatch to the current engine. Engines only compute. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "engine.h"
+#include "internal.h"
 
 /* ---- typing ---- */
 tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
 
-static int64_t scalar_i64(tc_tensor *t) {
-  int64_t v = 0;
-  tc_err e;
-  tc_err_clear(&e);
-  tc_tensor_to_host(t, &v, &e);
-  return v;
+/* The smallest and largest value of an i64 tensor (a weak literal: one
+ * element, or a view broadcast from one); false when it has none. */
+static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {
+  int64_t n = tc_numel(t), one;
+  if (n == 0) return false;
+  int64_t *v = n == 1 ? &one : malloc(sizeof(int64_t) * (size_t)n);
+  if (!v) { tc_err_set(err, TC_E_OOM, -1, (int)t->dtype, "allocation failed"); return false; }
+  bool ok = tc_tensor_to_host(t, v, err) == 0;
+  *lo = *hi = v[0];
+  for (int64_t i = 1; ok && i < n; i++) {
+    if (v[i] < *lo) *lo = v[i];
+    if (v[i] > *hi) *hi = v[i];
+  }
+  if (v != &one) free(v);
+  return ok;
 }
 
 int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err) {
@@ -30,13 +40,19 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
   } else if (sc == TC_CLASS_INT) {
     int bits = tc_dtype_bits(s->dtype);
-    int64_t v = scalar_i64(w);
-    if (bits < 64) {
+    int64_t vlo, vhi;
+    tc_err rerr;
+    tc_err_clear(&rerr);
+    if (bits < 64 && i64_range(w, &vlo, &vhi, &rerr)) {
       int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << (bits - 1)) - 1;
-      if (v < lo || v > hi)
+      if (vlo < lo || vhi > hi)
         return tc_err_set(err, TC_E_LITERAL, (int)op, (int)s->dtype,
                           "literal %lld does not fit %s (range %lld to %lld); cast one side first",
-                          (long long)v, tc_dtype_name(s->dtype), (long long)lo, (long long)hi);
+                          (long long)(vlo < lo ? vlo : vhi), tc_dtype_name(s->dtype), (long long)lo, (long long)hi);
+    }
+    if (rerr.code != TC_OK) {
+      if (err && err->code == TC_OK) *err = rerr;
+      return -1;
     }
     *out = s->dtype;
   } else {
@@ -104,6 +120,8 @@ static bool kernel_supported(const tc_engine *e, tc_op op, tc_dtype kdt) {
   return e->supports(&c);
 }
 
+static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt);
+
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
@@ -112,6 +130,8 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   switch (tc_op_kind(op)) {
   case TC_KIND_INFO:
     return true;
+  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+    return family_supported(e, op, dt);
   case TC_KIND_CAST:
     for (int t = 0; t < TC_DT_COUNT; t++)
       if (!cast_supported(e, dt, (tc_dtype)t)) return false;
@@ -146,6 +166,8 @@ static void annotate(tc_err *err, tc_op op, int dt) {
 
 static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
   tc_engine_id e = tc_get_engine();
+  /* an engine that cannot run at all supports nothing: say why */
+  if (tc_engine_check(e, err) != 0) { annotate(err, op, (int)dt); return -1; }
   return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s%s", tc_dtype_name(dt),
                     tc_engine_name(e),
                     tc_dtype_class(dt) == TC_CLASS_BOOL && tc_op_kind(op) == TC_KIND_BINARY
@@ -271,7 +293,8 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
 }
 
 tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
-  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine())) {
+  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine()) ||
+      !cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
     unsupported(TC_OP_CAST, x->dtype, err);
     return NULL;
   }
@@ -305,13 +328,26 @@ tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err) {
   return out;
 }
 
+/* An error raised by an inner op, re-attributed (op and message prefix) to
+ * the op the caller asked for. */
+static void reattribute(tc_err *err, tc_op inner, tc_op outer) {
+  if (!err || err->code == TC_OK || err->op != (int)inner) return;
+  size_t n = strlen(tc_op_name(inner));
+  if (strncmp(err->msg, tc_op_name(inner), n) == 0 && err->msg[n] == ':') {
+    char tmp[sizeof err->msg];
+    snprintf(tmp, sizeof tmp, "%s%s", tc_op_name(outer), err->msg + n);
+    memcpy(err->msg, tmp, sizeof tmp);
+  }
+  err->op = (int)outer;
+}
+
 tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
   if (!tc_op_supported(TC_OP_CLIP, x->dtype, tc_get_engine())) { unsupported(TC_OP_CLIP, x->dtype, err); return NULL; }
   tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, lo, err);
-  if (!m) { if (err) err->op = TC_OP_CLIP; return NULL; }
+  if (!m) { reattribute(err, TC_OP_MAXIMUM, TC_OP_CLIP); return NULL; }
   tc_tensor *out = tc_binary(TC_OP_MINIMUM, m, hi, err);
   tc_tensor_free(m);
-  if (!out && err) err->op = TC_OP_CLIP;
+  if (!out) reattribute(err, TC_OP_MINIMUM, TC_OP_CLIP);
   return out;
 }
 
@@ -319,6 +355,8 @@ tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
 int tc_axes_mask(const tc_axes *axes, int ndim, bool *mask, tc_op op, tc_err *err) {
   for (int i = 0; i < ndim; i++) mask[i] = axes->all;
   if (axes->all) return 0;
+  if (axes->n < 0 || axes->n > TC_MAX_DIMS)
+    return tc_err_set(err, TC_E_AXIS, (int)op, -1, "%d axes given; a tensor has at most %d", axes->n, TC_MAX_DIMS);
   for (int i = 0; i < axes->n; i++) {
     int64_t a = axes->axis[i];
     if (a < -ndim || a >= ndim)
@@ -337,15 +375,20 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
   tc_dtype kdt = kernel_dtype(op, x->dtype), odt = result_dtype(op, kdt);
   int perm[TC_MAX_DIMS], nk = 0, nred = 0;
-  int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], m = 1, n = 1;
+  int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], rshape[TC_MAX_DIMS];
   for (int i = 0; i < x->ndim; i++)
-    if (!mask[i]) { perm[nk] = i; kshape[nk++] = x->shape[i]; m *= x->shape[i]; }
+    if (!mask[i]) { perm[nk] = i; kshape[nk++] = x->shape[i]; }
   for (int i = 0; i < x->ndim; i++) {
     kdshape[i] = mask[i] ? 1 : x->shape[i];
-    if (mask[i]) { perm[nk + nred++] = i; n *= x->shape[i]; }
+    if (mask[i]) { rshape[nred] = x->shape[i]; perm[nk + nred++] = i; }
   }
+  /* Only emptiness matters here; the counts of an empty tensor's other
+   * dims may not fit an int64 (tc_tensor_new reports the output's). */
+  int64_t m, n;
+  bool m_empty = tc_shape_numel(nk, kshape, &m) && m == 0;
+  bool n_empty = tc_shape_numel(nred, rshape, &n) && n == 0;
   bool needs_elements = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
-  if (needs_elements && n == 0 && m > 0) {
+  if (needs_elements && n_empty && !m_empty) {
     tc_err_set(err, TC_E_EMPTY, (int)op, (int)x->dtype, "reduction over zero elements has no %s",
                op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMIN ? "minimum" : "maximum");
     return NULL;
@@ -353,7 +396,7 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   tc_tensor *cx = operand(x, kdt, err), *px = NULL, *out = NULL;
   if (cx) px = tc_view_permute(cx, perm, err);
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
-  if (out && m > 0) {
+  if (out && !m_empty) {
     tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = kdt, .nin = 1, .in = {px}, .out = out, .nred = nred};
     if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
   }
@@ -363,9 +406,55 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (keepdims) {
     out->ndim = x->ndim;
     memcpy(out->shape, kdshape, sizeof(int64_t) * (size_t)x->ndim);
-    int64_t s = 1;
-    for (int i = out->ndim - 1; i >= 0; i--) { out->strides[i] = s; s *= out->shape[i] ? out->shape[i] : 1; }
+    tc_set_contiguous_strides(out);
   }
   out->weak = x->weak && odt == kdt && odt != TC_DT_BOOL && !(op == TC_OP_ARGMAX || op == TC_OP_ARGMIN);
   return out;
+}
+
+/* ---- helpers for the other op families (src/internal.h) ---- */
+int tc_run_call(tc_call *c, tc_err *err) { return run(c, err); }
+tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err) { return operand(x, dt, err); }
+void tc_annotate(tc_err *err, tc_op op, int dt) { annotate(err, op, dt); }
+int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err) { return unsupported(op, dt, err); }
+
+/* What the shape, indexing, constructor and file ops need of an engine at
+ * dtype dt (for constructors and load: the result's dtype). */
+static bool call_ok(const tc_engine *e, tc_call c) { return e->supports(&c); }
+
+static bool index_casts_ok(const tc_engine *e) {
+  for (int t = 0; t < TC_DT_COUNT; t++) {
+    if (tc_dtype_class((tc_dtype)t) != TC_CLASS_INT) continue;
+    if (!cast_supported(e, (tc_dtype)t, TC_DT_I64)) return false;
+    if (!call_ok(e, (tc_call){.kind = TC_CALL_FIND, .dtype = (tc_dtype)t, .nin = 1, .pred = TC_PRED_RANGE}))
+      return false;
+  }
+  return true;
+}
+
+static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt) {
+  bool copy = call_ok(e, (tc_call){.kind = TC_CALL_COPY, .dtype = dt, .nin = 1});
+  switch (op) {
+  case TC_OP_TRIL: case TC_OP_TRIU:
+    return copy && call_ok(e, (tc_call){.kind = TC_CALL_TRI, .op = op, .dtype = dt, .nin = 1});
+  case TC_OP_TAKE: case TC_OP_TAKE_ALONG_AXIS:
+    return copy && index_casts_ok(e) && call_ok(e, (tc_call){.kind = TC_CALL_GATHER, .dtype = dt, .nin = 2});
+  case TC_OP_SCATTER:
+    return copy && index_casts_ok(e) &&
+           call_ok(e, (tc_call){.kind = TC_CALL_SCATTER, .dtype = dt, .nin = 2, .red = TC_SCATTER_SET});
+  case TC_OP_ARANGE:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANGE, .dtype = dt});
+  case TC_OP_LINSPACE:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANGE, .dtype = dt, .endpoint = true});
+  case TC_OP_RAND:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_UNIFORM});
+  case TC_OP_RANDN:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_NORMAL});
+  case TC_OP_RANDINT:
+    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_INT});
+  case TC_OP_LOAD: case TC_OP_SAVE:
+    return copy && dt != TC_DT_BF16;   /* NumPy has no bfloat16 */
+  default:
+    return copy;
+  }
 }

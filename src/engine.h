@@ -18,11 +18,30 @@ typedef enum {
   TC_CALL_CAST,    /* out = cast(in[0]) (also a strided copy when dtypes match) */
   TC_CALL_REDUCE,  /* out[k] = fold of the last `nred` dims of in[0] */
   TC_CALL_FIND,    /* found = first row-major index of in[0] matching pred, or -1 */
+  /* Data movement for shape ops, indexing and constructors (src/shape.c,
+   * src/index.c, src/ctor.c). Views handed to an engine may have any
+   * strides, including 0 (broadcast) and negative ones (flip). */
+  TC_CALL_COPY,    /* out = in[0], same dtype; out may be any non-overlapping view
+                      (strided, negative strides, offset) of storage src/ owns */
+  TC_CALL_GATHER,  /* out[p] = *(in[0][p] + k * axis_stride), k = in[1][p] (i64) normalised by
+                      mode against axis_len (FILL: out[p] = in[2][0] when k is outside
+                      [-axis_len, axis_len)); in[0] has stride 0 along the index dims */
+  TC_CALL_SCATTER, /* in place, for p in row-major order of in[1]'s shape:
+                      *(out[p] + k * axis_stride) = red(that, in[1][p]), k = in[0][p] (i64)
+                      normalised by mode (DROP: skipped when outside [-axis_len, axis_len));
+                      out has stride 0 along the index dims; this order is the contract */
+  TC_CALL_NONZERO, /* out (i64, exactly that many) = row-major positions of the true elements
+                      of in[0] (bool) */
+  TC_CALL_TRI,     /* out = in[0] with out[..., i, j] zeroed where j - i > k (op TRIL) or
+                      j - i < k (op TRIU) */
+  TC_CALL_RANGE,   /* out[i] = start + i * step: ints wrap in i64 (istart, istep); floats in
+                      f64 (fstart, fstep), rounded once; when endpoint, out[n-1] = fstop */
+  TC_CALL_RANDOM,  /* out[i] = dist's value for philox(seed, i) (src/philox.h) */
   TC_CALL_ROW      /* supports() only: does the engine claim the capability row
                       (op, dtype)? (the CUDA engine claims only GPU-verified rows) */
 } tc_call_kind;
 
-typedef enum { TC_PRED_ZERO, TC_PRED_NEG } tc_pred;
+typedef enum { TC_PRED_ZERO, TC_PRED_NEG, TC_PRED_RANGE } tc_pred;
 
 typedef struct tc_call {
   tc_call_kind kind;
@@ -34,6 +53,18 @@ typedef struct tc_call {
   int nred;                /* REDUCE */
   tc_pred pred;            /* FIND */
   int64_t found;           /* FIND result */
+  int64_t lo, hi;          /* FIND with TC_PRED_RANGE: matches an element outside [lo, hi] */
+  int64_t axis_stride, axis_len;   /* GATHER, SCATTER */
+  tc_index_mode mode;              /* GATHER (ERROR, CLIP, WRAP, FILL), SCATTER (ERROR, CLIP, DROP) */
+  tc_scatter_red red;              /* SCATTER */
+  int64_t k;                       /* TRI: the diagonal */
+  int64_t istart, istep;           /* RANGE, integer dtypes */
+  double fstart, fstep, fstop;     /* RANGE, float dtypes */
+  bool endpoint;                   /* RANGE */
+  tc_dist dist;                    /* RANDOM */
+  uint64_t seed;                   /* RANDOM */
+  int64_t rlo;                     /* RANDOM INT: the low end */
+  uint64_t rrange;                 /* RANDOM INT: hi - lo, at least 1 */
 } tc_call;
 
 typedef struct tc_engine {
@@ -56,6 +87,9 @@ extern const tc_engine tc_cuda_engine;
 
 /* A contiguous tensor on a given engine (tc_tensor_new uses the current one). */
 tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64_t *shape, tc_err *err);
+
+/* Sets t's strides to row-major (saturating for empty tensors). */
+void tc_set_contiguous_strides(tc_tensor *t);
 
 /* Pointer to the first element of a tensor's view. */
 static inline char *tc_tensor_data(const tc_tensor *t) {

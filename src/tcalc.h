@@ -35,7 +35,11 @@ typedef enum {
   TC_KIND_BINARY, TC_KIND_BITWISE, TC_KIND_SHIFT, TC_KIND_COMPARE,
   TC_KIND_UNARY, TC_KIND_LOGICAL, TC_KIND_MATH, TC_KIND_MATH2,
   TC_KIND_ROUND, TC_KIND_PRED, TC_KIND_WHERE, TC_KIND_CLIP, TC_KIND_CAST,
-  TC_KIND_REDUCE, TC_KIND_INFO
+  TC_KIND_REDUCE, TC_KIND_INFO,
+  TC_KIND_SHAPE,   /* shape ops, views where possible (src/shape.c) */
+  TC_KIND_INDEX,   /* take, take_along_axis, dynamic_slice, scatter (src/index.c) */
+  TC_KIND_CTOR,    /* constructors and random numbers (src/ctor.c) */
+  TC_KIND_IO       /* .npy and CSV files (src/io.c) */
 } tc_kind;
 
 typedef enum { TC_CHECK_NONE, TC_CHECK_ZERO, TC_CHECK_NEGEXP, TC_CHECK_NEGSHIFT } tc_check;
@@ -147,6 +151,7 @@ tc_tensor *tc_contiguous(tc_tensor *t, tc_err *err);
 tc_tensor *tc_to_engine(tc_tensor *t, tc_engine_id id, tc_err *err);
 /* Views (no copy). */
 tc_tensor *tc_view_broadcast(tc_tensor *t, int ndim, const int64_t *shape, tc_err *err);
+/* perm must list each axis once (invalid_axis otherwise). */
 tc_tensor *tc_view_permute(tc_tensor *t, const int *perm, tc_err *err);
 /* Broadcast shape of two shapes (NumPy rules); shape_mismatch names both. */
 int tc_broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb,
@@ -171,6 +176,75 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
 /* Normalises axes against ndim (invalid_axis on out of range or repeats);
  * fills mask[d] = true for reduced dims. */
 int tc_axes_mask(const tc_axes *axes, int ndim, bool *mask, tc_op op, tc_err *err);
+
+/* ---- shape ops (SPEC 5.4): views where the data allows, else copies ---- */
+/* A view of t's storage with the given geometry (no checks beyond ndim). */
+tc_tensor *tc_view(tc_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset, tc_err *err);
+/* A contiguous copy in new storage, always (unlike tc_contiguous). */
+tc_tensor *tc_clone(tc_tensor *t, tc_err *err);
+tc_tensor *tc_reshape(tc_tensor *x, int ndim, const int64_t *shape, tc_err *err);   /* one -1 allowed */
+tc_tensor *tc_transpose(tc_tensor *x, int nperm, const int64_t *perm, tc_err *err); /* nperm < 0: reverse */
+tc_tensor *tc_expand_dims(tc_tensor *x, int64_t axis, tc_err *err);
+tc_tensor *tc_squeeze(tc_tensor *x, const tc_axes *axes, tc_err *err);             /* all: every size-1 dim */
+tc_tensor *tc_flatten(tc_tensor *x, tc_err *err);
+tc_tensor *tc_broadcast_to(tc_tensor *x, int ndim, const int64_t *shape, tc_err *err);
+tc_tensor *tc_concat(int n, tc_tensor *const *xs, int64_t axis, tc_err *err);
+tc_tensor *tc_stack(int n, tc_tensor *const *xs, int64_t axis, tc_err *err);
+tc_tensor *tc_flip(tc_tensor *x, const tc_axes *axes, tc_err *err);
+tc_tensor *tc_tri(tc_op op, tc_tensor *x, int64_t k, tc_err *err);                 /* op TRIL or TRIU */
+tc_tensor *tc_diag(tc_tensor *x, int64_t k, tc_err *err);
+
+/* ---- indexing and scatter (SPEC 5.5, 5.6) ---- */
+typedef enum { TC_MODE_ERROR, TC_MODE_CLIP, TC_MODE_WRAP, TC_MODE_FILL, TC_MODE_DROP } tc_index_mode;
+typedef enum { TC_SCATTER_SET, TC_SCATTER_ADD, TC_SCATTER_MUL, TC_SCATTER_MAX, TC_SCATTER_MIN } tc_scatter_red;
+const char *tc_index_mode_name(tc_index_mode m);
+int tc_index_mode_from_name(const char *name);        /* -1 if none */
+const char *tc_scatter_red_name(tc_scatter_red r);
+int tc_scatter_red_from_name(const char *name);       /* -1 if none */
+
+/* One item of x[...]: an integer, a slice (absent bounds use Python's
+ * defaults), `...`, or a tensor (a 0-d integer acts as an integer; an
+ * integer tensor selects along its axis; a bool tensor is a mask). */
+typedef enum { TC_IDX_INT, TC_IDX_SLICE, TC_IDX_ELLIPSIS, TC_IDX_TENSOR } tc_idx_kind;
+typedef struct tc_index_item {
+  tc_idx_kind kind;
+  int64_t i;
+  bool has_lo, has_hi, has_step;
+  int64_t lo, hi, step;
+  tc_tensor *t;
+} tc_index_item;
+tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err);
+/* x with x[items] replaced by v: scatter "set", mode "error". */
+tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *v, tc_err *err);
+/* fill: the value for mode FILL (NULL: NaN for floats; required for other dtypes). */
+tc_tensor *tc_take(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill, tc_err *err);
+tc_tensor *tc_take_along_axis(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill,
+                              tc_err *err);
+tc_tensor *tc_dynamic_slice(tc_tensor *x, int nstarts, const int64_t *starts, int nsizes, const int64_t *sizes,
+                            tc_err *err);
+tc_tensor *tc_scatter(tc_tensor *x, tc_tensor *idx, tc_tensor *updates, int64_t axis, tc_scatter_red red,
+                      tc_index_mode mode, tc_err *err);
+
+/* ---- constructors (SPEC 5.3) ---- */
+/* value broadcasts to shape; dtype < 0 keeps value's dtype (weak int -> i64, weak float -> f64). */
+tc_tensor *tc_full(int ndim, const int64_t *shape, tc_tensor *value, int dtype, tc_err *err);
+tc_tensor *tc_zeros(int ndim, const int64_t *shape, tc_dtype dt, tc_err *err);
+tc_tensor *tc_ones(int ndim, const int64_t *shape, tc_dtype dt, tc_err *err);
+/* start/stop/step are 0-d; stop NULL: [0, start); step NULL: 1; dtype < 0: i64 for ints, else f64. */
+tc_tensor *tc_arange(tc_tensor *start, tc_tensor *stop, tc_tensor *step, int dtype, tc_err *err);
+tc_tensor *tc_linspace(double start, double stop, int64_t num, tc_dtype dt, tc_err *err);
+tc_tensor *tc_eye(int64_t n, int64_t m, int64_t k, tc_dtype dt, tc_err *err);
+/* Counter-based random numbers (src/philox.h): element i depends only on (seed, i).
+ * UNIFORM: f64 in [0, 1); NORMAL: f64; INT: i64 in [lo, hi). */
+typedef enum { TC_DIST_UNIFORM, TC_DIST_NORMAL, TC_DIST_INT } tc_dist;
+tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed, int64_t lo, int64_t hi,
+                     tc_err *err);
+
+/* ---- files (SPEC 5.7) ---- */
+tc_tensor *tc_load_npy(const char *path, tc_err *err);
+int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
+tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
+int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
 
 /* ---- capabilities ---- */
 /* Whether op accepts inputs of dtype dt on engine e (the dtype its operands
@@ -209,6 +283,10 @@ bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 #define TC_WRAP_CLIP(E, name)
 #define TC_WRAP_CAST(E, name)
 #define TC_WRAP_INFO(E, name)
+#define TC_WRAP_SHAPE(E, name)
+#define TC_WRAP_INDEX(E, name)
+#define TC_WRAP_CTOR(E, name)
+#define TC_WRAP_IO(E, name)
 TC_OPS(TC_X_, _)
 #undef TC_X_
 #endif

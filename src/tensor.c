@@ -69,10 +69,11 @@ bool tc_shape_numel(int ndim, const int64_t *shape, int64_t *numel) {
   return true;
 }
 
+/* An existing tensor's count always fits: tc_tensor_new checked it, and an
+ * empty tensor may have huge other dims, which tc_shape_numel skips. */
 int64_t tc_numel(const tc_tensor *t) {
-  int64_t n = 1;
-  for (int i = 0; i < t->ndim; i++) n *= t->shape[i];
-  return n;
+  int64_t n = 0;
+  return tc_shape_numel(t->ndim, t->shape, &n) ? n : 0;
 }
 
 static void human_size(char *buf, size_t n, uint64_t bytes) {
@@ -120,11 +121,13 @@ static void storage_release(tc_storage *s) {
 }
 
 /* ---- tensors ---- */
-static void set_contiguous_strides(tc_tensor *t) {
+/* Row-major strides. Those of an empty tensor are never used to address
+ * anything and may be huge, so they saturate instead of overflowing. */
+void tc_set_contiguous_strides(tc_tensor *t) {
   int64_t s = 1;
   for (int i = t->ndim - 1; i >= 0; i--) {
     t->strides[i] = s;
-    s *= t->shape[i] ? t->shape[i] : 1;
+    if (__builtin_mul_overflow(s, t->shape[i] ? t->shape[i] : 1, &s)) s = INT64_MAX;
   }
 }
 
@@ -167,7 +170,7 @@ tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64
   tc_tensor *t = tensor_shell(dt, ndim, shape, err);
   if (!t) { storage_release(s); return NULL; }
   t->storage = s;
-  set_contiguous_strides(t);
+  tc_set_contiguous_strides(t);
   return t;
 }
 
@@ -178,11 +181,24 @@ tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *er
 tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape, const void *data, tc_err *err) {
   tc_tensor *t = tc_tensor_new(dt, ndim, shape, err);
   if (!t) return NULL;
-  if (t->storage->nbytes &&
-      tc_engines[t->storage->engine]->upload(t->storage->data, data, t->storage->nbytes, err) != 0) {
-    tc_tensor_free(t);
-    return NULL;
+  size_t n = t->storage->nbytes;
+  /* A bool is stored as 0 or 1 (kernels such as & rely on it); other
+   * nonzero bytes from outside are true. */
+  uint8_t *norm = NULL;
+  if (dt == TC_DT_BOOL && n) {
+    const uint8_t *b = data;
+    bool odd = false;
+    for (size_t i = 0; i < n && !odd; i++) odd = b[i] > 1;
+    if (odd) {
+      norm = malloc(n);
+      if (!norm) { tc_tensor_free(t); tc_err_set(err, TC_E_OOM, -1, (int)dt, "allocation failed"); return NULL; }
+      for (size_t i = 0; i < n; i++) norm[i] = b[i] != 0;
+      data = norm;
+    }
   }
+  int rc = n ? tc_engines[t->storage->engine]->upload(t->storage->data, data, n, err) : 0;
+  free(norm);
+  if (rc != 0) { tc_tensor_free(t); return NULL; }
   return t;
 }
 
@@ -215,11 +231,12 @@ void tc_tensor_free(tc_tensor *t) {
 tc_engine_id tc_tensor_engine(const tc_tensor *t) { return t->storage->engine; }
 
 bool tc_is_contiguous(const tc_tensor *t) {
+  for (int i = 0; i < t->ndim; i++)
+    if (t->shape[i] == 0) return true;
   int64_t s = 1;
   for (int i = t->ndim - 1; i >= 0; i--) {
-    if (t->shape[i] == 0) return true;
     if (t->shape[i] != 1 && t->strides[i] != s) return false;
-    s *= t->shape[i];
+    s *= t->shape[i];   /* bounded by the element count, which fits */
   }
   return true;
 }
@@ -259,7 +276,44 @@ bad:;
   return NULL;
 }
 
+tc_tensor *tc_view(tc_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset, tc_err *err) {
+  if (ndim < 0 || ndim > TC_MAX_DIMS) {
+    tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
+    return NULL;
+  }
+  tc_tensor *v = view_of(t, err);
+  if (!v) return NULL;
+  v->ndim = ndim;
+  for (int i = 0; i < ndim; i++) {
+    v->shape[i] = shape[i];
+    v->strides[i] = strides[i];
+  }
+  v->offset = offset;
+  v->weak = false;
+  return v;
+}
+
+tc_tensor *tc_clone(tc_tensor *t, tc_err *err) {
+  tc_tensor *out = tc_tensor_new_on(t->storage->engine, t->dtype, t->ndim, t->shape, err);
+  if (!out || tc_numel(t) == 0) return out;
+  tc_call call = {.kind = TC_CALL_CAST, .dtype = t->dtype, .nin = 1, .in = {t}, .out = out};
+  if (tc_engines[t->storage->engine]->run(&call, err) != 0) { tc_tensor_free(out); return NULL; }
+  return out;
+}
+
 tc_tensor *tc_view_permute(tc_tensor *t, const int *perm, tc_err *err) {
+  bool seen[TC_MAX_DIMS] = {false};
+  for (int i = 0; i < t->ndim; i++) {
+    if (perm[i] < 0 || perm[i] >= t->ndim || seen[perm[i]]) {
+      if (perm[i] < 0 || perm[i] >= t->ndim)
+        tc_err_set(err, TC_E_AXIS, -1, (int)t->dtype, "permutation axis %d is out of range for a tensor of %d dimension%s",
+                   perm[i], t->ndim, t->ndim == 1 ? "" : "s");
+      else
+        tc_err_set(err, TC_E_AXIS, -1, (int)t->dtype, "permutation axis %d is repeated", perm[i]);
+      return NULL;
+    }
+    seen[perm[i]] = true;
+  }
   tc_tensor *v = view_of(t, err);
   if (!v) return NULL;
   for (int i = 0; i < t->ndim; i++) {

@@ -32,6 +32,9 @@ static bool cpu_supports(const tc_call *c) {
   case TC_CALL_CAST: return cpu_supports_cast(c);
   case TC_CALL_REDUCE: return cpu_supports_reduce(c);
   case TC_CALL_FIND: return tc_dtype_class(c->dtype) == TC_CLASS_INT;
+  case TC_CALL_COPY: case TC_CALL_GATHER: case TC_CALL_SCATTER: case TC_CALL_NONZERO:
+  case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
+    return cpu_supports_index(c);
   case TC_CALL_ROW: return true;
   }
   return false;
@@ -43,6 +46,9 @@ static int cpu_run(tc_call *c, tc_err *err) {
   case TC_CALL_CAST: return cpu_run_cast(c, err);
   case TC_CALL_REDUCE: return cpu_run_reduce(c, err);
   case TC_CALL_FIND: return cpu_run_find(c, err);
+  case TC_CALL_COPY: case TC_CALL_GATHER: case TC_CALL_SCATTER: case TC_CALL_NONZERO:
+  case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
+    return cpu_run_index(c, err);
   case TC_CALL_ROW: break;
   }
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");

@@ -35,5 +35,8 @@ int cpu_run_find(tc_call *call, tc_err *err);
 bool cpu_supports_ew(const tc_call *call);
 bool cpu_supports_cast(const tc_call *call);
 bool cpu_supports_reduce(const tc_call *call);
+/* copy, gather, scatter, nonzero, tri, range, random (index.c) */
+int cpu_run_index(tc_call *call, tc_err *err);
+bool cpu_supports_index(const tc_call *call);
 int cpu_interrupted(tc_err *err);
 #endif

@@ -61,52 +61,21 @@
 #undef EW_PRED
 #undef EW_SEL
 
-/* ---- tables: a NULL entry is an unsupported (op, dtype) ---- */
+/* ---- the kernel table: a NULL entry is an unsupported (op, dtype) ---- */
 typedef void (*bin_fn)(int64_t, char *, const char *, int64_t, const char *, int64_t);
 typedef void (*un_fn)(int64_t, char *, const char *, int64_t);
 typedef void (*sel_fn)(int64_t, char *, const char *, int64_t, const char *, int64_t, const char *, int64_t);
+typedef void (*any_fn)(void);   /* stored type; called through its family's type */
 
-#define ENTRY(E, n, S, C, CLS, B, LD, ST, PFX, OP) [TC_OP_##OP][TC_DT_##E] = PFX##_##OP##_##E,
-#define EW_BIN(OP, CLS, EXPR)
-#define EW_CMP(OP, CLS, EXPR)
-#define EW_UN(OP, CLS, EXPR)
-#define EW_PRED(OP, CLS, EXPR)
-#define EW_SEL(OP, CLS, EXPR)
-
-#undef EW_BIN
+#define ENTRY(E, n, S, C, CLS, B, LD, ST, PFX, OP) [TC_OP_##OP][TC_DT_##E] = (any_fn)PFX##_##OP##_##E,
 #define EW_BIN(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kb, OP)
-static const bin_fn bin_table[TC_OP_COUNT][TC_DT_COUNT] = {
-#include "../ew.def"
-};
-#undef EW_BIN
-#define EW_BIN(OP, CLS, EXPR)
-#undef EW_CMP
 #define EW_CMP(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kc, OP)
-static const bin_fn cmp_table[TC_OP_COUNT][TC_DT_COUNT] = {
-#include "../ew.def"
-};
-#undef EW_CMP
-#define EW_CMP(OP, CLS, EXPR)
-#undef EW_UN
 #define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, ku, OP)
-static const un_fn un_table[TC_OP_COUNT][TC_DT_COUNT] = {
-#include "../ew.def"
-};
-#undef EW_UN
-#define EW_UN(OP, CLS, EXPR)
-#undef EW_PRED
 #define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kp, OP)
-static const un_fn pred_table[TC_OP_COUNT][TC_DT_COUNT] = {
-#include "../ew.def"
-};
-#undef EW_PRED
-#define EW_PRED(OP, CLS, EXPR)
-#undef EW_SEL
 #define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, ks, OP)
-static const sel_fn sel_table[TC_OP_COUNT][TC_DT_COUNT] = {
+static const any_fn ew_table[TC_OP_COUNT][TC_DT_COUNT] = {
 #include "../ew.def"
 };
-#undef EW_SEL
 
 /* ---- casts: all 81 (from, to) pairs ---- */
 #define K_CAST(DE, dn, DS, DC, DCLS, DB, DLD, DST, SE, sn, SS, SC, SCLS, SB, SLD, SST) \
@@ -122,6 +91,18 @@ static const un_fn cast_table[TC_DT_COUNT][TC_DT_COUNT] = {
   TC_DTYPE_PAIRS(K_CAST_ENTRY)
 };
 
+/* Same-dtype copies move the stored bits (NaN payloads, signalling NaNs
+ * and all) instead of converting through a wider type. */
+#define K_COPY(E, n, S, ...) \
+  static void kcopy_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_); \
+    if (sa == 1) { for (int64_t i = 0; i < len; i++) o[i] = pa[i]; } \
+    else { for (int64_t i = 0; i < len; i++) o[i] = pa[i * sa]; } \
+  }
+TC_FOR_ALL(K_COPY, _)
+#define K_COPY_ENTRY(E, ...) [TC_DT_##E] = kcopy_##E,
+static const un_fn copy_table[TC_DT_COUNT] = {TC_FOR_ALL(K_COPY_ENTRY, _)};
+
 /* ---- running ---- */
 typedef enum { FAM_NONE, FAM_BIN, FAM_CMP, FAM_UN, FAM_PRED, FAM_SEL } family;
 
@@ -136,21 +117,14 @@ static family family_of(tc_op op) {
   }
 }
 
-static void (*ew_kernel(tc_op op, tc_dtype dt))(void) {
-  switch (family_of(op)) {
-  case FAM_BIN: return (void (*)(void))bin_table[op][dt];
-  case FAM_CMP: return (void (*)(void))cmp_table[op][dt];
-  case FAM_UN: return (void (*)(void))un_table[op][dt];
-  case FAM_PRED: return (void (*)(void))pred_table[op][dt];
-  case FAM_SEL: return (void (*)(void))sel_table[op][dt];
-  default: return NULL;
-  }
+static any_fn ew_kernel(tc_op op, tc_dtype dt) {
+  return family_of(op) == FAM_NONE ? NULL : ew_table[op][dt];
 }
 
 bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }
 bool cpu_supports_cast(const tc_call *c) { return cast_table[c->dtype][c->out->dtype] != NULL; }
 
-typedef struct { family fam; void (*fn)(void); } ew_ctx;
+typedef struct { family fam; any_fn fn; } ew_ctx;
 
 static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   const ew_ctx *ctx = ctx_;
@@ -179,6 +153,7 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
 }
 
 int cpu_run_cast(tc_call *c, tc_err *err) {
-  ew_ctx ctx = {.fam = FAM_UN, .fn = (void (*)(void))cast_table[c->dtype][c->out->dtype]};
+  un_fn fn = c->dtype == c->out->dtype ? copy_table[c->dtype] : cast_table[c->dtype][c->out->dtype];
+  ew_ctx ctx = {.fam = FAM_UN, .fn = (any_fn)fn};
   return run_plan(c, &ctx, err);
 }

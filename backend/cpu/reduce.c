@@ -126,17 +126,18 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   tc_tensor *tmp = NULL;
   int nk = x->ndim - c->nred;
   /* Merge the reduced dims into one strided run, or copy to make them one. */
-  int64_t n = 1, rstride = 1;
+  int64_t n = 0, rstride = 1;
   bool single = true;
   int last = -1;
-  for (int d = nk; d < x->ndim; d++) {
-    n *= x->shape[d];
+  /* when some reduced dim is 0 the others may be huge: n is 0 then */
+  if (!tc_shape_numel(c->nred, x->shape + nk, &n)) n = 0;
+  for (int d = nk; d < x->ndim && n > 0; d++) {
     if (x->shape[d] == 1) continue;
     if (last >= 0 && x->strides[last] != x->strides[d] * x->shape[d]) single = false;
     last = d;
   }
   if (last >= 0) rstride = x->strides[last];
-  if (!single) {
+  if (!single && n > 0) {
     tmp = tc_contiguous(x, err);
     if (!tmp) return -1;
     x = tmp;
@@ -155,29 +156,30 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
 
 /* ---- pre-check scan ---- */
 #define K_FIND(E, n_, S, ...) \
-  static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred) { \
+  static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred, int64_t lo, int64_t hi) { \
     const S *x = CPTR(S, x_); \
     if (pred == TC_PRED_ZERO) { for (int64_t i = 0; i < n; i++) if (x[i * s] == 0) return i; } \
-    else { for (int64_t i = 0; i < n; i++) if (x[i * s] < 0) return i; } \
+    else if (pred == TC_PRED_NEG) { for (int64_t i = 0; i < n; i++) if (x[i * s] < 0) return i; } \
+    else { for (int64_t i = 0; i < n; i++) if ((int64_t)x[i * s] < lo || (int64_t)x[i * s] > hi) return i; } \
     return -1; \
   }
 TC_FOR_INT(K_FIND, _)
-typedef int64_t (*find_fn)(const char *, int64_t, int64_t, tc_pred);
+typedef int64_t (*find_fn)(const char *, int64_t, int64_t, tc_pred, int64_t, int64_t);
 #define F_ENTRY(E, ...) [TC_DT_##E] = find_##E,
 static const find_fn find_table[TC_DT_COUNT] = {TC_FOR_INT(F_ENTRY, _)};
 
-typedef struct { find_fn fn; tc_pred pred; int64_t found; } find_ctx;
+typedef struct { find_fn fn; tc_pred pred; int64_t found, lo, hi; } find_ctx;
 
 static int find_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   find_ctx *ctx = ctx_;
-  int64_t i = ctx->fn(p[0], n, s[0], ctx->pred);
+  int64_t i = ctx->fn(p[0], n, s[0], ctx->pred, ctx->lo, ctx->hi);
   if (i < 0) return 0;
   ctx->found = pos + i;
   return 1;
 }
 
 int cpu_run_find(tc_call *c, tc_err *err) {
-  find_ctx ctx = {find_table[c->dtype], c->pred, -1};
+  find_ctx ctx = {find_table[c->dtype], c->pred, -1, c->lo, c->hi};
   if (!ctx.fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
   cpu_plan plan;
   cpu_plan_init(&plan, c->in[0], 0, NULL);

@@ -16,7 +16,8 @@ static const struct { int op, dt; } verified[] = {
   {-1, -1}
 };
 
-_Static_assert((int)TC_PRED_ZERO == TCU_PRED_ZERO && (int)TC_PRED_NEG == TCU_PRED_NEG, "tcu.h mirrors tc_pred");
+_Static_assert((int)TC_PRED_ZERO == TCU_PRED_ZERO && (int)TC_PRED_NEG == TCU_PRED_NEG &&
+               (int)TC_PRED_RANGE == TCU_PRED_RANGE, "tcu.h mirrors tc_pred");
 
 static bool allow_unverified;
 void tc_cuda_test_unverified(bool on) { allow_unverified = on; }
@@ -63,13 +64,26 @@ static const tcu_entry *ew_entry(tc_op op, tc_dtype dt) {
   }
 }
 
+/* Same-dtype casts move the stored bits, as on the CPU. */
+static const tcu_entry *cast_entry(tc_dtype from, tc_dtype to) {
+  return from == to ? tcu_copy_entry(tc_dtype_size(from)) : tcu_cast_entry((int)from, (int)to);
+}
+
 static bool cuda_supports(const tc_call *c) {
   switch (c->kind) {
   case TC_CALL_ROW: return allow_unverified || row_verified((int)c->op, (int)c->dtype);
   case TC_CALL_EW: return ew_entry(c->op, c->dtype) != NULL;
-  case TC_CALL_CAST: return tcu_cast_entry((int)c->dtype, (int)c->out->dtype) != NULL;
+  case TC_CALL_CAST: return cast_entry(c->dtype, c->out->dtype) != NULL;
   case TC_CALL_REDUCE: return tcu_red_entry((int)c->op, (int)c->dtype) != NULL;
   case TC_CALL_FIND: return tcu_find_entry((int)c->dtype, (int)c->pred) != NULL;
+  case TC_CALL_COPY: return tcu_copy_entry(tc_dtype_size(c->dtype)) != NULL;
+  case TC_CALL_GATHER: return tcu_gather_entry(tc_dtype_size(c->dtype)) != NULL;
+  case TC_CALL_SCATTER: return tcu_scatter_entry((int)c->red, (int)c->dtype) != NULL;
+  case TC_CALL_NONZERO: return c->dtype == TC_DT_BOOL;
+  case TC_CALL_TRI: return tcu_tri_entry(tc_dtype_size(c->dtype)) != NULL;
+  case TC_CALL_RANGE: return tcu_range_entry((int)c->dtype, c->endpoint) != NULL;
+  case TC_CALL_RANDOM:
+    return c->dtype == (c->dist == TC_DIST_INT ? TC_DT_I64 : TC_DT_F64) && tcu_random_entry((int)c->dist) != NULL;
   }
   return false;
 }
@@ -130,6 +144,28 @@ static int coalesce(const tc_tensor *t, int lo, int hi, int64_t *shape, int64_t 
   return n;
 }
 
+/* The scatter plan: the output view's stride-0 dims are walked in order by
+ * one thread; the others go to separate threads. */
+static void splan_init(tcu_splan *s, const tc_call *c) {
+  const tc_tensor *ops[3] = {c->out, c->in[0], c->in[1]};
+  memset(s, 0, sizeof *s);
+  s->npar = s->nseq = 1;
+  for (int d = 0; d < c->out->ndim; d++) {
+    if (c->out->shape[d] == 1) continue;
+    bool seq = c->out->strides[d] == 0;
+    int j = seq ? s->sdim++ : s->pdim++;
+    (seq ? s->sshape : s->pshape)[j] = c->out->shape[d];
+    for (int k = 0; k < 3; k++)
+      (seq ? s->sstride[k] : s->pstride[k])[j] = ops[k]->strides[d] * (int64_t)tc_dtype_size(ops[k]->dtype);
+    if (seq) s->nseq *= c->out->shape[d];
+    else s->npar *= c->out->shape[d];
+  }
+  for (int k = 0; k < 3; k++) s->base[k] = tc_tensor_data(ops[k]);
+  s->ast = c->axis_stride * (int64_t)tc_dtype_size(c->out->dtype);
+  s->len = c->axis_len;
+  s->mode = (int)c->mode;
+}
+
 static int interrupted(int rc, tc_err *err) {
   if (rc == 0 && tc_interrupt_flag)
     return tc_err_set(err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
@@ -152,10 +188,73 @@ static int cuda_run(tc_call *c, tc_err *err) {
     st = tcu_run(e, &p);
     break;
   }
-  case TC_CALL_CAST: {
-    const tcu_entry *e = tcu_cast_entry((int)c->dtype, (int)c->out->dtype);
+  case TC_CALL_CAST: case TC_CALL_COPY: {
+    const tcu_entry *e = c->kind == TC_CALL_COPY ? tcu_copy_entry(tc_dtype_size(c->dtype)) : cast_entry(c->dtype, c->out->dtype);
     if (!e) return unsupported(c, err);
+    if (tc_numel(c->out) == 0) return 0;
     plan_init(&p, c->out, 1, c->in);
+    st = tcu_run(e, &p);
+    break;
+  }
+  case TC_CALL_GATHER: {
+    const tcu_entry *e = tcu_gather_entry(tc_dtype_size(c->dtype));
+    if (!e) return unsupported(c, err);
+    if (tc_numel(c->out) == 0) return 0;
+    plan_init(&p, c->out, 2, c->in);
+    p.base[3] = c->nin > 2 && c->in[2] ? tc_tensor_data(c->in[2]) : NULL;
+    p.arg[0] = c->axis_stride * (int64_t)tc_dtype_size(c->dtype);
+    p.arg[1] = c->axis_len;
+    p.arg[2] = (int64_t)c->mode;
+    st = tcu_run(e, &p);
+    break;
+  }
+  case TC_CALL_SCATTER: {
+    const tcu_sentry *e = tcu_scatter_entry((int)c->red, (int)c->dtype);
+    if (!e) return unsupported(c, err);
+    if (tc_numel(c->out) == 0) return 0;
+    tcu_splan s;
+    splan_init(&s, c);
+    st = tcu_scatter(e, &s);
+    break;
+  }
+  case TC_CALL_NONZERO: {
+    bool mismatch = false;
+    plan_init(&p, c->in[0], 0, NULL);
+    st = tcu_nonzero(&p, (int64_t *)(void *)tc_tensor_data(c->out), tc_numel(c->out), &mismatch);
+    if (!st && mismatch)
+      return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, TC_DT_BOOL, "the mask changed while it was read");
+    break;
+  }
+  case TC_CALL_TRI: {
+    const tcu_entry *e = tcu_tri_entry(tc_dtype_size(c->dtype));
+    if (!e) return unsupported(c, err);
+    if (tc_numel(c->out) == 0) return 0;
+    plan_init(&p, c->out, 1, c->in);
+    p.arg[0] = c->out->shape[c->out->ndim - 2];
+    p.arg[1] = c->out->shape[c->out->ndim - 1];
+    p.arg[2] = c->k;
+    p.arg[3] = c->op == TC_OP_TRIL;
+    st = tcu_run(e, &p);
+    break;
+  }
+  case TC_CALL_RANGE: case TC_CALL_RANDOM: {
+    const tcu_entry *e = c->kind == TC_CALL_RANGE ? tcu_range_entry((int)c->dtype, c->endpoint)
+                                                  : tcu_random_entry((int)c->dist);
+    if (!e || !cuda_supports(c)) return unsupported(c, err);
+    if (tc_numel(c->out) == 0) return 0;
+    plan_init(&p, c->out, 0, NULL);
+    if (c->kind == TC_CALL_RANGE) {
+      p.arg[0] = c->istart;
+      p.arg[1] = c->istep;
+      p.farg[0] = c->fstart;
+      p.farg[1] = c->fstep;
+      p.farg[2] = c->fstop;
+    } else {
+      p.arg[0] = (int64_t)c->seed;
+      p.arg[1] = c->rlo;
+      p.arg[2] = (int64_t)c->rrange;
+      p.arg[3] = (int64_t)c->dist;
+    }
     st = tcu_run(e, &p);
     break;
   }
@@ -163,6 +262,8 @@ static int cuda_run(tc_call *c, tc_err *err) {
     const tcu_entry *e = tcu_find_entry((int)c->dtype, (int)c->pred);
     if (!e) return unsupported(c, err);
     plan_init(&p, c->in[0], 0, NULL);
+    p.arg[0] = c->lo;
+    p.arg[1] = c->hi;
     st = tcu_find(e, &p, &c->found);
     break;
   }

@@ -50,6 +50,37 @@ void tcu_ew_host(const tcu_plan *p) {
   else for (int64_t i = 0; i < p->n; i++) tcu_elem<F, NOP, true>(*p, i);
 }
 
+/* Kernels whose element needs its position or the plan's arguments:
+ * F::g(plan, i, off) with off the operands' byte offsets. */
+template <class F, int NOP, bool ND>
+__global__ void __launch_bounds__(TCU_THREADS) tcu_ix_kernel(const tcu_plan p) {
+  const int64_t step = (int64_t)gridDim.x * TCU_THREADS;
+  for (int64_t i = (int64_t)blockIdx.x * TCU_THREADS + threadIdx.x; i < p.n; i += step) {
+    int64_t off[NOP];
+    tcu_offsets<NOP, ND>(p, i, off);
+    F::g(p, i, off);
+  }
+}
+
+template <class F, int NOP>
+void tcu_ix_host(const tcu_plan *p) {
+  for (int64_t i = 0; i < p->n; i++) {
+    int64_t off[NOP];
+    if (p->ndim == 1) tcu_offsets<NOP, false>(*p, i, off);
+    else tcu_offsets<NOP, true>(*p, i, off);
+    F::g(*p, i, off);
+  }
+}
+
+template <class F, int NOP>
+tcu_entry tcu_make_ix_entry() {
+  tcu_entry e;
+  e.k1 = (const void *)tcu_ix_kernel<F, NOP, false>;
+  e.kn = (const void *)tcu_ix_kernel<F, NOP, true>;
+  e.host = tcu_ix_host<F, NOP>;
+  return e;
+}
+
 template <class F, int NOP>
 tcu_entry tcu_make_entry() {
   tcu_entry e;

@@ -318,13 +318,20 @@ extern "C" int tcu_reduce(const tcu_rentry *e, tcu_rplan *p) {
   return st;
 }
 
-/* ---- the pre-check scan: the first element that is zero (negative) ---- */
+/* ---- the pre-check scans: the first element that is zero, negative, or
+ * outside [arg[0], arg[1]] (index bounds) ---- */
 /* base[1] of the plan is the result cell: the smallest matching index, or
  * all ones when none matches. Each thread's indices grow, so a thread stops
  * at its first match. */
 #define K_FIND(E, n_, S, ...) \
-  struct kf_ZERO_##E { static TCU_HD bool f(const char *x) { return *TCU_CPTR(S, x) == 0; } }; \
-  struct kf_NEG_##E { static TCU_HD bool f(const char *x) { return *TCU_CPTR(S, x) < 0; } };
+  struct kf_ZERO_##E { static TCU_HD bool f(const tcu_plan &, const char *x) { return *TCU_CPTR(S, x) == 0; } }; \
+  struct kf_NEG_##E { static TCU_HD bool f(const tcu_plan &, const char *x) { return *TCU_CPTR(S, x) < 0; } }; \
+  struct kf_RANGE_##E { \
+    static TCU_HD bool f(const tcu_plan &p, const char *x) { \
+      int64_t v = (int64_t)*TCU_CPTR(S, x); \
+      return v < p.arg[0] || v > p.arg[1]; \
+    } \
+  };
 TC_FOR_INT(K_FIND, _)
 
 template <class F, bool ND>
@@ -333,7 +340,7 @@ __global__ void __launch_bounds__(TCU_THREADS) tcu_find_kernel(const tcu_plan p)
   for (int64_t i = (int64_t)blockIdx.x * TCU_THREADS + threadIdx.x; i < p.n; i += step) {
     int64_t off[1];
     tcu_offsets<1, ND>(p, i, off);
-    if (F::f(p.base[0] + off[0])) {
+    if (F::f(p, p.base[0] + off[0])) {
       atomicMin((unsigned long long *)(void *)p.base[1], (unsigned long long)i);
       break;
     }
@@ -347,7 +354,7 @@ static void tcu_find_host(const tcu_plan *p) {
     int64_t off[1];
     if (p->ndim == 1) tcu_offsets<1, false>(*p, i, off);
     else tcu_offsets<1, true>(*p, i, off);
-    if (F::f(p->base[0] + off[0])) { *res = (uint64_t)i; return; }
+    if (F::f(*p, p->base[0] + off[0])) { *res = (uint64_t)i; return; }
   }
 }
 
@@ -360,17 +367,18 @@ static tcu_entry tcu_make_find() {
   return e;
 }
 
-static tcu_entry ftable[TC_DT_COUNT][2];
+static tcu_entry ftable[TC_DT_COUNT][3];
 static bool fready;
 
 static void ffill(void) {
 #define FE(E, ...) ftable[TC_DT_##E][TCU_PRED_ZERO] = tcu_make_find<kf_ZERO_##E>(); \
-                   ftable[TC_DT_##E][TCU_PRED_NEG] = tcu_make_find<kf_NEG_##E>();
+                   ftable[TC_DT_##E][TCU_PRED_NEG] = tcu_make_find<kf_NEG_##E>(); \
+                   ftable[TC_DT_##E][TCU_PRED_RANGE] = tcu_make_find<kf_RANGE_##E>();
   TC_FOR_INT(FE, _)
 }
 
 extern "C" const tcu_entry *tcu_find_entry(int dt, int pred) {
   if (!fready) { ffill(); fready = true; }
-  if (pred < 0 || pred > 1) return NULL;
+  if (pred < 0 || pred > 2) return NULL;
   return ftable[dt][pred].k1 ? &ftable[dt][pred] : NULL;
 }

@@ -27,7 +27,26 @@ typedef struct tcu_plan {
   int64_t shape[TC_MAX_DIMS];
   int64_t bstride[TCU_MAX_OPS][TC_MAX_DIMS];
   char *base[TCU_MAX_OPS];
+  int64_t arg[4];      /* per kernel family: FIND range (lo, hi); GATHER (axis byte
+                          stride, axis length, mode); TRI (rows, cols, k, lower);
+                          RANGE (start, step); RANDOM (seed, lo, range, dist) */
+  double farg[3];      /* RANGE of floats: start, step, stop */
 } tcu_plan;
+
+/* A scatter plan: the selection's dims split into those where the output
+ * view has stride 0 (the index dims: updates there may hit the same
+ * element, so one thread walks them in row-major order) and the others
+ * (distinct elements: one thread each). Operands: 0 the output view, 1 the
+ * i64 index, 2 the updates; byte strides. */
+typedef struct tcu_splan {
+  int pdim, sdim;
+  int64_t npar, nseq;
+  int64_t pshape[TC_MAX_DIMS], sshape[TC_MAX_DIMS];
+  int64_t pstride[3][TC_MAX_DIMS], sstride[3][TC_MAX_DIMS];
+  char *base[3];
+  int64_t ast, len;    /* the axis: byte stride and length */
+  int mode;
+} tcu_splan;
 
 /* A reduction plan: m outputs (rows), each folding n input elements. The
  * input offset of element j of row r is koff(r) + roff(j), each from its
@@ -50,6 +69,12 @@ typedef struct tcu_entry {
   void (*host)(const tcu_plan *p);
 } tcu_entry;
 
+/* One stamped scatter kernel and its emulation. */
+typedef struct tcu_sentry {
+  const void *k;
+  void (*host)(const tcu_splan *p);
+} tcu_sentry;
+
 /* One stamped reduction: the kernels of each strategy and its emulation. */
 typedef struct tcu_rentry {
   const void *seq, *block, *split1, *split2;
@@ -66,9 +91,23 @@ const tcu_entry *tcu_pred_entry(int op, int dt);
 const tcu_entry *tcu_sel_entry(int op, int dt);
 const tcu_entry *tcu_cast_entry(int from, int to);
 const tcu_rentry *tcu_red_entry(int op, int dt);
-/* The pre-check scan for integer dtype dt; pred as tc_pred in engine.h. */
-enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1 };
+/* The pre-check scan for integer dtype dt; pred as tc_pred in engine.h
+ * (RANGE: an element outside [arg[0], arg[1]]). */
+enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
 const tcu_entry *tcu_find_entry(int dt, int pred);
+/* Data movement (index.cu): bit copies, gather and triangles by element
+ * size in bytes; ranges by dtype; random numbers by tc_dist; scatter by
+ * (tc_scatter_red, dtype). */
+const tcu_entry *tcu_copy_entry(size_t esize);
+const tcu_entry *tcu_gather_entry(size_t esize);
+const tcu_entry *tcu_tri_entry(size_t esize);
+const tcu_entry *tcu_range_entry(int dt, bool endpoint);
+const tcu_entry *tcu_random_entry(int dist);
+const tcu_sentry *tcu_scatter_entry(int red, int dt);
+int tcu_scatter(const tcu_sentry *e, const tcu_splan *p);
+/* Row-major positions of the true elements of the bool plan p (nop 1) into
+ * out (i64, count of them); 1 when the mask holds another count. */
+int tcu_nonzero(const tcu_plan *p, int64_t *out, int64_t count, bool *mismatch);
 
 /* The runtime. */
 int tcu_init(char *why, size_t n);         /* 0 when a device is usable; else why says why */

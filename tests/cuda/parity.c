@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "engine.h"
 #include "cuda/tcu.h"
 #include "check.h"
@@ -248,16 +249,25 @@ typedef struct pcase {
   tc_op op;
   int nin;
   spec in[3];
-  tc_dtype to;        /* cast */
-  tc_axes axes;       /* reductions */
+  tc_dtype to;        /* cast; a constructor's or loader's dtype */
+  tc_axes axes;       /* reductions, squeeze, flip */
   bool keepdims;
+  int variant;        /* which API entry an op's case goes through */
+  int nd;             /* shape, perm, starts/sizes arguments */
+  int64_t dims[8], dims2[8];
+  int64_t iarg[4];    /* axis, k, n/m, ... */
+  double farg[2];
+  tc_index_mode mode;
+  tc_scatter_red red;
+  uint64_t seed;
+  char path[64];      /* a file written on the CPU, for loaders */
 } pcase;
 
 /* A row's verdict: the first failure wins. */
 typedef struct row {
   tc_op op;
   tc_dtype dt;
-  int cases;
+  int cases, errors;   /* cases run; of them, cases where both engines failed alike */
   bool failed;
   char why[600];
 } row;
@@ -295,8 +305,12 @@ static tc_tensor *make(tc_engine_id e, const spec *s, tc_err *err) {
   return t;
 }
 
+static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err);
+
 static tc_tensor *apply(const pcase *c, tc_tensor **in, tc_err *err) {
   switch (tc_op_kind(c->op)) {
+  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+    return apply_family(c, in, err);
   case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
     return tc_binary(c->op, in[0], in[1], err);
   case TC_KIND_WHERE: return tc_where(in[0], in[1], in[2], err);
@@ -366,7 +380,7 @@ static void compare(row *r, const pcase *c, tc_tensor *x, tc_tensor *o1, tc_tens
     goto done;
   }
   tc_tolerance tol = tc_op_tolerance(c->op, o1->dtype);
-  int64_t nred = n ? tc_numel(x) / n : 0;
+  int64_t nred = x && n ? tc_numel(x) / n : 0;
   if (tol.sum) sums = abs_sums(c, x);
   for (int64_t i = 0; i < n; i++) {
     bool ok;
@@ -410,6 +424,8 @@ static void run_case(row *r, pcase *c) {
   o2 = apply(c, t2, &e2);
   tc_set_engine(TC_ENGINE_CPU);
   if (!o1 && !o2) {
+    r->errors++;
+    if (getenv("TCALC_PARITY_TRACE")) printf("  %s: both fail: %s\n", c->what, e1.msg);
     char i1[200] = "", i2[200] = "";
     if (e1.has_index) tc_format_dims(i1, sizeof i1, e1.index_ndim, e1.index);
     if (e2.has_index) tc_format_dims(i2, sizeof i2, e2.index_ndim, e2.index);
@@ -586,7 +602,7 @@ static void binary_rows(row *r) {
       fill(&c.in[1], G_SMALL);
       tame_rhs(op, &c.in[1]);
       put(dt, c.in[1].data, pos[k], true, bad, 0);
-      put(dt, c.in[1].data, 1022 - pos[k] / 2, true, bad, 0);   /* a later one must not win */
+      if (pos[k] < 1022) put(dt, c.in[1].data, pos[k] + (1023 - pos[k]) / 2, true, bad, 0);   /* a later one must not win */
       run_case(r, &c);
       case_free(&c);
     }
@@ -835,6 +851,390 @@ static void info_rows(row *r) {
   case_free(&c);
 }
 
+/* ---- shape ops, indexing, constructors, files ---- */
+enum { V_PLAIN, V_GETITEM_INT, V_GETITEM_MASK, V_SETITEM_INT, V_SETITEM_MASK };
+
+static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
+  tc_tensor *fill = c->nin > 2 ? in[2] : NULL;
+  tc_index_item it = {.kind = TC_IDX_TENSOR, .t = c->nin > 1 ? in[1] : NULL};
+  switch (c->op) {
+  case TC_OP_RESHAPE: return tc_reshape(in[0], c->nd, c->dims, err);
+  case TC_OP_TRANSPOSE: return tc_transpose(in[0], c->nd, c->dims, err);
+  case TC_OP_EXPAND_DIMS: return tc_expand_dims(in[0], c->iarg[0], err);
+  case TC_OP_SQUEEZE: return tc_squeeze(in[0], &c->axes, err);
+  case TC_OP_FLATTEN: return tc_flatten(in[0], err);
+  case TC_OP_BROADCAST_TO: return tc_broadcast_to(in[0], c->nd, c->dims, err);
+  case TC_OP_CONCAT: return tc_concat(c->nin, in, c->iarg[0], err);
+  case TC_OP_STACK: return tc_stack(c->nin, in, c->iarg[0], err);
+  case TC_OP_FLIP: return tc_flip(in[0], &c->axes, err);
+  case TC_OP_TRIL: case TC_OP_TRIU: return tc_tri(c->op, in[0], c->iarg[0], err);
+  case TC_OP_DIAG: return tc_diag(in[0], c->iarg[0], err);
+  case TC_OP_TAKE:
+    if (c->variant == V_GETITEM_INT || c->variant == V_GETITEM_MASK) return tc_getitem(in[0], 1, &it, err);
+    return tc_take(in[0], in[1], c->iarg[0], c->mode, fill, err);
+  case TC_OP_TAKE_ALONG_AXIS: return tc_take_along_axis(in[0], in[1], c->iarg[0], c->mode, fill, err);
+  case TC_OP_DYNAMIC_SLICE: return tc_dynamic_slice(in[0], c->nd, c->dims, c->nd, c->dims2, err);
+  case TC_OP_SCATTER:
+    if (c->variant == V_SETITEM_INT || c->variant == V_SETITEM_MASK) return tc_setitem(in[0], 1, &it, in[2], err);
+    return tc_scatter(in[0], in[1], in[2], c->iarg[0], c->red, c->mode, err);
+  case TC_OP_ZEROS: return tc_zeros(c->nd, c->dims, c->to, err);
+  case TC_OP_ONES: return tc_ones(c->nd, c->dims, c->to, err);
+  case TC_OP_FULL: return tc_full(c->nd, c->dims, in[0], (int)c->to, err);
+  case TC_OP_ARANGE: return tc_arange(in[0], c->nin > 1 ? in[1] : NULL, c->nin > 2 ? in[2] : NULL, (int)c->to, err);
+  case TC_OP_LINSPACE: return tc_linspace(c->farg[0], c->farg[1], c->iarg[0], c->to, err);
+  case TC_OP_EYE: return tc_eye(c->iarg[0], c->iarg[1], c->iarg[2], c->to, err);
+  case TC_OP_RAND: return tc_random(TC_DIST_UNIFORM, c->nd, c->dims, c->seed, 0, 0, err);
+  case TC_OP_RANDN: return tc_random(TC_DIST_NORMAL, c->nd, c->dims, c->seed, 0, 0, err);
+  case TC_OP_RANDINT: return tc_random(TC_DIST_INT, c->nd, c->dims, c->seed, c->iarg[0], c->iarg[1], err);
+  case TC_OP_LOAD: return tc_load_npy(c->path, err);
+  case TC_OP_LOAD_CSV: return tc_load_csv(c->path, c->to, err);
+  case TC_OP_SAVE: case TC_OP_SAVE_CSV: {
+    /* written from this engine, read back on the CPU */
+    char path[sizeof c->path + 8];
+    snprintf(path, sizeof path, "%s.%s", c->path, tc_engine_name(tc_get_engine()));
+    int rc = c->op == TC_OP_SAVE ? tc_save_npy(path, in[0], err) : tc_save_csv(path, in[0], err);
+    if (rc != 0) return NULL;
+    tc_engine_id e = tc_get_engine();
+    tc_set_engine(TC_ENGINE_CPU);
+    tc_tensor *back = c->op == TC_OP_SAVE ? tc_load_npy(path, err) : tc_load_csv(path, in[0]->dtype, err);
+    tc_set_engine(e);
+    remove(path);
+    tc_tensor *moved = back ? tc_to_engine(back, e, err) : NULL;
+    tc_tensor_free(back);
+    return moved;
+  }
+  default:
+    tc_err_set(err, TC_E_DTYPE, (int)c->op, -1, "the parity suite has no case for %s", tc_op_name(c->op));
+    return NULL;
+  }
+}
+
+static void case_begin(pcase *c, row *r, const char *what, int nin) {
+  memset(c, 0, sizeof *c);
+  c->what = what;
+  c->op = r->op;
+  c->nin = nin;
+  c->to = r->dt;
+}
+
+static void x_spec(spec *s, tc_dtype dt, int ndim, const int64_t *shape, bool transposed) {
+  spec_init(s, dt, ndim, shape);
+  fill(s, dt == TC_DT_BOOL ? G_BOOL : tc_dtype_class(dt) == TC_CLASS_FLT ? G_WIDE : G_RANDOM);
+  s->transposed = transposed;
+}
+
+/* An index tensor of dtype dt with values in [lo, hi). */
+static void idx_spec(spec *s, tc_dtype dt, int ndim, const int64_t *shape, int64_t lo, int64_t hi) {
+  spec_init(s, dt, ndim, shape);
+  int64_t n = spec_numel(s);
+  for (int64_t i = 0; i < n; i++) put(dt, s->data, i, true, lo + (int64_t)(rnd() % (uint64_t)(hi - lo)), 0);
+}
+
+static void shape_rows(row *r) {
+  tc_dtype dt = r->dt;
+  pcase c;
+  int64_t s2[2] = {6, 35}, s3[3] = {4, 5, 6}, s0 = 0, col[2] = {3, 1}, m[2] = {5, 7}, b3[3] = {2, 5, 7};
+  switch (r->op) {
+  case TC_OP_RESHAPE:
+    case_begin(&c, r, "transposed [6,35] to [5,42]", 1);
+    x_spec(&c.in[0], dt, 2, s2, true);
+    c.nd = 2; c.dims[0] = 5; c.dims[1] = -1;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "empty [0] to [0,3]", 1);
+    x_spec(&c.in[0], dt, 1, &s0, false);
+    c.nd = 2; c.dims[0] = 0; c.dims[1] = 3;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_TRANSPOSE:
+    case_begin(&c, r, "[4,5,6] perm (2,0,1)", 1);
+    x_spec(&c.in[0], dt, 3, s3, false);
+    c.nd = 3; c.dims[0] = 2; c.dims[1] = 0; c.dims[2] = 1;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "[6,35] reversed", 1);
+    x_spec(&c.in[0], dt, 2, s2, false);
+    c.nd = -1;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_EXPAND_DIMS:
+    case_begin(&c, r, "[4,5,6] axis -2", 1);
+    x_spec(&c.in[0], dt, 3, s3, false);
+    c.iarg[0] = -2;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_SQUEEZE:
+    case_begin(&c, r, "[3,1] all", 1);
+    x_spec(&c.in[0], dt, 2, col, false);
+    c.axes.all = true;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_FLATTEN:
+    case_begin(&c, r, "transposed [6,35]", 1);
+    x_spec(&c.in[0], dt, 2, s2, true);
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_BROADCAST_TO:
+    case_begin(&c, r, "[3,1] to [4,3,5]", 1);
+    x_spec(&c.in[0], dt, 2, col, false);
+    c.nd = 3; c.dims[0] = 4; c.dims[1] = 3; c.dims[2] = 5;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_CONCAT: case TC_OP_STACK:
+    for (int axis = 0; axis < 2; axis++) {
+      case_begin(&c, r, axis ? "three [6,35] along axis 1, one transposed" : "three [6,35] along axis 0, one transposed", 3);
+      for (int i = 0; i < 3; i++) x_spec(&c.in[i], dt, 2, s2, i == 1);
+      c.iarg[0] = axis;
+      run_case(r, &c); case_free(&c);
+    }
+    break;
+  case TC_OP_FLIP:
+    case_begin(&c, r, "[4,5,6] all axes (negative strides)", 1);
+    x_spec(&c.in[0], dt, 3, s3, false);
+    c.axes.all = true;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "[4,5,6] axis 1", 1);
+    x_spec(&c.in[0], dt, 3, s3, false);
+    c.axes.n = 1; c.axes.axis[0] = 1;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_TRIL: case TC_OP_TRIU: {
+    int64_t ks[3] = {0, 2, -1};
+    for (int k = 0; k < 3; k++) {
+      case_begin(&c, r, k == 0 ? "[5,7] k=0" : k == 1 ? "[2,5,7] k=2" : "transposed [5,7] k=-1", 1);
+      x_spec(&c.in[0], dt, k == 1 ? 3 : 2, k == 1 ? b3 : m, k == 2);
+      c.iarg[0] = ks[k];
+      run_case(r, &c); case_free(&c);
+    }
+    break;
+  }
+  case TC_OP_DIAG: {
+    int64_t v = 9;
+    case_begin(&c, r, "1-D [9] k=1 (a matrix)", 1);
+    x_spec(&c.in[0], dt, 1, &v, false);
+    c.iarg[0] = 1;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "transposed [5,7] k=-1 (a diagonal)", 1);
+    x_spec(&c.in[0], dt, 2, m, true);
+    c.iarg[0] = -1;
+    run_case(r, &c); case_free(&c);
+    break;
+  }
+  default: break;
+  }
+}
+
+static void index_rows(row *r) {
+  tc_dtype dt = r->dt;
+  bool flt = tc_dtype_class(dt) == TC_CLASS_FLT;
+  pcase c;
+  int64_t xs[2] = {7, 9}, ns = 40, big = 100, many = 5000, is2[2] = {7, 4}, is0[2] = {4, 9}, us[2] = {7, 40};
+  const tc_dtype idts[4] = {TC_DT_I64, TC_DT_I32, TC_DT_I16, TC_DT_I8};
+  switch (r->op) {
+  case TC_OP_TAKE: {
+    const tc_index_mode modes[4] = {TC_MODE_ERROR, TC_MODE_CLIP, TC_MODE_WRAP, TC_MODE_FILL};
+    const char *w[4] = {"axis 1, mode error", "axis 1, mode clip", "axis 1, mode wrap", "axis 1, mode fill"};
+    for (int k = 0; k < 4; k++) {
+      case_begin(&c, r, w[k], k == 3 ? 3 : 2);
+      x_spec(&c.in[0], dt, 2, xs, k == 1);
+      if (k == 0) idx_spec(&c.in[1], idts[k], 1, &ns, -9, 9);
+      else idx_spec(&c.in[1], idts[k], 1, &ns, -20, 20);
+      if (k == 3) {
+        spec_init(&c.in[2], dt, 0, NULL);
+        put(dt, c.in[2].data, 0, !flt, 1, -7.5);
+      }
+      c.iarg[0] = 1;
+      c.mode = modes[k];
+      run_case(r, &c); case_free(&c);
+    }
+    case_begin(&c, r, "mode error, out of bounds at [23]", 2);
+    x_spec(&c.in[0], dt, 2, xs, false);
+    idx_spec(&c.in[1], TC_DT_I64, 1, &ns, -7, 7);
+    put(TC_DT_I64, c.in[1].data, 23, true, 7, 0);
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "x[idx] with an i32 index", 2);
+    c.variant = V_GETITEM_INT;
+    x_spec(&c.in[0], dt, 2, xs, false);
+    idx_spec(&c.in[1], TC_DT_I32, 1, &ns, -7, 7);
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "x[mask] (nonzero)", 2);
+    c.variant = V_GETITEM_MASK;
+    x_spec(&c.in[0], dt, 2, xs, false);
+    spec_init(&c.in[1], TC_DT_BOOL, 2, xs);
+    fill(&c.in[1], G_BOOL);
+    run_case(r, &c); case_free(&c);
+    if (!quick) {
+      int64_t n = ((int64_t)1 << 20) + 7;
+      case_begin(&c, r, "x[mask] over (1<<20)+7 elements", 2);
+      c.variant = V_GETITEM_MASK;
+      x_spec(&c.in[0], dt, 1, &n, false);
+      spec_init(&c.in[1], TC_DT_BOOL, 1, &n);
+      fill(&c.in[1], G_BOOL);
+      run_case(r, &c); case_free(&c);
+    }
+    break;
+  }
+  case TC_OP_TAKE_ALONG_AXIS:
+    case_begin(&c, r, "[7,9] with [7,4] along axis 1", 2);
+    x_spec(&c.in[0], dt, 2, xs, true);
+    idx_spec(&c.in[1], TC_DT_I64, 2, is2, -9, 9);
+    c.iarg[0] = 1;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "mode wrap, axis 0", 2);
+    x_spec(&c.in[0], dt, 2, xs, false);
+    idx_spec(&c.in[1], TC_DT_I16, 2, is0, -30, 30);
+    c.mode = TC_MODE_WRAP;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_DYNAMIC_SLICE:
+    case_begin(&c, r, "[7,9] starts (-3, 5) sizes (4, 6)", 1);
+    x_spec(&c.in[0], dt, 2, xs, true);
+    c.nd = 2; c.dims[0] = -3; c.dims[1] = 5; c.dims2[0] = 4; c.dims2[1] = 6;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_SCATTER: {
+    for (int red = 0; red <= TC_SCATTER_MIN; red++) {
+      if (dt == TC_DT_BOOL && (red == TC_SCATTER_ADD || red == TC_SCATTER_MUL)) continue;
+      const tc_index_mode modes[3] = {TC_MODE_ERROR, TC_MODE_DROP, TC_MODE_CLIP};
+      for (int k = 0; k < 3; k++) {
+        static char what[3][TC_SCATTER_MIN + 1][80];
+        snprintf(what[k][red], sizeof what[k][red], "[7,9] along axis 1, 40 duplicate indices, %s, mode %s",
+                 tc_scatter_red_name((tc_scatter_red)red), tc_index_mode_name(modes[k]));
+        case_begin(&c, r, what[k][red], 3);
+        x_spec(&c.in[0], dt, 2, xs, k == 2);
+        idx_spec(&c.in[1], idts[k], 1, &ns, k ? -12 : -9, k ? 12 : 9);
+        x_spec(&c.in[2], dt, 2, us, false);
+        c.iarg[0] = 1;
+        c.red = (tc_scatter_red)red;
+        c.mode = modes[k];
+        run_case(r, &c); case_free(&c);
+      }
+      static char what1[TC_SCATTER_MIN + 1][80];
+      snprintf(what1[red], sizeof what1[red], "1-D [100], 5000 duplicate indices, %s", tc_scatter_red_name((tc_scatter_red)red));
+      case_begin(&c, r, what1[red], 3);
+      x_spec(&c.in[0], dt, 1, &big, false);
+      idx_spec(&c.in[1], TC_DT_I64, 1, &many, -100, 100);
+      x_spec(&c.in[2], dt, 1, &many, false);
+      c.red = (tc_scatter_red)red;
+      run_case(r, &c); case_free(&c);
+    }
+    case_begin(&c, r, "mode error, out of bounds at [17]", 3);
+    x_spec(&c.in[0], dt, 2, xs, false);
+    idx_spec(&c.in[1], TC_DT_I64, 1, &ns, 0, 9);
+    put(TC_DT_I64, c.in[1].data, 17, true, -10, 0);
+    x_spec(&c.in[2], dt, 0, NULL, false);
+    c.iarg[0] = 1;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "x[idx] = 0-d value", 3);
+    c.variant = V_SETITEM_INT;
+    x_spec(&c.in[0], dt, 2, xs, false);
+    idx_spec(&c.in[1], TC_DT_I64, 1, &ns, -7, 7);
+    x_spec(&c.in[2], dt, 0, NULL, false);
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "x[mask] = 0-d value", 3);
+    c.variant = V_SETITEM_MASK;
+    x_spec(&c.in[0], dt, 2, xs, false);
+    spec_init(&c.in[1], TC_DT_BOOL, 2, xs);
+    fill(&c.in[1], G_BOOL);
+    x_spec(&c.in[2], dt, 0, NULL, false);
+    run_case(r, &c); case_free(&c);
+    break;
+  }
+  default: break;
+  }
+}
+
+static void ctor_rows(row *r) {
+  tc_dtype dt = r->dt;
+  bool isint = tc_dtype_class(dt) != TC_CLASS_FLT;
+  pcase c;
+  switch (r->op) {
+  case TC_OP_ZEROS: case TC_OP_ONES:
+    case_begin(&c, r, "[3,1000]", 0);
+    c.nd = 2; c.dims[0] = 3; c.dims[1] = 1000;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_FULL:
+    case_begin(&c, r, "[3,1000] of a weak 3", 1);
+    c.nd = 2; c.dims[0] = 3; c.dims[1] = 1000;
+    spec_init(&c.in[0], TC_DT_I64, 0, NULL);
+    put(TC_DT_I64, c.in[0].data, 0, true, 3, 0);
+    c.in[0].weak = true;
+    run_case(r, &c); case_free(&c);
+    case_begin(&c, r, "[4,5] broadcast from a [5] of the dtype", 1);
+    c.nd = 2; c.dims[0] = 4; c.dims[1] = 5;
+    c.to = (tc_dtype)-1;
+    x_spec(&c.in[0], dt, 1, &c.dims[1], false);
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_ARANGE:
+    for (int k = 0; k < 2; k++) {
+      case_begin(&c, r, k ? "start, stop, step of the dtype's class" : "arange(1000)", k ? 3 : 1);
+      for (int i = 0; i < c.nin; i++) {
+        spec_init(&c.in[i], isint ? TC_DT_I64 : TC_DT_F64, 0, NULL);
+        c.in[i].weak = true;
+      }
+      put(c.in[0].dt, c.in[0].data, 0, isint, k ? -37 : 1000, k ? -3.25 : 1000.0);
+      if (k) {
+        put(c.in[1].dt, c.in[1].data, 0, isint, 100000, 700.5);
+        put(c.in[2].dt, c.in[2].data, 0, isint, 3, 0.375);
+      }
+      run_case(r, &c); case_free(&c);
+    }
+    break;
+  case TC_OP_LINSPACE:
+    for (int k = 0; k < 2; k++) {
+      case_begin(&c, r, k ? "(-3, 7, 1)" : "(0.1, 1e3, 1001)", 0);
+      c.farg[0] = k ? -3 : 0.1;
+      c.farg[1] = k ? 7 : 1e3;
+      c.iarg[0] = k ? 1 : 1001;
+      run_case(r, &c); case_free(&c);
+    }
+    break;
+  case TC_OP_EYE:
+    case_begin(&c, r, "7 x 9, k=1", 0);
+    c.iarg[0] = 7; c.iarg[1] = 9; c.iarg[2] = 1;
+    run_case(r, &c); case_free(&c);
+    break;
+  case TC_OP_RAND: case TC_OP_RANDN: case TC_OP_RANDINT:
+    for (int k = 0; k < 2; k++) {
+      if (k && quick) continue;
+      case_begin(&c, r, k ? "(1<<20)+7 values, seed 2^40+3" : "[3,333], seed 42", 0);
+      c.nd = k ? 1 : 2;
+      c.dims[0] = k ? ((int64_t)1 << 20) + 7 : 3;
+      c.dims[1] = 333;
+      c.seed = k ? ((uint64_t)1 << 40) + 3 : 42;
+      c.iarg[0] = k ? INT64_MIN : -5;
+      c.iarg[1] = k ? INT64_MAX : 17;
+      run_case(r, &c); case_free(&c);
+    }
+    break;
+  default: break;
+  }
+}
+
+static void io_rows(row *r) {
+  pcase c;
+  int64_t s[2] = {33, 65};
+  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV;
+  case_begin(&c, r, load ? "a file written on the CPU" : "written from each engine, read on the CPU", load ? 0 : 1);
+  snprintf(c.path, sizeof c.path, "/tmp/tcalc-parity-%d.%s", (int)getpid(), r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
+  spec x;
+  x_spec(&x, r->dt, 2, s, true);
+  if (load) {
+    tc_err err;
+    tc_err_clear(&err);
+    tc_tensor *t = make(TC_ENGINE_CPU, &x, &err);
+    int rc = t ? (r->op == TC_OP_LOAD ? tc_save_npy(c.path, t, &err) : tc_save_csv(c.path, t, &err)) : -1;
+    tc_tensor_free(t);
+    spec_free(&x);
+    if (rc != 0) { row_fail(r, &c, "writing the file: %s", err.msg); return; }
+  } else {
+    c.in[0] = x;
+  }
+  run_case(r, &c);
+  case_free(&c);
+  if (load) remove(c.path);
+}
+
 static void test_row(row *r) {
   switch (tc_op_kind(r->op)) {
   case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
@@ -844,6 +1244,10 @@ static void test_row(row *r) {
   case TC_KIND_CAST: cast_rows(r); break;
   case TC_KIND_REDUCE: reduce_rows(r); break;
   case TC_KIND_INFO: info_rows(r); break;
+  case TC_KIND_SHAPE: shape_rows(r); break;
+  case TC_KIND_INDEX: index_rows(r); break;
+  case TC_KIND_CTOR: ctor_rows(r); break;
+  case TC_KIND_IO: io_rows(r); break;
   default: unary_rows(r); break;
   }
 }
@@ -888,7 +1292,7 @@ int parity_main(int argc, char **argv) {
       else { r->failed = true; snprintf(r->why, sizeof r->why, "no CUDA kernel"); }
       if (!r->failed) npass++;
       if (r->failed) printf("FAIL %s %s: %s\n", tc_op_name(r->op), tc_dtype_name(r->dt), r->why);
-      else if (!brief) printf("PASS %s %s (%d cases)\n", tc_op_name(r->op), tc_dtype_name(r->dt), r->cases);
+      else if (!brief) printf("PASS %s %s (%d cases, %d of them errors on both)\n", tc_op_name(r->op), tc_dtype_name(r->dt), r->cases, r->errors);
       fflush(stdout);
     }
   }

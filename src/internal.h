@@ -1,0 +1,25 @@
+/* Helpers the op families of src/ share (api.c, shape.c, index.c, ctor.c,
+ * io.c); not part of the public API. */
+#ifndef TC_INTERNAL_H
+#define TC_INTERNAL_H
+#include "engine.h"
+
+/* Runs a call on the current engine (engine_unavailable if it cannot start). */
+int tc_run_call(tc_call *c, tc_err *err);
+/* x on the current engine with dtype dt (a new reference; cast if needed). */
+tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err);
+/* Prefixes err with op (and sets its dtype) when an inner call named none. */
+void tc_annotate(tc_err *err, tc_op op, int dt);
+/* dtype_unsupported for op at dt on the current engine; returns -1. */
+int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err);
+/* Normalises one axis against ndim (invalid_axis names op); -1 on error. */
+int tc_norm_axis(int64_t axis, int ndim, tc_op op, int64_t *out, tc_err *err);
+/* The i64 value of a 0-d integer or bool tensor. */
+int tc_scalar_to_i64(tc_tensor *t, int64_t *out, tc_err *err);
+int tc_scalar_to_f64(tc_tensor *t, double *out, tc_err *err);
+/* out[...] = v broadcast (v cast to out's dtype first): a COPY into a view. */
+int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err);
+/* Casts a fill or update value to dt by the weak-scalar rules: a weak int
+ * that does not fit an integer dt is literal_overflow. */
+tc_tensor *tc_value_as(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
+#endif

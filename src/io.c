@@ -1,0 +1,637 @@
+/* Files (SPEC 5.7): NumPy .npy (read: format 1.0, 2.0 and 3.0, either byte
+ * order, C or Fortran order; write: format 1.0, little-endian, C order) and
+ * comma-separated values. A file that cannot be read is an io_error naming
+ * the path and the reason. Sizes come from the file itself before anything
+ * is allocated, data moves in chunks of at most IO_CHUNK bytes, and the
+ * tensor's own allocation is checked against the memory limit. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define IO_CHUNK ((size_t)1 << 20)
+#define NPY_MAX_HEADER ((uint32_t)1 << 20)
+#define CSV_MAX_FIELD 128
+
+static int io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *fmt, ...) {
+  char reason[240], shown[100];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  size_t n = strlen(path);
+  if (n < sizeof shown) snprintf(shown, sizeof shown, "%s", path);
+  else snprintf(shown, sizeof shown, "...%s", path + n - (sizeof shown - 4));
+  for (char *p = shown; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+  return tc_err_set(err, TC_E_IO, (int)op, dt, "'%s': %s", shown, reason);
+}
+
+static bool host_little(void) {
+  uint16_t one = 1;
+  unsigned char c;
+  memcpy(&c, &one, 1);
+  return c == 1;
+}
+
+static void byteswap(unsigned char *p, size_t n, size_t esize) {
+  for (size_t i = 0; i + esize <= n; i += esize)
+    for (size_t a = 0, b = esize - 1; a < b; a++, b--) {
+      unsigned char t = p[i + a];
+      p[i + a] = p[i + b];
+      p[i + b] = t;
+    }
+}
+
+/* Opens path without blocking (a FIFO with no writer would wait forever),
+ * then makes the descriptor blocking again for ordinary reads and writes. */
+static FILE *open_file(const char *path, int flags, const char *mode, struct stat *st) {
+  int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0666);
+  if (fd < 0) return NULL;
+  int fl = fcntl(fd, F_GETFL);
+  FILE *f = NULL;
+  if (fstat(fd, st) == 0 && fl != -1 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0) f = fdopen(fd, mode);
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return f;
+}
+
+/* Opens a regular file for reading and gets its size. */
+static FILE *open_read(const char *path, tc_op op, uint64_t *size, tc_err *err) {
+  struct stat st;
+  FILE *f = open_file(path, O_RDONLY, "rb", &st);
+  if (!f) { io_fail(err, op, -1, path, "cannot open: %s", strerror(errno)); return NULL; }
+  if (!S_ISREG(st.st_mode)) {
+    io_fail(err, op, -1, path, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+    fclose(f);
+    return NULL;
+  }
+  *size = (uint64_t)st.st_size;
+  return f;
+}
+
+/* ---- .npy: the header ---- */
+/* NumPy's descr for a dtype ("<f8"); NULL for bf16, which NumPy lacks. */
+static const char *npy_descr(tc_dtype dt, char *buf, size_t n) {
+  if (dt == TC_DT_BF16) return NULL;
+  tc_class c = tc_dtype_class(dt);
+  size_t sz = tc_dtype_size(dt);
+  snprintf(buf, n, "%c%c%zu", sz == 1 ? '|' : '<', c == TC_CLASS_BOOL ? 'b' : c == TC_CLASS_INT ? 'i' : 'f', sz);
+  return buf;
+}
+
+typedef struct {
+  const char *s;
+  size_t i, n;
+} scan;
+
+static void skip_ws(scan *p) {
+  while (p->i < p->n && (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r')) p->i++;
+}
+
+static bool eat(scan *p, char ch) {
+  skip_ws(p);
+  if (p->i < p->n && p->s[p->i] == ch) { p->i++; return true; }
+  return false;
+}
+
+/* A quoted Python string without escapes, into buf. */
+static bool str_lit(scan *p, char *buf, size_t n) {
+  skip_ws(p);
+  if (p->i >= p->n || (p->s[p->i] != '\'' && p->s[p->i] != '"')) return false;
+  char q = p->s[p->i++];
+  size_t k = 0;
+  while (p->i < p->n && p->s[p->i] != q) {
+    if (p->s[p->i] == '\\' || k + 1 >= n) return false;
+    buf[k++] = p->s[p->i++];
+  }
+  if (p->i >= p->n) return false;
+  p->i++;
+  buf[k] = 0;
+  return true;
+}
+
+typedef struct {
+  tc_dtype dt;
+  bool swap, fortran;
+  int ndim;
+  int64_t shape[TC_MAX_DIMS];
+} npy_header;
+
+/* Parses descr into dt and the byte order; fills why on failure. */
+static bool parse_descr(const char *d, npy_header *h, char *why, size_t wn) {
+  char order = '=';
+  const char *p = d;
+  if (*p == '<' || *p == '>' || *p == '|' || *p == '=') order = *p++;
+  char kind = *p ? *p++ : 0;
+  char *end;
+  long sz = strtol(p, &end, 10);
+  if (!kind || end == p || *end || sz <= 0) {
+    snprintf(why, wn, "unsupported dtype '%s' (structured, string and object arrays are not read)", d);
+    return false;
+  }
+  int found = -1;
+  for (int t = 0; t < TC_DT_COUNT && found < 0; t++) {
+    tc_class c = tc_dtype_class((tc_dtype)t);
+    char k = c == TC_CLASS_BOOL ? 'b' : c == TC_CLASS_INT ? 'i' : 'f';
+    if (t != TC_DT_BF16 && k == kind && (long)tc_dtype_size((tc_dtype)t) == sz) found = t;
+  }
+  if (found < 0) {
+    if (kind == 'u')
+      snprintf(why, wn, "unsigned dtype '%s' is not supported (tcalc has bool, i8-i64, f16, f32, f64)", d);
+    else if (kind == 'c')
+      snprintf(why, wn, "complex dtype '%s' is not supported", d);
+    else
+      snprintf(why, wn, "unsupported dtype '%s' (tcalc reads b1, i1, i2, i4, i8, f2, f4, f8)", d);
+    return false;
+  }
+  h->dt = (tc_dtype)found;
+  if (order == '|' && sz > 1) {
+    snprintf(why, wn, "dtype '%s' has no byte order", d);
+    return false;
+  }
+  bool little = order == '<' || ((order == '=' || order == '|') && host_little());
+  h->swap = sz > 1 && little != host_little();
+  return true;
+}
+
+/* The header dict: {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), } */
+static bool parse_header(const char *s, size_t n, npy_header *h, char *why, size_t wn) {
+  scan p = {s, 0, n};
+  bool have[3] = {false, false, false};
+  memset(h, 0, sizeof *h);
+  if (!eat(&p, '{')) { snprintf(why, wn, "the header is not a Python dict"); return false; }
+  for (;;) {
+    if (eat(&p, '}')) break;
+    char key[32];
+    if (!str_lit(&p, key, sizeof key) || !eat(&p, ':')) {
+      snprintf(why, wn, "malformed header near byte %zu", p.i);
+      return false;
+    }
+    int k = !strcmp(key, "descr") ? 0 : !strcmp(key, "fortran_order") ? 1 : !strcmp(key, "shape") ? 2 : -1;
+    if (k < 0) { snprintf(why, wn, "unexpected key '%s' in the header", key); return false; }
+    if (have[k]) { snprintf(why, wn, "key '%s' appears twice in the header", key); return false; }
+    have[k] = true;
+    skip_ws(&p);
+    if (k == 0) {
+      char d[32];
+      if (!str_lit(&p, d, sizeof d)) {
+        snprintf(why, wn, "descr is not a simple dtype string (structured arrays are not read)");
+        return false;
+      }
+      if (!parse_descr(d, h, why, wn)) return false;
+    } else if (k == 1) {
+      if (p.n - p.i >= 4 && !memcmp(p.s + p.i, "True", 4)) { h->fortran = true; p.i += 4; }
+      else if (p.n - p.i >= 5 && !memcmp(p.s + p.i, "False", 5)) { h->fortran = false; p.i += 5; }
+      else { snprintf(why, wn, "fortran_order is neither True nor False"); return false; }
+    } else {
+      if (!eat(&p, '(')) { snprintf(why, wn, "shape is not a tuple"); return false; }
+      h->ndim = 0;
+      while (!eat(&p, ')')) {
+        skip_ws(&p);
+        if (p.i < p.n && p.s[p.i] == '-') { snprintf(why, wn, "shape has a negative dimension"); return false; }
+        if (p.i >= p.n || p.s[p.i] < '0' || p.s[p.i] > '9') {
+          snprintf(why, wn, "malformed shape near byte %zu", p.i);
+          return false;
+        }
+        int64_t v = 0;
+        while (p.i < p.n && p.s[p.i] >= '0' && p.s[p.i] <= '9') {
+          if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, p.s[p.i] - '0', &v)) {
+            snprintf(why, wn, "shape has a dimension too large to count");
+            return false;
+          }
+          p.i++;
+        }
+        if (p.i < p.n && p.s[p.i] == 'L') p.i++;   /* Python 2 longs */
+        if (h->ndim >= TC_MAX_DIMS) {
+          snprintf(why, wn, "shape has more than %d dimensions", TC_MAX_DIMS);
+          return false;
+        }
+        h->shape[h->ndim++] = v;
+        if (!eat(&p, ',')) {
+          if (!eat(&p, ')')) { snprintf(why, wn, "malformed shape near byte %zu", p.i); return false; }
+          break;
+        }
+      }
+    }
+    if (!eat(&p, ',')) {
+      if (!eat(&p, '}')) { snprintf(why, wn, "malformed header near byte %zu", p.i); return false; }
+      break;
+    }
+  }
+  skip_ws(&p);
+  if (p.i != p.n) { snprintf(why, wn, "unexpected text after the header dict"); return false; }
+  if (!have[0] || !have[1] || !have[2]) {
+    snprintf(why, wn, "the header lacks '%s'", !have[0] ? "descr" : !have[1] ? "fortran_order" : "shape");
+    return false;
+  }
+  return true;
+}
+
+/* ---- .npy: load ---- */
+/* Reads nbytes from f into t's storage (from byte 0) in chunks. */
+static int read_into(FILE *f, const char *path, tc_op op, tc_tensor *t, uint64_t nbytes, bool swap, tc_err *err) {
+  size_t es = tc_dtype_size(t->dtype), chunk = IO_CHUNK - IO_CHUNK % es;
+  unsigned char *buf = malloc(chunk);
+  if (!buf) return tc_err_set(err, TC_E_OOM, (int)op, (int)t->dtype, "allocation failed");
+  const tc_engine *e = tc_engines[t->storage->engine];
+  int rc = 0;
+  for (uint64_t off = 0; off < nbytes && rc == 0; off += chunk) {
+    size_t n = nbytes - off < chunk ? (size_t)(nbytes - off) : chunk;
+    if (fread(buf, 1, n, f) != n) {
+      rc = io_fail(err, op, (int)t->dtype, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
+      break;
+    }
+    if (swap) byteswap(buf, n, es);
+    if (t->dtype == TC_DT_BOOL)
+      for (size_t i = 0; i < n; i++) buf[i] = buf[i] != 0;
+    rc = e->upload(tc_tensor_data(t) + off, buf, n, err);
+  }
+  free(buf);
+  return rc;
+}
+
+tc_tensor *tc_load_npy(const char *path, tc_err *err) {
+  const tc_op op = TC_OP_LOAD;
+  uint64_t size;
+  FILE *f = open_read(path, op, &size, err);
+  if (!f) return NULL;
+  tc_tensor *out = NULL;
+  char *hdr = NULL;
+  unsigned char pre[12];
+  if (size < 10 || fread(pre, 1, 10, f) != 10) {
+    io_fail(err, op, -1, path, "too short for a .npy file (%llu bytes)", (unsigned long long)size);
+    goto done;
+  }
+  if (memcmp(pre, "\x93NUMPY", 6)) { io_fail(err, op, -1, path, "not a .npy file (bad magic bytes)"); goto done; }
+  int major = pre[6], minor = pre[7];
+  uint64_t hlen, prefix;
+  if (major == 1 && minor == 0) {
+    hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+    prefix = 10;
+  } else if ((major == 2 || major == 3) && minor == 0) {
+    if (size < 12 || fread(pre + 10, 1, 2, f) != 2) { io_fail(err, op, -1, path, "truncated header"); goto done; }
+    hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+    prefix = 12;
+  } else {
+    io_fail(err, op, -1, path, "unsupported .npy format version %d.%d (1.0, 2.0 and 3.0 are read)", major, minor);
+    goto done;
+  }
+  if (hlen > NPY_MAX_HEADER) {
+    io_fail(err, op, -1, path, "header of %llu bytes is too large", (unsigned long long)hlen);
+    goto done;
+  }
+  if (prefix + hlen > size) {
+    io_fail(err, op, -1, path, "truncated header: it says %llu bytes, the file has %llu after the prefix",
+            (unsigned long long)hlen, (unsigned long long)(size - prefix));
+    goto done;
+  }
+  hdr = malloc((size_t)hlen + 1);
+  if (!hdr) { tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed"); goto done; }
+  if (fread(hdr, 1, (size_t)hlen, f) != hlen) { io_fail(err, op, -1, path, "truncated header"); goto done; }
+  hdr[hlen] = 0;
+  for (uint64_t i = 0; i < hlen; i++)
+    if (hdr[i] == 0 || (unsigned char)hdr[i] >= 0x80) {
+      io_fail(err, op, -1, path, "the header has a byte that is not ASCII text");
+      goto done;
+    }
+  npy_header h;
+  char why[200];
+  if (!parse_header(hdr, (size_t)hlen, &h, why, sizeof why)) { io_fail(err, op, -1, path, "%s", why); goto done; }
+  int64_t numel;
+  uint64_t nbytes, have = size - prefix - hlen;
+  char sh[256];
+  tc_format_dims(sh, sizeof sh, h.ndim, h.shape);
+  if (!tc_shape_numel(h.ndim, h.shape, &numel) ||
+      __builtin_mul_overflow((uint64_t)numel, (uint64_t)tc_dtype_size(h.dt), &nbytes)) {
+    io_fail(err, op, (int)h.dt, path, "shape %s is too large to count", sh);
+    goto done;
+  }
+  if (have < nbytes) {
+    io_fail(err, op, (int)h.dt, path, "truncated data: shape %s of %s needs %llu bytes, the file has %llu", sh,
+            tc_dtype_name(h.dt), (unsigned long long)nbytes, (unsigned long long)have);
+    goto done;
+  }
+  if (have > nbytes) {
+    io_fail(err, op, (int)h.dt, path, "%llu bytes after the data (shape %s of %s is %llu bytes)",
+            (unsigned long long)(have - nbytes), sh, tc_dtype_name(h.dt), (unsigned long long)nbytes);
+    goto done;
+  }
+  if (!tc_op_supported(op, h.dt, tc_get_engine())) { tc_unsupported(op, h.dt, err); goto done; }
+  /* Fortran order is C order of the reversed shape, transposed back. */
+  int64_t fshape[TC_MAX_DIMS];
+  for (int i = 0; i < h.ndim; i++) fshape[i] = h.fortran ? h.shape[h.ndim - 1 - i] : h.shape[i];
+  tc_tensor *t = tc_tensor_new(h.dt, h.ndim, fshape, err);
+  if (!t) { tc_annotate(err, op, (int)h.dt); goto done; }
+  if (read_into(f, path, op, t, nbytes, h.swap, err) != 0) { tc_tensor_free(t); goto done; }
+  if (h.fortran && h.ndim > 1) {
+    tc_tensor *v = tc_transpose(t, -1, NULL, err);
+    tc_tensor_free(t);
+    t = v ? tc_contiguous(v, err) : NULL;
+    tc_tensor_free(v);
+    if (!t) { tc_annotate(err, op, (int)h.dt); goto done; }
+  }
+  out = t;
+done:
+  free(hdr);
+  fclose(f);
+  return out;
+}
+
+/* ---- writing ---- */
+/* Opens path for writing (a regular file is created or truncated; a
+ * device such as /dev/stdout is written as it is). */
+static FILE *open_write(const char *path, tc_op op, bool *regular, tc_err *err) {
+  struct stat st;
+  FILE *f = open_file(path, O_WRONLY | O_CREAT | O_TRUNC, "wb", &st);
+  if (!f) io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
+  else *regular = S_ISREG(st.st_mode);
+  return f;
+}
+
+/* Closes f; on an earlier failure or a failed close, removes the partial
+ * file (only a regular file: never a device). */
+static int close_write(FILE *f, const char *path, tc_op op, bool regular, int rc, tc_err *err) {
+  bool bad = ferror(f);
+  int saved = errno;
+  if (fclose(f) != 0 && rc == 0) { bad = true; saved = errno; }
+  if (bad && rc == 0) rc = io_fail(err, op, -1, path, "write failed: %s", strerror(saved));
+  if (rc != 0 && regular) remove(path);
+  return rc;
+}
+
+/* Writes x's elements in row-major order, little-endian, in chunks. */
+static int write_data(FILE *f, tc_tensor *x, tc_err *err) {
+  tc_tensor *c = tc_contiguous(x, err);
+  if (!c) return -1;
+  size_t es = tc_dtype_size(c->dtype), chunk = IO_CHUNK - IO_CHUNK % es;
+  uint64_t nbytes = (uint64_t)tc_numel(c) * es;
+  unsigned char *buf = malloc(chunk);
+  int rc = buf ? 0 : tc_err_set(err, TC_E_OOM, -1, (int)c->dtype, "allocation failed");
+  const tc_engine *e = tc_engines[c->storage->engine];
+  for (uint64_t off = 0; off < nbytes && rc == 0; off += chunk) {
+    size_t n = nbytes - off < chunk ? (size_t)(nbytes - off) : chunk;
+    rc = e->download(buf, tc_tensor_data(c) + off, n, err);
+    if (rc == 0 && !host_little()) byteswap(buf, n, es);
+    if (rc == 0 && fwrite(buf, 1, n, f) != n) rc = 1;   /* reported by close_write */
+  }
+  free(buf);
+  tc_tensor_free(c);
+  return rc < 0 ? -1 : 0;
+}
+
+int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
+  const tc_op op = TC_OP_SAVE;
+  char descr[16];
+  if (!npy_descr(x->dtype, descr, sizeof descr))
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)x->dtype,
+                      "NumPy has no bf16 dtype; save f32(x) (exact) instead, or use save_csv");
+  if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
+  char shape[400] = "(";
+  size_t len = 1;
+  for (int i = 0; i < x->ndim; i++)
+    len += (size_t)snprintf(shape + len, sizeof shape - len, "%s%lld%s", i ? " " : "", (long long)x->shape[i],
+                            x->ndim == 1 || i + 1 < x->ndim ? "," : "");
+  snprintf(shape + len, sizeof shape - len, ")");
+  char hdr[600];
+  int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+  /* pad with spaces and a newline so that the data starts at a multiple of 64 */
+  size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64;
+  size_t hlen = (size_t)n + pad + 1;
+  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+  bool regular = false;
+  FILE *f = open_write(path, op, &regular, err);
+  if (!f) return -1;
+  int rc = 0;
+  if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n) rc = 1;
+  for (size_t i = 0; i < pad && rc == 0; i++)
+    if (fputc(' ', f) == EOF) rc = 1;
+  if (rc == 0 && fputc('\n', f) == EOF) rc = 1;
+  if (rc == 0) rc = write_data(f, x, err);
+  if (rc == 1) rc = 0;   /* a write error: ferror(f) is set and close_write reports it */
+  return close_write(f, path, op, regular, rc, err);
+}
+
+/* ---- CSV ---- */
+/* Parses one field (NUL-terminated, trimmed) as dt into out (dt's storage). */
+static bool csv_value(const char *s, tc_dtype dt, void *out, char *why, size_t wn) {
+  tc_class c = tc_dtype_class(dt);
+  if (c == TC_CLASS_BOOL) {
+    uint8_t b;
+    if (!strcmp(s, "1") || !strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE")) b = 1;
+    else if (!strcmp(s, "0") || !strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE")) b = 0;
+    else { snprintf(why, wn, "'%s' is not a bool (true, false, 1 or 0)", s); return false; }
+    memcpy(out, &b, 1);
+    return true;
+  }
+  char *end;
+  if (c == TC_CLASS_INT) {
+    const char *p = s + (*s == '+' || *s == '-');
+    if (*p < '0' || *p > '9') { snprintf(why, wn, "'%s' is not an integer", s); return false; }
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end) { snprintf(why, wn, "'%s' is not an integer", s); return false; }
+    int bits = tc_dtype_bits(dt);
+    long long lo = bits == 64 ? INT64_MIN : -(1LL << (bits - 1)), hi = bits == 64 ? INT64_MAX : (1LL << (bits - 1)) - 1;
+    if (errno == ERANGE || v < lo || v > hi) { snprintf(why, wn, "%s does not fit %s", s, tc_dtype_name(dt)); return false; }
+    int64_t w = v;
+    switch (bits) {
+    case 8: { int8_t x = (int8_t)w; memcpy(out, &x, 1); break; }
+    case 16: { int16_t x = (int16_t)w; memcpy(out, &x, 2); break; }
+    case 32: { int32_t x = (int32_t)w; memcpy(out, &x, 4); break; }
+    default: memcpy(out, &w, 8); break;
+    }
+    return true;
+  }
+  if (!*s) { snprintf(why, wn, "empty value"); return false; }
+  double d = strtod(s, &end);
+  if (*end) { snprintf(why, wn, "'%s' is not a number", s); return false; }
+  switch (dt) {
+  case TC_DT_F32: { float x = (float)d; memcpy(out, &x, 4); break; }
+  case TC_DT_F16: { tc_f16 x = tc_f64_to_f16(d); memcpy(out, &x, 2); break; }
+  case TC_DT_BF16: { tc_bf16 x = tc_f64_to_bf16(d); memcpy(out, &x, 2); break; }
+  default: memcpy(out, &d, 8); break;
+  }
+  return true;
+}
+
+typedef struct {
+  FILE *f;
+  const char *path;
+  tc_dtype dt;
+  int64_t rows, cols;          /* data rows seen, values per row */
+  /* pass 2: the tensor and a chunk buffer */
+  tc_tensor *t;
+  unsigned char *buf;
+  size_t fill, chunk;
+  uint64_t written;
+} csv_reader;
+
+static int csv_flush(csv_reader *r, tc_err *err) {
+  if (!r->fill) return 0;
+  int rc = tc_engines[r->t->storage->engine]->upload(tc_tensor_data(r->t) + r->written, r->buf, r->fill, err);
+  r->written += r->fill;
+  r->fill = 0;
+  return rc;
+}
+
+/* One pass over the file: counts and checks (r->t NULL) or stores values. */
+static int csv_pass(csv_reader *r, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_CSV;
+  char field[CSV_MAX_FIELD + 1], why[200];
+  size_t flen = 0;
+  int64_t line = 1, ncols = 0;
+  bool in_comment = false, blank = true;
+  size_t es = tc_dtype_size(r->dt);
+  r->rows = 0;
+  for (;;) {
+    int ch = getc(r->f);
+    if (ch == '#' && !in_comment) in_comment = true;
+    if (in_comment && ch != '\n' && ch != EOF) continue;
+    if (ch == ',' || ch == '\n' || ch == EOF) {
+      while (flen && (field[flen - 1] == ' ' || field[flen - 1] == '\t' || field[flen - 1] == '\r')) flen--;
+      field[flen] = 0;
+      bool end_line = ch != ',';
+      if (!(end_line && blank && ncols == 0)) {
+        /* a value (a line that is empty or only a comment has none) */
+        if (!r->t && !csv_value(field, r->dt, r->buf, why, sizeof why))
+          return io_fail(err, op, (int)r->dt, r->path, "line %lld, value %lld: %s", (long long)line,
+                         (long long)ncols + 1, flen ? why : "empty value");
+        if (r->t) {
+          csv_value(field, r->dt, r->buf + r->fill, why, sizeof why);
+          r->fill += es;
+          if (r->fill == r->chunk && csv_flush(r, err) != 0) return -1;
+        }
+        ncols++;
+      }
+      if (end_line) {
+        if (ncols > 0) {
+          if (r->rows == 0) r->cols = ncols;
+          else if (ncols != r->cols)
+            return io_fail(err, op, (int)r->dt, r->path, "line %lld has %lld value%s, earlier lines have %lld",
+                           (long long)line, (long long)ncols, ncols == 1 ? "" : "s", (long long)r->cols);
+          r->rows++;
+        }
+        ncols = 0;
+        line++;
+        in_comment = false;
+        blank = true;
+        if (ch == EOF) break;
+      }
+      flen = 0;
+      continue;
+    }
+    if (ch == ' ' || ch == '\t' || ch == '\r') {
+      if (flen == 0) continue;        /* leading blanks */
+    } else {
+      blank = false;
+    }
+    if (ch == 0 || (ch < 0x20 && ch != '\t' && ch != '\r') || ch >= 0x7f)
+      return io_fail(err, op, (int)r->dt, r->path, "line %lld: byte 0x%02x is not CSV text", (long long)line, ch);
+    if (flen >= CSV_MAX_FIELD)
+      return io_fail(err, op, (int)r->dt, r->path, "line %lld: a value longer than %d characters", (long long)line,
+                     CSV_MAX_FIELD);
+    field[flen++] = (char)ch;
+  }
+  if (ferror(r->f)) return io_fail(err, op, (int)r->dt, r->path, "read failed: %s", strerror(errno));
+  return r->t ? csv_flush(r, err) : 0;
+}
+
+tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_CSV;
+  if (!tc_op_supported(op, dt, tc_get_engine())) { tc_unsupported(op, dt, err); return NULL; }
+  uint64_t size;
+  FILE *f = open_read(path, op, &size, err);
+  if (!f) return NULL;
+  unsigned char probe[8];
+  csv_reader r = {.f = f, .path = path, .dt = dt, .buf = probe};
+  tc_tensor *t = NULL;
+  if (csv_pass(&r, err) == 0) {
+    int64_t shape[2];
+    int nd;
+    if (r.rows == 0) { nd = 1; shape[0] = 0; }
+    else if (r.cols == 1) { nd = 1; shape[0] = r.rows; }
+    else if (r.rows == 1) { nd = 1; shape[0] = r.cols; }
+    else { nd = 2; shape[0] = r.rows; shape[1] = r.cols; }
+    /* rows * cols values each took at least two bytes of the file */
+    t = tc_tensor_new(dt, nd, shape, err);
+    if (!t) tc_annotate(err, op, (int)dt);
+    if (t && tc_numel(t) > 0) {
+      size_t es = tc_dtype_size(dt);
+      r.chunk = IO_CHUNK - IO_CHUNK % es;
+      r.buf = malloc(r.chunk);
+      r.t = t;
+      rewind(f);
+      int rc = r.buf ? csv_pass(&r, err) : tc_err_set(err, TC_E_OOM, (int)op, (int)dt, "allocation failed");
+      if (rc == 0 && r.written != (uint64_t)tc_numel(t) * es)
+        rc = io_fail(err, op, (int)dt, path, "the file changed while it was read");
+      free(r.buf);
+      if (rc != 0) { tc_tensor_free(t); t = NULL; }
+    }
+  }
+  fclose(f);
+  return t;
+}
+
+/* The shortest text that reads back to v in dtype dt (as Python's repr). */
+static void fmt_shortest(char *buf, size_t n, double v, tc_dtype dt) {
+  if (v != v) { snprintf(buf, n, "nan"); return; }
+  if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, n, "%.*g", p, v);
+    double r = strtod(buf, NULL);
+    bool same = dt == TC_DT_F32 ? (float)r == (float)v
+                : dt == TC_DT_F16 ? tc_f64_to_f16(r).bits == tc_f64_to_f16(v).bits
+                : dt == TC_DT_BF16 ? tc_f64_to_bf16(r).bits == tc_f64_to_bf16(v).bits
+                : r == v;
+    if (same) return;
+  }
+}
+
+int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
+  const tc_op op = TC_OP_SAVE_CSV;
+  if (x->ndim != 1 && x->ndim != 2)
+    return tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "writes 1-D and 2-D tensors, not %d-D (reshape first)",
+                      x->ndim);
+  if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
+  /* Integers and bool are written exactly from i64, floats from f64 (exact for every float dtype). */
+  bool flt = tc_dtype_class(x->dtype) == TC_CLASS_FLT;
+  tc_tensor *w = tc_cast(x, flt ? TC_DT_F64 : TC_DT_I64, err), *c = w ? tc_contiguous(w, err) : NULL;
+  tc_tensor_free(w);
+  if (!c) { tc_annotate(err, op, (int)x->dtype); return -1; }
+  int64_t cols = x->ndim == 2 ? x->shape[1] : 1, numel = tc_numel(c);
+  size_t chunk = IO_CHUNK / 8;
+  void *buf = malloc(chunk * 8);
+  bool regular = false;
+  FILE *f = buf ? open_write(path, op, &regular, err) : NULL;
+  int rc = 0;
+  if (!buf) rc = tc_err_set(err, TC_E_OOM, (int)op, (int)x->dtype, "allocation failed");
+  else if (!f) rc = -1;
+  const tc_engine *e = tc_engines[c->storage->engine];
+  for (int64_t lo = 0; f && rc == 0 && lo < numel; lo += (int64_t)chunk) {
+    size_t n = numel - lo < (int64_t)chunk ? (size_t)(numel - lo) : chunk;
+    rc = e->download(buf, tc_tensor_data(c) + lo * 8, n * 8, err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+      char tmp[40];
+      if (flt) fmt_shortest(tmp, sizeof tmp, ((double *)buf)[i], x->dtype);
+      else snprintf(tmp, sizeof tmp, "%lld", (long long)((int64_t *)buf)[i]);
+      int64_t k = lo + (int64_t)i;
+      if (fputs(tmp, f) == EOF || fputc((k + 1) % cols ? ',' : '\n', f) == EOF) break;
+    }
+  }
+  free(buf);
+  tc_tensor_free(c);
+  return f ? close_write(f, path, op, regular, rc, err) : rc;
+}

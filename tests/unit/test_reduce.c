@@ -1,0 +1,578 @@
+/* Reductions (SPEC 5.1) against a straightforward reference loop: every
+ * claimed (op, dtype), every subset of axes of a 3-D tensor, negative axes,
+ * keepdims, contiguous / transposed / broadcast inputs, empty tensors,
+ * invalid axes, wrapping integer folds, float accuracy on 1e6 values,
+ * argmax/argmin first occurrence and NaN. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tt.h"
+
+/* ---- the reference ---- */
+typedef struct {
+  int64_t i;      /* integer/bool results */
+  double f;       /* float results */
+  double tol;     /* absolute tolerance for float results (0 = exact) */
+  bool anyzero;   /* +0 and -0 both accepted */
+} rres;
+
+static bool is_arg(tc_op op) { return op == TC_OP_ARGMAX || op == TC_OP_ARGMIN; }
+
+/* SPEC 5.1: result dtype of a reduction of dtype dt. */
+static tc_dtype red_dtype(tc_op op, tc_dtype dt) {
+  if (is_arg(op)) return TC_DT_I64;
+  if (op == TC_OP_ANY || op == TC_OP_ALL) return TC_DT_BOOL;
+  if ((op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD) && dt == TC_DT_BOOL) return TC_DT_I64;
+  if (op == TC_OP_MEAN && !tt_is_flt(dt)) return TC_DT_F64;
+  return dt;
+}
+
+static bool known_op(tc_op op) {
+  return op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD || op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN ||
+         op == TC_OP_MEAN || is_arg(op) || op == TC_OP_ANY || op == TC_OP_ALL;
+}
+
+/* The type floats are computed in: f32 for bf16/f16. */
+static tc_dtype compute_dt(tc_dtype dt) { return dt == TC_DT_F64 ? TC_DT_F64 : TC_DT_F32; }
+static double eps_of(tc_dtype dt) { return dt == TC_DT_F64 ? 0x1p-52 : 0x1p-23; }
+
+/* Folds the elements of one output position, given in row-major order. */
+static rres fold(tc_op op, tc_dtype dt, int64_t n, const int64_t *xi, const double *xf) {
+  rres r = {0, 0, 0, false};
+  bool flt = tt_is_flt(dt);
+  int bits = dt == TC_DT_BOOL ? 64 : tt_bits(dt);
+  switch (op) {
+  case TC_OP_REDUCE_SUM: case TC_OP_MEAN: {
+    if (!flt) {
+      __int128 s = 0, sabs = 0;
+      for (int64_t k = 0; k < n; k++) { s += xi[k]; sabs += xi[k] < 0 ? -(__int128)xi[k] : xi[k]; }
+      if (op == TC_OP_REDUCE_SUM) { r.i = tt_wrap(s, bits); break; }
+      r.f = n ? (double)s / (double)n : NAN;
+      r.tol = n ? 4 * (double)(n + 2) * 0x1p-52 * (double)sabs / (double)n + tt_ulp(r.f, TC_DT_F64) : 0;
+      break;
+    }
+    long double s = 0, sabs = 0;
+    for (int64_t k = 0; k < n; k++) { s += xf[k]; sabs += fabsl((long double)xf[k]); }
+    tc_dtype rd = red_dtype(op, dt), cd = compute_dt(dt);
+    double exact = op == TC_OP_MEAN ? (n ? (double)(s / n) : NAN) : (double)s;
+    double scale = op == TC_OP_MEAN && n ? (double)(sabs / n) : (double)sabs;
+    r.f = tt_round(exact, rd);
+    r.anyzero = true;
+    if (isfinite(r.f)) r.tol = 2 * tt_ulp(r.f, rd) + 4 * (double)(n + 1) * eps_of(cd) * scale;
+    break;
+  }
+  case TC_OP_REDUCE_PROD:
+    if (!flt) {
+      int64_t p = 1;
+      for (int64_t k = 0; k < n; k++) p = tt_wrap((__int128)p * xi[k], bits);
+      r.i = p;
+    } else if (compute_dt(dt) == TC_DT_F32) {
+      float p = 1;   /* the straightforward loop in the compute type */
+      for (int64_t k = 0; k < n; k++) p *= (float)xf[k];
+      r.f = tt_round(p, dt);
+    } else {
+      double p = 1;
+      for (int64_t k = 0; k < n; k++) p *= xf[k];
+      r.f = p;
+    }
+    break;
+  case TC_OP_REDUCE_MAX: case TC_OP_REDUCE_MIN: case TC_OP_ARGMAX: case TC_OP_ARGMIN: {
+    bool mx = op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX;
+    int64_t best = 0;
+    for (int64_t k = 1; k < n; k++) {
+      if (flt) {
+        if (isnan(xf[best])) break;
+        if (isnan(xf[k]) || (mx ? xf[k] > xf[best] : xf[k] < xf[best])) best = k;
+      } else if (mx ? xi[k] > xi[best] : xi[k] < xi[best]) best = k;
+    }
+    if (is_arg(op)) r.i = best;
+    else if (flt) { r.f = xf[best]; r.anyzero = true; }
+    else r.i = xi[best];
+    break;
+  }
+  case TC_OP_ANY: case TC_OP_ALL: {
+    bool any = false, all = true;
+    for (int64_t k = 0; k < n; k++) {
+      bool nz = flt ? xf[k] != 0 || isnan(xf[k]) : xi[k] != 0;
+      any |= nz;
+      all &= nz;
+    }
+    r.i = op == TC_OP_ANY ? any : all;
+    break;
+  }
+  default: break;
+  }
+  return r;
+}
+
+/* The whole reduction: mask[d] marks reduced dims; out has the kept dims. */
+static int64_t ref_reduce(tc_op op, tc_dtype dt, int ndim, const int64_t *shape, const bool *mask,
+                          const int64_t *xi, const double *xf, rres *out) {
+  int64_t total = 1, nout = 1, nred = 1;
+  for (int d = 0; d < ndim; d++) {
+    total *= shape[d];
+    if (mask[d]) nred *= shape[d]; else nout *= shape[d];
+  }
+  int64_t *gi = malloc(sizeof(int64_t) * (size_t)(nout * nred + 1));
+  double *gf = malloc(sizeof(double) * (size_t)(nout * nred + 1));
+  int64_t *cnt = calloc((size_t)nout + 1, sizeof(int64_t));
+  for (int64_t k = 0; k < total; k++) {
+    int64_t rem = k, o = 0, ostride = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+      int64_t c = rem % shape[d];
+      rem /= shape[d];
+      if (!mask[d]) { o += c * ostride; ostride *= shape[d]; }
+    }
+    int64_t j = o * nred + cnt[o]++;
+    gi[j] = xi ? xi[k] : 0;
+    gf[j] = xf ? xf[k] : 0;
+  }
+  for (int64_t o = 0; o < nout; o++) out[o] = fold(op, dt, nred, gi + o * nred, gf + o * nred);
+  free(gi); free(gf); free(cnt);
+  return nout;
+}
+
+/* ---- comparing ---- */
+static void compare(tc_tensor *o, tc_dtype rd, int64_t n, const rres *want, const char *what) {
+  TT_CHECK(o->dtype == rd, "%s: dtype %s, expected %s", what, tt_name(o->dtype), tt_name(rd));
+  if (o->dtype != rd) return;
+  int64_t *gi = calloc((size_t)n + 1, sizeof *gi);
+  double *gf = calloc((size_t)n + 1, sizeof *gf);
+  tt_read(o, gi, gf);
+  for (int64_t k = 0; k < n; k++) {
+    if (tt_is_flt(rd)) {
+      double g = gf[k], w = want[k].f;
+      bool ok = isnan(w) ? isnan(g)
+              : want[k].tol > 0 ? fabs(g - w) <= want[k].tol
+              : want[k].anyzero ? g == w : tt_close(g, w, rd, 0);
+      TT_CHECK(ok, "%s: element %lld = %.17g, expected %.17g (tolerance %g)", what, (long long)k, g, w, want[k].tol);
+    } else {
+      TT_CHECK(gi[k] == want[k].i, "%s: element %lld = %lld, expected %lld", what, (long long)k, (long long)gi[k],
+               (long long)want[k].i);
+    }
+  }
+  free(gi);
+  free(gf);
+}
+
+/* ---- input values for a [2, 3, 4] tensor ---- */
+#define N3 24
+static const int64_t S3[3] = {2, 3, 4};
+
+static void values(tc_dtype dt, int set, int64_t *xi, double *xf) {
+  uint64_t s = 17 + (uint64_t)set * 31 + (uint64_t)dt;
+  int64_t e[64];
+  double f[64];
+  int ne = tt_is_flt(dt) ? 0 : tt_edges_i(dt, e);
+  for (int k = 0; k < N3; k++) {
+    if (dt == TC_DT_BOOL) xi[k] = set == 0 ? (k % 3 == 0) : set == 1 ? (k % 5 != 0) : (k / 12);
+    else if (!tt_is_flt(dt)) xi[k] = set == 0 ? tt_wrap((int64_t)(tt_rand(&s) % 21) - 10, tt_bits(dt))
+                                   : set == 1 ? e[k % ne] : e[(k * 7 + 3) % ne];
+    else xf[k] = tt_round((double)((int64_t)(tt_rand(&s) % 2001) - 1000) / 64.0, dt);
+  }
+  if (tt_is_flt(dt)) {
+    xf[1] = 0.0; xf[2] = -0.0; xf[5] = tt_denorm_min(dt); xf[9] = xf[10];   /* a tie for argmax */
+    if (set == 1) { xf[3] = NAN; xf[14] = INFINITY; xf[15] = -INFINITY; xf[21] = NAN; xf[22] = INFINITY; }
+    if (set == 2) { xf[7] = -INFINITY; xf[13] = NAN; xf[19] = INFINITY; }
+  }
+  (void)f;
+}
+
+/* The tensor laid out as requested: 0 contiguous, 1 transposed storage,
+ * 2 broadcast along axis 0 (values of row 0 repeated). */
+static tc_tensor *layout(tc_dtype dt, int lay, int64_t *xi, double *xf) {
+  tc_err err = tt_err();
+  if (lay == 0) return tt_tensor(dt, 3, S3, xi, xf);
+  if (lay == 1) {
+    int64_t bs[3] = {4, 3, 2}, bi[N3];
+    double bf[N3];
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 4; k++) { bi[k * 6 + j * 2 + i] = xi[i * 12 + j * 4 + k]; bf[k * 6 + j * 2 + i] = xf[i * 12 + j * 4 + k]; }
+    tc_tensor *b = tt_tensor(dt, 3, bs, bi, bf);
+    int perm[3] = {2, 1, 0};
+    tc_tensor *v = tc_view_permute(b, perm, &err);
+    tc_tensor_free(b);
+    cr_assert_not_null(v);
+    return v;
+  }
+  for (int k = 12; k < N3; k++) { xi[k] = xi[k - 12]; xf[k] = xf[k - 12]; }
+  int64_t rs[3] = {1, 3, 4};
+  tc_tensor *r = tt_tensor(dt, 3, rs, xi, xf);
+  tc_tensor *v = tc_view_broadcast(r, 3, S3, &err);
+  tc_tensor_free(r);
+  cr_assert_not_null(v);
+  return v;
+}
+
+static void check_op_dtype(tc_op op, tc_dtype dt) {
+  if (!known_op(op)) {
+    tt_fail("%s(%s) is claimed for cpu but this suite has no reference for it", tc_op_name(op), tt_name(dt));
+    return;
+  }
+  tc_dtype rd = red_dtype(op, dt);
+  for (int set = 0; set < 3; set++)
+    for (int lay = 0; lay < 3; lay++) {
+      int64_t xi[N3] = {0};
+      double xf[N3] = {0};
+      values(dt, set, xi, xf);
+      tc_tensor *x = layout(dt, lay, xi, xf);
+      for (int sub = 0; sub < 8 + 1; sub++)   /* the 8 subsets as lists, then "all" */
+        for (int neg = 0; neg < 2; neg++)
+          for (int keep = 0; keep < 2; keep++) {
+            tc_axes ax = {.all = sub == 8, .n = 0};
+            bool mask[3];
+            for (int d = 0; d < 3; d++) {
+              mask[d] = sub == 8 || (sub >> d) & 1;
+              if (sub < 8 && mask[d]) ax.axis[ax.n++] = neg ? d - 3 : d;
+            }
+            if (neg && sub < 8 && ax.n > 1) {   /* and in another order */
+              int64_t t = ax.axis[0]; ax.axis[0] = ax.axis[ax.n - 1]; ax.axis[ax.n - 1] = t;
+            }
+            rres want[N3];
+            int64_t nout = ref_reduce(op, dt, 3, S3, mask, xi, xf, want);
+            tc_err err = tt_err();
+            tc_tensor *o = tc_reduce(op, x, &ax, keep, &err);
+            char what[160];
+            snprintf(what, sizeof what, "%s(%s) set %d layout %d axes 0x%x%s%s", tc_op_name(op), tt_name(dt), set, lay,
+                     sub, neg ? " negative" : "", keep ? " keepdims" : "");
+            cr_assert_not_null(o, "%s: %s", what, err.msg);
+            /* shape */
+            int want_nd = keep ? 3 : 0;
+            if (!keep) for (int d = 0; d < 3; d++) want_nd += !mask[d];
+            TT_CHECK(o->ndim == want_nd, "%s: ndim %d, expected %d", what, o->ndim, want_nd);
+            for (int d = 0, q = 0; d < 3 && o->ndim == want_nd; d++) {
+              if (keep) TT_CHECK(o->shape[d] == (mask[d] ? 1 : S3[d]), "%s: shape[%d]", what, d);
+              else if (!mask[d]) { TT_CHECK(o->shape[q] == S3[d], "%s: shape[%d]", what, q); q++; }
+            }
+            compare(o, rd, nout, want, what);
+            tc_tensor_free(o);
+          }
+      tc_tensor_free(x);
+    }
+}
+
+Test(reduce, every_claimed_op_dtype_axes_layouts) {
+  int ran = 0;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    if (tc_op_kind((tc_op)op) != TC_KIND_REDUCE) continue;
+    for (int dt = 0; dt < TC_DT_COUNT; dt++)
+      if (tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) { check_op_dtype((tc_op)op, (tc_dtype)dt); ran++; }
+  }
+  cr_log_info("%d (op, dtype) pairs", ran);
+  cr_assert_gt(ran, 0);
+  TT_DONE();
+}
+
+/* ---- empty tensors ---- */
+Test(reduce, empty_tensors) {
+  const int64_t shapes[3][2] = {{0, 0}, {2, 0}, {0, 3}};
+  const int nds[3] = {1, 2, 2};
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    if (tc_op_kind((tc_op)op) != TC_KIND_REDUCE || !known_op((tc_op)op)) continue;
+    for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+      if (!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
+      for (int s = 0; s < 3; s++)
+        for (int a = -1; a < nds[s]; a++) {   /* -1: all axes */
+          tc_axes ax = {.all = a < 0, .n = a < 0 ? 0 : 1, .axis = {a}};
+          bool mask[2] = {a < 0 || a == 0, a < 0 || a == 1};
+          int64_t nout = 1, nred = 1;
+          for (int d = 0; d < nds[s]; d++) { if (mask[d]) nred *= shapes[s][d]; else nout *= shapes[s][d]; }
+          tc_err err = tt_err();
+          tc_tensor *x = tc_tensor_new((tc_dtype)dt, nds[s], shapes[s], &err);
+          cr_assert_not_null(x);
+          uint64_t before = tc_mem_in_use();
+          tc_tensor *o = tc_reduce((tc_op)op, x, &ax, false, &err);
+          bool needs = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || is_arg((tc_op)op);
+          char what[96];
+          snprintf(what, sizeof what, "%s(%s) shape %d axis %d", tc_op_name((tc_op)op), tt_name((tc_dtype)dt), s, a);
+          if (needs && nred == 0 && nout > 0) {
+            TT_CHECK(o == NULL && err.code == TC_E_EMPTY, "%s: expected empty_reduction, got code %d", what, err.code);
+            TT_CHECK(tc_mem_in_use() == before, "%s: memory left allocated", what);
+          } else {
+            cr_assert_not_null(o, "%s: %s", what, err.msg);
+            TT_CHECK(tc_numel(o) == nout, "%s: %lld elements, expected %lld", what, (long long)tc_numel(o), (long long)nout);
+            rres want[8];
+            for (int64_t k = 0; k < nout; k++) want[k] = fold((tc_op)op, (tc_dtype)dt, 0, NULL, NULL);
+            compare(o, red_dtype((tc_op)op, (tc_dtype)dt), nout, want, what);
+            tc_tensor_free(o);
+          }
+          tc_tensor_free(x);
+        }
+    }
+  }
+  TT_DONE();
+}
+
+Test(reduce, empty_values_literal) {
+  tc_err err = tt_err();
+  int64_t z = 0;
+  tc_tensor *e = tc_tensor_new(TC_DT_F64, 1, &z, &err), *ei = tc_tensor_new(TC_DT_I32, 1, &z, &err);
+  tc_axes all = {.all = true};
+  tc_tensor *s = tc_reduce(TC_OP_REDUCE_SUM, e, &all, false, &err), *p = tc_reduce(TC_OP_REDUCE_PROD, ei, &all, false, &err);
+  tc_tensor *m = tc_reduce(TC_OP_MEAN, ei, &all, false, &err);
+  double sv, mv;
+  int64_t pv;
+  tt_read(s, NULL, &sv);
+  tt_read(p, &pv, NULL);
+  tt_read(m, NULL, &mv);
+  cr_expect_eq(sv, 0.0);
+  cr_expect_eq(pv, 1);
+  cr_expect(isnan(mv));
+  cr_expect_eq(m->dtype, TC_DT_F64);
+  cr_expect_null(tc_reduce(TC_OP_ARGMAX, e, &all, false, &err));
+  cr_expect_eq(err.code, TC_E_EMPTY);
+  cr_expect(strstr(err.msg, "argmax") != NULL, "%s", err.msg);
+  tc_tensor_free(s); tc_tensor_free(p); tc_tensor_free(m); tc_tensor_free(e); tc_tensor_free(ei);
+}
+
+/* ---- axes ---- */
+Test(reduce, invalid_axes) {
+  tc_err err;
+  int64_t xi[N3] = {0};
+  tc_tensor *x = tt_tensor(TC_DT_I32, 3, S3, xi, NULL);
+  const tc_axes bad[] = {
+    {.n = 1, .axis = {3}}, {.n = 1, .axis = {-4}}, {.n = 2, .axis = {0, 0}}, {.n = 2, .axis = {1, -2}},
+    {.n = 3, .axis = {0, 1, 2 + 64}}, {.n = 1, .axis = {INT64_MIN}}, {.n = 1, .axis = {INT64_MAX}},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    for (int op = 0; op < TC_OP_COUNT; op++) {
+      if (tc_op_kind((tc_op)op) != TC_KIND_REDUCE || !tc_op_supported((tc_op)op, TC_DT_I32, TC_ENGINE_CPU)) continue;
+      err = tt_err();
+      cr_expect_null(tc_reduce((tc_op)op, x, &bad[k], false, &err));
+      cr_expect_eq(err.code, TC_E_AXIS, "case %zu %s: code %d", k, tc_op_name((tc_op)op), err.code);
+      cr_expect_eq(err.op, op);
+    }
+  /* more axes than any tensor has */
+  tc_axes many = {.n = TC_MAX_DIMS + 1};
+  err = tt_err();
+  cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, x, &many, false, &err));
+  cr_expect_eq(err.code, TC_E_AXIS);
+  many.n = -1;
+  err = tt_err();
+  cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, x, &many, false, &err));
+  cr_expect_eq(err.code, TC_E_AXIS);
+  /* a 0-d tensor has no axis 0 */
+  tc_tensor *s = tt_iscalar(TC_DT_I32, 4);
+  tc_axes a0 = {.n = 1, .axis = {0}};
+  err = tt_err();
+  cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, s, &a0, false, &err));
+  cr_expect_eq(err.code, TC_E_AXIS);
+  /* but all axes of a 0-d tensor is the value itself */
+  tc_axes all = {.all = true};
+  tc_tensor *o = tc_reduce(TC_OP_REDUCE_SUM, s, &all, true, &err);
+  cr_assert_not_null(o);
+  int64_t v;
+  tt_read(o, &v, NULL);
+  cr_expect_eq(v, 4);
+  cr_expect_eq(o->ndim, 0);
+  tc_tensor_free(o);
+  tc_tensor_free(s);
+  tc_tensor_free(x);
+}
+
+/* ---- integer folds wrap ---- */
+Test(reduce, integer_sums_and_products_wrap) {
+  uint64_t s = 3;
+  const int64_t n = 200003;
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)n);
+  for (int dt = TC_DT_I8; dt <= TC_DT_I64; dt++) {
+    int bits = tt_bits((tc_dtype)dt);
+    __int128 sum = 0;
+    for (int64_t k = 0; k < n; k++) { v[k] = tt_wrap((__int128)(int64_t)tt_rand(&s), bits); sum += v[k]; }
+    tc_tensor *x = tt_ivec((tc_dtype)dt, n, v);
+    tc_axes all = {.all = true};
+    tc_err err = tt_err();
+    tc_tensor *o = tc_reduce(TC_OP_REDUCE_SUM, x, &all, false, &err);
+    int64_t got;
+    tt_read(o, &got, NULL);
+    cr_expect_eq(o->dtype, dt);
+    cr_expect_eq(got, tt_wrap(sum, bits), "%s sum %lld, expected %lld", tt_name((tc_dtype)dt), (long long)got,
+                 (long long)tt_wrap(sum, bits));
+    tc_tensor_free(o);
+    /* product of odd values (even ones would make it 0 quickly) */
+    int64_t p = 1;
+    for (int64_t k = 0; k < n; k++) { v[k] |= 1; p = tt_wrap((__int128)p * v[k], bits); }
+    tc_tensor_free(x);
+    x = tt_ivec((tc_dtype)dt, n, v);
+    o = tc_reduce(TC_OP_REDUCE_PROD, x, &all, false, &err);
+    tt_read(o, &got, NULL);
+    cr_expect_eq(got, p, "%s prod", tt_name((tc_dtype)dt));
+    tc_tensor_free(o);
+    tc_tensor_free(x);
+  }
+  int64_t lit[2] = {100, 100};
+  tc_tensor *x = tt_ivec(TC_DT_I8, 2, lit);
+  tc_axes all = {.all = true};
+  tc_err err = tt_err();
+  tc_tensor *o = tc_reduce(TC_OP_REDUCE_SUM, x, &all, false, &err);
+  int64_t got;
+  tt_read(o, &got, NULL);
+  cr_expect_eq(got, -56);
+  tc_tensor_free(o);
+  tc_tensor_free(x);
+  free(v);
+}
+
+/* Large reductions along each axis: several kernel chunks, strided runs. */
+Test(reduce, large_along_each_axis) {
+  const int64_t sh[2] = {517, 389};
+  const int64_t n = sh[0] * sh[1];
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)n);
+  uint64_t s = 11;
+  for (int64_t k = 0; k < n; k++) v[k] = (int64_t)(tt_rand(&s) % 2000001) - 1000000;
+  tc_tensor *x = tt_tensor(TC_DT_I64, 2, sh, v, NULL);
+  for (int a = 0; a < 2; a++) {
+    tc_axes ax = {.n = 1, .axis = {a}};
+    bool mask[2] = {a == 0, a == 1};
+    rres *want = malloc(sizeof(rres) * 600);
+    const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_REDUCE_MAX, TC_OP_ARGMIN, TC_OP_MEAN};
+    for (int q = 0; q < 4; q++) {
+      int64_t nout = ref_reduce(ops[q], TC_DT_I64, 2, sh, mask, v, NULL, want);
+      tc_err err = tt_err();
+      tc_tensor *o = tc_reduce(ops[q], x, &ax, false, &err);
+      cr_assert_not_null(o);
+      char what[64];
+      snprintf(what, sizeof what, "%s axis %d", tc_op_name(ops[q]), a);
+      compare(o, red_dtype(ops[q], TC_DT_I64), nout, want, what);
+      tc_tensor_free(o);
+    }
+    free(want);
+  }
+  tc_tensor_free(x);
+  free(v);
+  TT_DONE();
+}
+
+/* ---- float accuracy: 1e6 values against a long double Kahan sum ---- */
+static long double kahan(const double *x, int64_t n, long double *sabs) {
+  long double s = 0, c = 0;
+  *sabs = 0;
+  for (int64_t k = 0; k < n; k++) {
+    long double y = (long double)x[k] - c, t = s + y;
+    c = (t - s) - y;
+    s = t;
+    *sabs += fabsl((long double)x[k]);
+  }
+  return s;
+}
+
+Test(reduce, float_sums_are_accurate) {
+  const int64_t n = 1000000;
+  double *x = malloc(sizeof(double) * (size_t)n);
+  uint64_t s = 2024;
+  const tc_dtype dts[] = {TC_DT_F32, TC_DT_F64, TC_DT_BF16, TC_DT_F16};
+  for (int w = 0; w < 4; w++)
+    for (int dist = 0; dist < 3; dist++) {
+      tc_dtype dt = dts[w];
+      for (int64_t k = 0; k < n; k++) {
+        double u = tt_rand01(&s);
+        double v = dist == 0 ? u : dist == 1 ? u - 0.5 : (u - 0.5) * ldexp(1.0, (int)(tt_rand(&s) % 20) - 10);
+        x[k] = tt_round(dt == TC_DT_F16 ? v / 64 : v, dt);   /* f16: keep the sum in range */
+      }
+      long double sabs;
+      long double ref = kahan(x, n, &sabs);
+      tc_tensor *t = tt_fvec(dt, n, x);
+      tc_axes all = {.all = true};
+      tc_err err = tt_err();
+      tc_tensor *o = tc_reduce(TC_OP_REDUCE_SUM, t, &all, false, &err), *m = tc_reduce(TC_OP_MEAN, t, &all, false, &err);
+      double got, mean;
+      tt_read(o, NULL, &got);
+      tt_read(m, NULL, &mean);
+      /* a few ulps of the compute type, scaled by the magnitude of the terms,
+       * plus the final rounding to the dtype */
+      double eps = dt == TC_DT_F64 ? 0x1p-52 : 0x1p-23;
+      double tol = 4 * eps * (double)sabs + tt_ulp((double)ref, dt);
+      double err_abs = fabs(got - (double)ref);
+      cr_log_info("%s dist %d: |error| = %g = %.3g * eps * sum|x|", tt_name(dt), dist, err_abs, err_abs / (eps * (double)sabs));
+      cr_expect(err_abs <= tol, "%s dist %d: sum %.17g, exact %.17Lg, error %g > %g", tt_name(dt), dist, got, ref, err_abs, tol);
+      double mtol = tol / (double)n + tt_ulp((double)(ref / n), dt);
+      cr_expect(fabs(mean - (double)(ref / n)) <= mtol, "%s mean %.17g, exact %.17Lg", tt_name(dt), mean, ref / n);
+      tc_tensor_free(o); tc_tensor_free(m); tc_tensor_free(t);
+    }
+  free(x);
+}
+
+/* ---- argmax/argmin and NaN ---- */
+Test(reduce, arg_first_occurrence_and_nan) {
+  tc_err err = tt_err();
+  tc_axes all = {.all = true};
+  const double v1[] = {1, 3, 3, -2, -2, 3};
+  tc_tensor *t = tt_fvec(TC_DT_F32, 6, v1);
+  tc_tensor *a = tc_reduce(TC_OP_ARGMAX, t, &all, false, &err), *b = tc_reduce(TC_OP_ARGMIN, t, &all, false, &err);
+  int64_t ia, ib;
+  tt_read(a, &ia, NULL);
+  tt_read(b, &ib, NULL);
+  cr_expect_eq(ia, 1);
+  cr_expect_eq(ib, 3);
+  cr_expect_eq(a->dtype, TC_DT_I64);
+  tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(t);
+  const double v2[] = {1, INFINITY, NAN, -INFINITY, NAN, 7};
+  for (int dt = TC_DT_BF16; dt <= TC_DT_F64; dt++) {
+    t = tt_fvec((tc_dtype)dt, 6, v2);
+    a = tc_reduce(TC_OP_ARGMAX, t, &all, false, &err);
+    b = tc_reduce(TC_OP_ARGMIN, t, &all, false, &err);
+    tc_tensor *mx = tc_reduce(TC_OP_REDUCE_MAX, t, &all, false, &err), *mn = tc_reduce(TC_OP_REDUCE_MIN, t, &all, false, &err);
+    tt_read(a, &ia, NULL);
+    tt_read(b, &ib, NULL);
+    double fx, fn;
+    tt_read(mx, NULL, &fx);
+    tt_read(mn, NULL, &fn);
+    cr_expect_eq(ia, 2, "%s argmax with NaN", tt_name((tc_dtype)dt));
+    cr_expect_eq(ib, 2, "%s argmin with NaN", tt_name((tc_dtype)dt));
+    cr_expect(isnan(fx) && isnan(fn), "%s max/min propagate NaN", tt_name((tc_dtype)dt));
+    tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(mx); tc_tensor_free(mn); tc_tensor_free(t);
+  }
+  /* NaN after the largest value, along an axis */
+  const double v3[] = {5, NAN, 1, 2, 9, 3};
+  int64_t sh[2] = {2, 3};
+  t = tt_tensor(TC_DT_F64, 2, sh, NULL, v3);
+  tc_axes ax1 = {.n = 1, .axis = {-1}};
+  a = tc_reduce(TC_OP_ARGMAX, t, &ax1, true, &err);
+  int64_t r[2];
+  tt_read(a, r, NULL);
+  cr_expect(r[0] == 1 && r[1] == 1);
+  cr_expect(a->ndim == 2 && a->shape[0] == 2 && a->shape[1] == 1);
+  tc_tensor_free(a); tc_tensor_free(t);
+}
+
+/* ---- result dtypes ---- */
+Test(reduce, bool_sum_prod_give_i64_mean_of_ints_is_f64) {
+  tc_err err = tt_err();
+  tc_axes all = {.all = true};
+  int64_t b[5] = {1, 1, 0, 1, 1};
+  tc_tensor *t = tt_ivec(TC_DT_BOOL, 5, b);
+  tc_tensor *s = tc_reduce(TC_OP_REDUCE_SUM, t, &all, false, &err), *p = tc_reduce(TC_OP_REDUCE_PROD, t, &all, false, &err);
+  tc_tensor *m = tc_reduce(TC_OP_MEAN, t, &all, false, &err);
+  int64_t sv, pv;
+  double mv;
+  tt_read(s, &sv, NULL);
+  tt_read(p, &pv, NULL);
+  tt_read(m, NULL, &mv);
+  cr_expect_eq(s->dtype, TC_DT_I64);
+  cr_expect_eq(p->dtype, TC_DT_I64);
+  cr_expect_eq(m->dtype, TC_DT_F64);
+  cr_expect_eq(sv, 4);
+  cr_expect_eq(pv, 0);
+  cr_expect_eq(mv, 0.8);
+  tc_tensor_free(s); tc_tensor_free(p); tc_tensor_free(m); tc_tensor_free(t);
+  for (int dt = TC_DT_I8; dt <= TC_DT_I64; dt++) {
+    int64_t v[4] = {1, 2, 3, 5};
+    t = tt_ivec((tc_dtype)dt, 4, v);
+    m = tc_reduce(TC_OP_MEAN, t, &all, false, &err);
+    cr_expect_eq(m->dtype, TC_DT_F64);
+    tt_read(m, NULL, &mv);
+    cr_expect_eq(mv, 2.75);
+    tc_tensor_free(m);
+    tc_tensor_free(t);
+  }
+  /* the mean of ints near the i64 limits does not overflow */
+  int64_t big[2] = {INT64_MAX, INT64_MAX};
+  t = tt_ivec(TC_DT_I64, 2, big);
+  m = tc_reduce(TC_OP_MEAN, t, &all, false, &err);
+  tt_read(m, NULL, &mv);
+  cr_expect_eq(mv, 0x1p63);
+  tc_tensor_free(m);
+  tc_tensor_free(t);
+}
