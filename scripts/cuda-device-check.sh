@@ -11,7 +11,7 @@
 #    build/carry must be named in the device tool's `carry`.
 # 2. Through the device tool, from the repository root:
 #        run(command="scripts/cuda-device-check.sh", carry=["build/carry"],
-#            timeout_s=420)
+#            timeout_s=360)
 #    It prints the GPU, checks that tcalc sees it (`--engine cuda`,
 #    `--engine auto`), runs the whole parity suite over every row the CPU
 #    claims (TCALC_CUDA_UNVERIFIED=1) and the device benchmark, and copies
@@ -20,8 +20,10 @@
 #    backend/cuda/verified.def (rows that PASSed on the GPU only), note the
 #    run there, rebuild, and commit.
 #
-# Budget: the parity suite takes a minute or two on an idle 16-core host; the
-# benchmark about half a minute (it fills 1 GiB tensors from the host).
+# Budget (15 device minutes a session, machine start included): the parity
+# suite should take a minute or two on an idle 16-core host and is cut at 4
+# minutes; the benchmark about half a minute (it fills 1 GiB tensors from the
+# host), cut at 90 s. That leaves room for one rerun.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -68,12 +70,12 @@ $bin/tcalc --caps | sed -n '/^cuda engine/,$p' | head -3
 
 echo "== parity suite (every CPU row, verified or not)"
 start=$(date +%s)
-TCALC_CUDA_UNVERIFIED=1 limit 300 $bin/cuda-check parity > "$out/parity.txt" 2>&1
+TCALC_CUDA_UNVERIFIED=1 limit 240 $bin/cuda-check parity > "$out/parity.txt" 2>&1
 rc=$?
 grep -v '^PASS' "$out/parity.txt" | head -80
 echo "parity: exit $rc, $(grep -c '^PASS' "$out/parity.txt") rows passed, $(( $(date +%s) - start )) s (full list in parity.txt)"
 [ $rc -eq 0 ] || status=1
 
 echo "== benchmark"
-limit 120 $bin/cuda-check bench 2>&1 | tee "$out/bench.txt"
+limit 90 $bin/cuda-check bench 2>&1 | tee "$out/bench.txt"
 exit $status
