@@ -116,6 +116,10 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(if $(CHECK_C),$(BUILD)/cuda-check)
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
+	tests/cli/run.sh $(BUILD)/tcalc
+	python3 tests/json/strict.py $(BUILD)/tcalc
+	tests/repl/run.sh $(BUILD)/tcalc
+	scripts/check-man.sh $(BUILD)/tcalc
 ifeq ($(CUDA),1)
 	$(BUILD)/cuda-check parity --emulate --quick --brief
 endif

@@ -16,7 +16,7 @@ static void failed(runner *r) {
 }
 
 static void report_err(runner *r, const tc_err *e, const char *src, int32_t len) {
-  runner_report(r, e, src, len, 1);
+  runner_report(r, e, src, len, r->cmd_line);
   if (!r->exit_status) r->exit_status = tc_code_exit(e->code);
   if (!r->keep_going && !r->interactive) r->stop = true;
 }
@@ -163,13 +163,24 @@ static void print_outcome(runner *r, const outcome *o, const tc_tensor *t, tc_to
                (long long)o->max_ulps);
 }
 
-void runner_verify(runner *r, const char *text) {
+void runner_verify(runner *r, const char *full, size_t off) {
   arena ar = {0};
   tc_err err;
   parser p;
   tc_err_clear(&err);
-  int32_t len = (int32_t)strlen(text);
-  parser_init(&p, text, len, &ar, &err);
+  /* parse the statement where it stands in the line, so that carets and
+   * columns point into the command line as typed */
+  int32_t len = (int32_t)strlen(full);
+  char *src = strdup(full);
+  const char *text = full;
+  if (!src) {
+    tc_err_set(&err, TC_E_OOM, -1, -1, "%s", "out of memory");
+    err.engine = -1;
+    report_err(r, &err, NULL, 0);
+    return;
+  }
+  memset(src, ' ', off);
+  parser_init(&p, src, len, &ar, &err);
   node *stmt;
   parse_status st = parse_statement(&p, &stmt);
   if (st != PARSE_OK || stmt->kind == N_ASSIGN) {
@@ -182,12 +193,14 @@ void runner_verify(runner *r, const char *text) {
       report_err(r, &err, text, len);
     }
     arena_free(&ar);
+    free(src);
     return;
   }
   tc_err_clear(&err);
   if (tc_engine_check(TC_ENGINE_CUDA, &err) != 0) {
     report_err(r, &err, NULL, 0);
     arena_free(&ar);
+    free(src);
     return;
   }
   tc_engine_id cur = tc_get_engine();
@@ -234,4 +247,5 @@ void runner_verify(runner *r, const char *text) {
   value_free(&v[0]);
   value_free(&v[1]);
   arena_free(&ar);
+  free(src);
 }
