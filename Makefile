@@ -4,13 +4,16 @@
 #   make test       build and run every test suite
 #   make check      the same suites under ASan + UBSan (in build/san)
 #   make bench      time tcalc against NumPy on the same work (scripts/bench)
-#   make CUDA=1     also build the CUDA engine (automatic when nvcc is found)
+#   make CUDA=1     also build the CUDA engine (the default when nvcc is found;
+#                   CUDA=0 builds the complete CPU-only program)
+#   make test-cuda  CPU-vs-CUDA parity suite (prints "skipped: ..." without a GPU)
+#   make carry      prebuilt binaries for a bare GPU machine (scripts/cuda-device-check.sh)
 
 BUILD   ?= build
 SAN     ?=
 CC      ?= cc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
-CUDA    ?= 0
+CUDA    ?= $(if $(NVCC),1,0)
 OPT     ?= -O2
 # Kernels (backend/) are built with full loop vectorisation: GCC's -O2
 # vectorises only loops whose trip count is known. No kernel reads the
@@ -41,18 +44,36 @@ TCALC_LIBS = $(if $(EDIT_A),-Wl$(comma)-Bstatic -ledit -ltinfo -lbsd -lmd -Wl$(c
                $(shell pkg-config --libs libcjson),$(shell pkg-config --libs $(PKGS)))
 
 SRC_C     := $(wildcard src/*.c) $(wildcard backend/cpu/*.c)
+CUDA_O    :=
+CHECK_C   :=
+
+# The CUDA engine: kernels in backend/cuda/*.cu (nvcc), its vtable in
+# backend/cuda/*.c (the C flags above). The runtime is linked statically, so
+# the binary runs, CPU-only, where there is no GPU or driver. sm_90 (H100,
+# H200) as machine code, plus compute_90 PTX that newer GPUs JIT-compile.
+ifeq ($(CUDA),1)
+  ifeq ($(NVCC),)
+    $(error CUDA=1 but nvcc was not found; set NVCC=/path/to/nvcc or use CUDA=0)
+  endif
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+  CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+  NVCCFLAGS := -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings \
+               -Xcompiler -Wall,-Wextra,-Wshadow,-Werror,-fno-exceptions,-fno-rtti,-fno-threadsafe-statics
+  SRC_C     += $(wildcard backend/cuda/*.c)
+  CUDA_O    := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard backend/cuda/*.cu))
+  CHECK_C   := $(wildcard tests/cuda/*.c)
+  CPPFLAGS  += -DTC_HAVE_CUDA
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+endif
 REPL_C    := $(filter-out repl/main.c,$(wildcard repl/*.c))
 UNIT_C    := $(wildcard tests/unit/*.c)
-LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o)
+LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o) $(CUDA_O)
+CHECK_O   := $(CHECK_C:%.c=$(BUILD)/%.o)
 REPL_O    := $(REPL_C:%.c=$(BUILD)/%.o)
 MAIN_O    := $(BUILD)/repl/main.o
 UNIT_O    := $(UNIT_C:%.c=$(BUILD)/%.o)
 
-ifeq ($(CUDA),1)
-  CPPFLAGS += -DTC_HAVE_CUDA
-endif
-
-.PHONY: all run test check bench deps clean FORCE
+.PHONY: all run test test-cuda carry check bench deps clean FORCE
 all: $(BUILD)/tcalc
 
 deps: $(DEPS_STAMP)
@@ -63,8 +84,8 @@ $(DEPS_STAMP): scripts/install-deps.sh
 # Rebuild everything when the flags change.
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA)' | cmp -s - $@ || \
-	  echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA)' > $@
+	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)' | cmp -s - $@ || \
+	  echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)' > $@
 
 $(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -77,6 +98,16 @@ $(BUILD)/backend/%.o: CFLAGS += $(KOPT)
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(filter-out -Wpedantic,$(CFLAGS)) $(shell pkg-config --cflags $(PKGS) criterion) -c $< -o $@
+
+# cuda-check (the parity suite and the device benchmark) is a plain program
+# (libc and the static CUDA runtime only) so that it runs on a bare GPU machine.
+$(BUILD)/tests/cuda/%.o: tests/cuda/%.c $(BUILD)/.flags | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/backend/cuda/%.o: backend/cuda/%.cu $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/libtcalc.a: $(LIB_O)
 	@rm -f $@
@@ -92,13 +123,36 @@ $(BUILD)/tcalc: $(MAIN_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS) criterion) $(LDLIBS)
 
+$(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
-test: $(BUILD)/tcalc $(BUILD)/unit-tests
+test: $(BUILD)/tcalc $(BUILD)/unit-tests $(if $(CHECK_C),$(BUILD)/cuda-check)
 	$(BUILD)/unit-tests --jobs 2
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
+	tests/cli/run.sh $(BUILD)/tcalc
+	python3 tests/json/strict.py $(BUILD)/tcalc
+	tests/repl/run.sh $(BUILD)/tcalc
+	scripts/check-man.sh $(BUILD)/tcalc
+ifeq ($(CUDA),1)
+	$(BUILD)/cuda-check parity --emulate --quick --brief --allow-missing
+endif
+
+# Every row the CPU claims, CPU vs CUDA, verified or not (see
+# backend/cuda/verified.def); exits 0 with "skipped: ..." without a device.
+ifeq ($(CUDA),1)
+test-cuda: $(BUILD)/cuda-check
+	TCALC_CUDA_UNVERIFIED=1 $(BUILD)/cuda-check parity
+else
+test-cuda:
+	@echo "skipped: no CUDA engine in this build (nvcc not found; make CUDA=1 test-cuda)"
+endif
+
+carry:
+	scripts/cuda-device-check.sh --prepare
 
 check:
 	$(MAKE) SAN=address,undefined BUILD=build/san OPT=-O1 KOPT=-O1 test
@@ -109,4 +163,4 @@ bench: $(BUILD)/tcalc
 clean:
 	rm -rf build
 
--include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d)
+-include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d) $(CHECK_O:.o=.d)

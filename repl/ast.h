@@ -20,6 +20,7 @@ typedef struct node {
   int depth;               /* height of the subtree */
   int64_t ival;            /* INT (already negated for a directly negated literal); BOOL */
   bool overflow;           /* INT that does not fit i64 */
+  bool paren;              /* written in parentheses (comparisons may not chain otherwise) */
   double fval;             /* FLOAT */
   const char *str;         /* NAME, STR, KWARG name, CALL name (NUL-terminated, arena) */
   int nkids;

@@ -154,7 +154,8 @@ static bool literal_leaf(const node *n, double *f, int64_t *i, int *kind) {
   return false;
 }
 
-/* 1: all literals with a regular shape; 0: not all literals; -1: ragged. */
+/* 1: all literals with a regular shape; 0: not all literals; -1: ragged;
+ * -2: too many dimensions. */
 static int lit_scan(const node *n, int level, lit_info *li) {
   if (n->kind != N_LIST) {
     double f; int64_t i; int k;
@@ -168,14 +169,14 @@ static int lit_scan(const node *n, int level, lit_info *li) {
   }
   if (level >= li->ndim) {
     if (level > 0 && li->count > 0) return -1;   /* a list where scalars were seen */
-    if (level >= TC_MAX_DIMS) return -1;
+    if (level >= TC_MAX_DIMS) return -2;
     li->ndim = level + 1;
     li->shape[level] = n->nkids;
   }
   if (li->shape[level] != n->nkids) return -1;
   for (int i = 0; i < n->nkids; i++) {
     int r = lit_scan(n->kids[i], level + 1, li);
-    if (r <= 0) return r;
+    if (r != 1) return r;
   }
   return 1;
 }
@@ -204,7 +205,8 @@ static int ragged(ctx *c, node *n) {
 static int eval_list(ctx *c, node *n, value *out) {
   lit_info li = {.all_bool = true};
   int r = lit_scan(n, 0, &li);
-  if (r < 0) return ragged(c, n);
+  if (r == -1) return ragged(c, n);
+  if (r == -2) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
   if (r > 0) {
     /* an empty list, or lists ending in empty ones, has no leaves to type it */
     tc_dtype dt = li.any_float || li.count == 0 ? TC_DT_F64 : li.all_bool ? TC_DT_BOOL : TC_DT_I64;
@@ -221,12 +223,13 @@ static int eval_list(ctx *c, node *n, value *out) {
     out->t = t;
     return 0;
   }
-  /* General case: evaluate each element and stack them. */
+  /* General case: evaluate each element and stack them. The elements are
+   * typed as operands of one op: weak scalars take the dtype of the typed
+   * elements they meet (SPEC 3.2), typed elements promote. */
   int k = n->nkids;
   tc_tensor **el = calloc((size_t)k, sizeof *el);
   if (!el) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
-  int rc = 0;
-  tc_dtype dt = TC_DT_BOOL;
+  int rc = 0, strong = -1;
   for (int i = 0; i < k && rc == 0; i++) {
     rc = eval_tensor(c, n->kids[i], &el[i]);
     if (rc) break;
@@ -234,8 +237,24 @@ static int eval_list(ctx *c, node *n, value *out) {
       rc = ragged(c, n);
       break;
     }
-    if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "too many dimensions"); break; }
-    dt = tc_promote(dt, el[i]->dtype);
+    if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions"); break; }
+    if (!el[i]->weak && (strong < 0 || el[i]->dtype > el[strong]->dtype)) strong = i;
+  }
+  tc_dtype dt = TC_DT_BOOL;
+  for (int i = 0; i < k && rc == 0; i++) {
+    tc_dtype pair = el[i]->dtype;
+    if (el[i]->weak && strong >= 0) {
+      rc = tc_result_dtype2(TC_OP_ADD, el[i], el[strong], &pair, c->err);
+      if (rc) {  /* not an add: report it as the list's own */
+        size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
+        if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
+        c->err->op = -1;
+        c->err->engine = -1;
+        c->err->start = n->kids[i]->start;
+        c->err->end = n->kids[i]->end;
+      }
+    }
+    dt = tc_promote(dt, pair);
   }
   tc_tensor *t = NULL;
   if (rc == 0) {
@@ -287,9 +306,8 @@ int arg_string(ctx *c, args *a, int i, const char **out) {
 
 /* Reads an integer tensor argument (0-d or 1-D) into vals. */
 int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
-  tc_tensor *t;
-  if (arg_tensor(c, a, i, &t) != 0) return -1;
-  if (tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
+  tc_tensor *t = a->v[i].kind == V_TENSOR ? a->v[i].t : NULL;
+  if (!t || tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
     return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be an integer or a list of integers", a->g->names[i]);
   tc_tensor *i64 = tc_cast(t, TC_DT_I64, c->err);
   if (!i64) return -1;
@@ -461,7 +479,8 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
 static int eval_call(ctx *c, node *n, value *out) {
   const fn_entry *f = fn_find(n->str);
   if (!f) {
-    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1, "no function named %s (:help lists them)", n->str);
+    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1,
+               session_get(c->s, n->str) ? "%s is a variable, not a function" : "no function named %s (:help lists them)", n->str);
     c->err->engine = -1;
     c->err->start = n->ostart; c->err->end = n->oend;
     return -1;
@@ -485,7 +504,17 @@ static int eval_call(ctx *c, node *n, value *out) {
   args a;
   memset(&a, 0, sizeof a);
   int rc = bind_args(c, n, (tc_op)f->op, &a);
-  if (rc == 0) rc = call_op(c, (tc_op)f->op, &a, out);
+  if (rc == 0) {
+    rc = call_op(c, (tc_op)f->op, &a, out);
+    if (rc != 0 && c->err->op < 0 && c->err->code == TC_E_BAD_ARG) {
+      /* an argument the function rejected: name the function */
+      char tmp[sizeof c->err->msg + 32];
+      snprintf(tmp, sizeof tmp, "%s: %s", tc_op_name((tc_op)f->op), c->err->msg);
+      memcpy(c->err->msg, tmp, sizeof c->err->msg - 1);
+      c->err->msg[sizeof c->err->msg - 1] = 0;
+      c->err->op = f->op;
+    }
+  }
   for (int i = 0; i < MAX_PARAMS; i++) value_free(&a.v[i]);
   if (rc != 0) locate(c, n);
   return rc;
@@ -567,6 +596,8 @@ static int check_name(ctx *c, node *target) {
 int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
   ctx c = {s, err};
   out->kind = V_NONE;
+  if (stmt->kind == N_STR)   /* SPEC 2.1: a string is only an option value */
+    return fail_node(&c, stmt, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
   if (stmt->kind != N_ASSIGN) return eval(&c, stmt, out);
   node *target = stmt->kids[0];
   if (target->kind == N_INDEX) return eval_index_assign(&c, target, stmt->kids[1]);

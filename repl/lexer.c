@@ -54,6 +54,18 @@ static int digit_value(int c) {
   return 99;
 }
 
+/* An underscore may only separate two digits (1_000, 0xff_ff), as in Python. */
+static bool bad_underscore(const char *s, int32_t start, int32_t end, int base) {
+  for (int32_t i = start; i < end; i++) {
+    if (s[i] != '_') continue;
+    bool before = i > start && s[i - 1] != '_' && s[i - 1] != '.' && s[i - 1] != 'x' && s[i - 1] != 'X' &&
+                  s[i - 1] != 'b' && s[i - 1] != 'B' && s[i - 1] != 'e' && s[i - 1] != 'E' && s[i - 1] != '+' && s[i - 1] != '-';
+    bool after = i + 1 < end && digit_value((unsigned char)s[i + 1]) < base;
+    if (!before || !after) return true;
+  }
+  return false;
+}
+
 static token lex_number(lexer *lx) {
   const char *s = lx->src;
   int32_t start = lx->pos, p = lx->pos;
@@ -86,10 +98,13 @@ static token lex_number(lexer *lx) {
         if (s[i] != '_') buf[n++] = s[i];
       buf[n] = 0;
       lx->pos = q;
-      if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT)) {
-        while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT)) lx->pos++;
+      if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT || s[q] == '.')) {
+        while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT ||
+                                     s[lx->pos] == '.'))
+          lx->pos++;
         return error_tok(lx, start, "malformed number");
       }
+      if (bad_underscore(s, start, q, 10)) return error_tok(lx, start, "malformed number");
       token t = make(lx, T_FLOAT, start);
       t.fval = strtod(buf, NULL);  /* the C locale: tcalc never calls setlocale */
       return t;
@@ -108,7 +123,7 @@ static token lex_number(lexer *lx) {
     else v = v * (uint64_t)base + (uint64_t)d;
   }
   lx->pos = p;
-  if (bad || !any) return error_tok(lx, start, "malformed number");
+  if (bad || !any || bad_underscore(s, start, p, base)) return error_tok(lx, start, "malformed number");
   token t = make(lx, T_INT, start);
   t.mag = v;
   t.overflow = overflow;
@@ -121,10 +136,6 @@ token lex_next(lexer *lx) {
     while (lx->pos < lx->len && cls[(unsigned char)s[lx->pos]] == C_SPACE) lx->pos++;
     if (lx->pos < lx->len && s[lx->pos] == '#') {
       while (lx->pos < lx->len && s[lx->pos] != '\n') lx->pos++;
-    }
-    if (lx->pos < lx->len && s[lx->pos] == '\\' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '\n') {
-      lx->pos += 2;   /* explicit line continuation */
-      continue;
     }
     if (lx->pos < lx->len && s[lx->pos] == '\n' && lx->depth > 0) { lx->pos++; continue; }
     break;
@@ -155,8 +166,10 @@ token lex_next(lexer *lx) {
   case ';': return make(lx, T_SEMI, start);
   case ',': return make(lx, T_COMMA, start);
   case ':': return make(lx, T_COLON, start);
-  case '(': lx->depth++; return make(lx, T_LPAREN, start);
-  case '[': lx->depth++; return make(lx, T_LBRACK, start);
+  case '(': case '[':
+    if (lx->depth < 64) lx->open_at[lx->depth] = start;
+    lx->depth++;
+    return make(lx, c == '(' ? T_LPAREN : T_LBRACK, start);
   case ')': if (lx->depth > 0) lx->depth--; return make(lx, T_RPAREN, start);
   case ']': if (lx->depth > 0) lx->depth--; return make(lx, T_RBRACK, start);
   case '.':

@@ -24,6 +24,7 @@ typedef struct lexer {
   const char *src;
   int32_t len, pos;
   int depth;              /* open ( and [: newlines inside are not separators */
+  int32_t open_at[64];    /* where the innermost 64 open brackets start */
 } lexer;
 
 void lex_init(lexer *lx, const char *src, int32_t len);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "engine.h"
 #include "repl.h"
@@ -17,7 +18,7 @@ static void usage(FILE *f) {
         "      --engine E       cpu, cuda or auto (default cpu)\n"
         "  -k, --keep-going     go on after an error\n"
         "      --caps           print the capability table and exit\n"
-        "      --precision N    significant digits for floats in text output\n"
+        "      --precision N    significant digits for floats in text output (0: shortest)\n"
         "      --full           never summarise large tensors\n"
         "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
         "  -q, --quiet          no banner in the REPL\n"
@@ -35,21 +36,48 @@ static int bad_usage(const char *msg, const char *arg) {
   return 2;
 }
 
-/* Reads a stream line by line into the runner. */
-static void run_stream(runner *r, FILE *in) {
+/* Reads a stream line by line into the runner; -1 on a read error. */
+static int run_stream(runner *r, FILE *in, const char *label) {
   char *line = NULL;
   size_t cap = 0;
   ssize_t n;
+  r->source = label;
   runner_begin(r);
   while (!r->stop && (n = getline(&line, &cap, in)) >= 0) {
     if (n > 0 && line[n - 1] == '\n') n--;
     runner_line(r, line, (size_t)n);
   }
+  int rc = !r->stop && ferror(in) ? -1 : 0;
   free(line);
   runner_end(r);
+  return rc;
 }
 
-enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM };
+/* An input that cannot be read: exit status 2 (unless an earlier failure set one). */
+static void input_failed(runner *r, const char *path, int errnum) {
+  fprintf(stderr, "tcalc: cannot read %s: %s\n", path, strerror(errnum));
+  if (!r->exit_status) r->exit_status = 2;
+  if (!r->keep_going) r->stop = true;
+}
+
+static void run_file(runner *r, const char *path) {
+  if (!strcmp(path, "-")) {
+    if (run_stream(r, stdin, "<stdin>") != 0) input_failed(r, "<stdin>", errno);
+    return;
+  }
+  FILE *f = fopen(path, "r");
+  struct stat st;
+  if (!f) { input_failed(r, path, errno); return; }
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    input_failed(r, path, EISDIR);
+    return;
+  }
+  if (run_stream(r, f, path) != 0) input_failed(r, path, errno);
+  fclose(f);
+}
+
+enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST };
 
 int main(int argc, char **argv) {
   static const struct option longopts[] = {
@@ -59,8 +87,10 @@ int main(int argc, char **argv) {
     {"full", no_argument, 0, OPT_FULL},      {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
     {"max-memory", required_argument, 0, OPT_MAXMEM},
+    {"list-functions", no_argument, 0, OPT_LIST},   /* undocumented: for scripts/check-man.sh */
     {0, 0, 0, 0}};
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
+  if (!evals) { fputs("tcalc: out of memory\n", stderr); return 2; }
   int nevals = 0;
   bool caps = false, quiet = false;
   const char *engine = "cpu";
@@ -76,31 +106,29 @@ int main(int argc, char **argv) {
     case 'q': quiet = true; break;
     case 'h': usage(stdout); goto done;
     case OPT_VERSION: printf("tcalc %s\n", TC_VERSION); goto done;
+    case OPT_LIST: print_function_list(stdout); goto done;
     case OPT_ENGINE: engine = optarg; break;
     case OPT_CAPS: caps = true; break;
     case OPT_FULL: r.po.full = true; break;
     case OPT_PRECISION: {
       char *end;
       long n = strtol(optarg, &end, 10);
-      if (!*optarg || *end || n < 1 || n > 17) { rc = bad_usage("--precision must be 1 to 17, not '%s'", optarg); goto done; }
+      if (!*optarg || *end || n < 0 || n > 17) { rc = bad_usage("--precision must be 0 (shortest) to 17, not '%s'", optarg); goto done; }
       r.po.precision = (int)n;
       break;
     }
     case OPT_MAXMEM: {
-      char cmdline[256];
-      snprintf(cmdline, sizeof cmdline, ":set max_memory %s", optarg);
-      runner probe;
-      runner_init(&probe);
-      probe.errf = fopen("/dev/null", "w");
-      runner_text(&probe, cmdline);
-      if (probe.errf) fclose(probe.errf);
-      int st = probe.exit_status;
-      runner_free(&probe);
-      if (st) { rc = bad_usage("bad --max-memory size '%s' (e.g. 2G, 512M)", optarg); goto done; }
+      uint64_t b = parse_size(optarg);
+      if (!b) { rc = bad_usage("bad --max-memory size '%s' (e.g. 2G, 512M)", optarg); goto done; }
+      tc_set_max_memory(b);
       break;
     }
     case ':': rc = bad_usage("option '%s' needs a value", argv[optind - 1]); goto done;
-    default: rc = bad_usage("unknown option '%s'", argv[optind - 1]); goto done;
+    default: {
+      char opt[3] = {'-', (char)optopt, 0};
+      rc = bad_usage("unknown option '%s'", optopt ? opt : argv[optind - 1]);
+      goto done;
+    }
     }
   }
   if (caps) { print_caps(stdout, r.json); goto done; }
@@ -112,37 +140,36 @@ int main(int argc, char **argv) {
     if (id == -2) id = tc_engine_check(TC_ENGINE_CUDA, &e) == 0 ? TC_ENGINE_CUDA : TC_ENGINE_CPU;
     else if (tc_engine_check((tc_engine_id)id, &e) != 0) {
       runner_report(&r, &e, NULL, 0, 0);
-      rc = 1;
+      rc = tc_code_exit(e.code);
       goto done;
     }
     tc_set_engine((tc_engine_id)id);
   }
-  r.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR") && !r.json;
+  /* Colour (errors only) on a terminal, unless NO_COLOR is set (SPEC 1). */
+  r.color = !r.json && !getenv("NO_COLOR") && isatty(STDERR_FILENO);
+  /* A closed pipe is a write error to report, not a signal to die of. */
   signal(SIGPIPE, SIG_IGN);
-  if (nevals > 0) {
-    for (int i = 0; i < nevals && !r.stop; i++) runner_text(&r, evals[i]);
+  for (int i = 0; i < nevals && !r.stop; i++) {
+    r.source = NULL;
+    runner_text(&r, evals[i]);
   }
-  for (int i = optind; i < argc && !r.stop; i++) {
-    if (!strcmp(argv[i], "-")) { run_stream(&r, stdin); continue; }
-    FILE *f = fopen(argv[i], "r");
-    if (!f) {
-      fprintf(stderr, "tcalc: cannot read %s: %s\n", argv[i], strerror(errno));
-      if (!r.exit_status) r.exit_status = 2;
-      if (!r.keep_going) break;
-      continue;
-    }
-    run_stream(&r, f);
-    fclose(f);
-  }
+  for (int i = optind; i < argc && !r.stop; i++) run_file(&r, argv[i]);
   if (nevals == 0 && optind >= argc) {
     if (isatty(STDIN_FILENO)) {
       r.interactive = true;
       repl_run(&r, quiet);
-    } else run_stream(&r, stdin);
+    } else if (run_stream(&r, stdin, "<stdin>") != 0) input_failed(&r, "<stdin>", errno);
   }
   rc = r.exit_status;
+  if (r.write_errno) {
+    if (r.write_errno != EPIPE) fprintf(stderr, "tcalc: cannot write output: %s\n", strerror(r.write_errno));
+    if (!rc) rc = 2;
+  }
 done:
-  fflush(stdout);
+  if (fflush(stdout) != 0 && !rc) {
+    if (errno != EPIPE) fprintf(stderr, "tcalc: cannot write output: %s\n", strerror(errno));
+    rc = 2;
+  }
   runner_free(&r);
   free(evals);
   return rc;

@@ -1,5 +1,6 @@
 /* A Pratt parser (SPEC 2): operator spellings and binding powers come from
  * the op table, so adding an operator never touches this file. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ast.h"
@@ -56,25 +57,39 @@ static node *fail_at(parser *p, int32_t start, int32_t end, const char *fmt, con
   return NULL;
 }
 
-static const char *tok_desc(const token *t) {
+/* "number 2", "name x", "'+'": what the current token is, for messages. */
+static const char *tok_desc(const parser *p, char *buf, size_t n) {
+  const token *t = &p->tok;
+  int len = t->end - t->start;
+  if (len > 24) len = 24;
+  const char *text = p->lx.src + t->start;
   switch (t->kind) {
   case T_EOF: return "end of input";
   case T_NEWLINE: return "end of line";
-  case T_SEMI: return "';'";
-  case T_RPAREN: return "')'";
-  case T_RBRACK: return "']'";
-  case T_COMMA: return "','";
-  case T_ASSIGN: return "'='";
-  case T_COLON: return "':'";
   case T_ERROR: return t->msg;
-  default: return "this";
+  case T_INT: case T_FLOAT: snprintf(buf, n, "number %.*s", len, text); return buf;
+  case T_NAME: snprintf(buf, n, "name %.*s", len, text); return buf;
+  case T_STRING: return "string";
+  default: snprintf(buf, n, "'%.*s'", len, text); return buf;
   }
 }
 
 static node *unexpected(parser *p) {
-  if (p->tok.kind == T_EOF && p->lx.depth > 0) return fail_at(p, p->tok.start, p->tok.end, "%s", "unclosed bracket");
-  if (p->tok.kind == T_ERROR) return fail_at(p, p->tok.start, p->tok.end, "%s", p->tok.msg);
-  return fail_at(p, p->tok.start, p->tok.end, "unexpected %s", tok_desc(&p->tok));
+  if (p->tok.kind == T_EOF && p->lx.depth > 0) {
+    int d = p->lx.depth <= 64 ? p->lx.depth - 1 : 63;
+    int32_t at = p->lx.open_at[d];
+    return fail_at(p, at, at + 1, "'%s' is never closed", p->lx.src[at] == '(' ? "(" : "[");
+  }
+  char buf[64];
+  if (p->tok.kind == T_ERROR) {
+    unsigned char ch = (unsigned char)p->lx.src[p->tok.start];
+    if (p->tok.end - p->tok.start == 1 && ch > ' ' && ch < 0x7f && !strcmp(p->tok.msg, "unexpected character")) {
+      snprintf(buf, sizeof buf, "unexpected character '%c'", ch);
+      return fail_at(p, p->tok.start, p->tok.end, "%s", buf);
+    }
+    return fail_at(p, p->tok.start, p->tok.end, "%s", p->tok.msg);
+  }
+  return fail_at(p, p->tok.start, p->tok.end, "unexpected %s", tok_desc(p, buf, sizeof buf));
 }
 
 static node *new_node(parser *p, node_kind k, int32_t start, int32_t end) {
@@ -233,6 +248,7 @@ static node *parse_prefix(parser *p) {
     if (!e) return NULL;
     if (p->tok.kind != T_RPAREN) return unexpected(p);
     advance(p);
+    e->paren = true;
     return e;
   }
   case T_LBRACK: {
@@ -325,6 +341,7 @@ static node *parse_call(parser *p, node *callee) {
     if (p->tok.kind == T_COMMA) { advance(p); continue; }
     if (p->tok.kind != T_RPAREN) { free(k.v); return unexpected(p); }
   }
+  n->end = p->tok.end;   /* the span covers the arguments; ostart/oend stay on the name */
   advance(p);
   return set_kids(p, n, &k) ? n : NULL;
 }
@@ -393,7 +410,7 @@ static node *parse_expr(parser *p, int rbp) {
     int lbp = tc_op_bp((tc_op)op);
     if (lbp <= rbp) break;
     bool cmp = tc_op_kind((tc_op)op) == TC_KIND_COMPARE;
-    if (cmp && left->kind == N_BINOP && tc_op_kind((tc_op)left->op) == TC_KIND_COMPARE) {
+    if (cmp && !left->paren && left->kind == N_BINOP && tc_op_kind((tc_op)left->op) == TC_KIND_COMPARE) {
       left = fail_at(p, p->tok.start, p->tok.end, "%s", "comparisons do not chain; combine them with &");
       break;
     }

@@ -26,10 +26,18 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
     p = precision > 17 ? 17 : precision;
     snprintf(e, sizeof e, "%.*e", p - 1, v);
   } else {
-    for (p = 1; p <= 17; p++) {
-      snprintf(e, sizeof e, "%.*e", p - 1, v);
-      if (reads_back(e, v, dt)) break;
+    /* The fewest significant digits that read back: if p digits do, so do
+     * p + 1 (printf rounds correctly), so binary search between 1 and the
+     * most a dtype ever needs (bf16 4, f16 5, f32 9, f64 17). */
+    int lo = 1, hi = dt == TC_DT_BF16 ? 4 : dt == TC_DT_F16 ? 5 : dt == TC_DT_F32 ? 9 : 17;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      snprintf(e, sizeof e, "%.*e", mid - 1, v);
+      if (reads_back(e, v, dt)) hi = mid;
+      else lo = mid + 1;
     }
+    p = lo;
+    snprintf(e, sizeof e, "%.*e", p - 1, v);
   }
   /* e is [-]d[.ddd]e[+-]xx: take the digits and the exponent */
   const char *s = e;
@@ -178,6 +186,39 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
 }
 
 /* ---- JSON ---- */
+/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs,
+ * no surrogates, nothing above U+10FFFF). */
+static int utf8_len(const unsigned char *s) {
+  if (s[0] < 0x80) return 1;
+  int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  if (!n) return 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+  if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+  return n;
+}
+
+char *utf8_sanitize(const char *s) {
+  size_t n = strlen(s);
+  char *out = malloc(n * 3 + 1);
+  if (!out) return NULL;
+  size_t o = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int k = utf8_len(p);
+    if (k) { memcpy(out + o, p, (size_t)k); o += (size_t)k; p += k; }
+    else { memcpy(out + o, "\xEF\xBF\xBD", 3); o += 3; p++; }
+  }
+  out[o] = 0;
+  return out;
+}
+
+static void add_string(cJSON *o, const char *key, const char *val) {
+  char *v = utf8_sanitize(val);
+  cJSON_AddStringToObject(o, key, v ? v : "");
+  free(v);
+}
+
 typedef struct jbuf { char *s; size_t n, cap; bool oom; } jbuf;
 
 static void jput(jbuf *b, const char *s, size_t n) {
@@ -229,7 +270,7 @@ int print_json(FILE *f, const value *v, tc_err *err) {
   int rc = 0;
   if (v->kind == V_STR) {
     cJSON_AddStringToObject(o, "type", "string");
-    cJSON_AddStringToObject(o, "value", v->s);
+    add_string(o, "value", v->s);
   } else {
     tc_tensor *t = v->t;
     void *h = host_copy(t, err);
@@ -270,7 +311,7 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column) {
   cJSON_AddFalseToObject(o, "ok");
   cJSON_AddItemToObject(o, "error", x);
   cJSON_AddStringToObject(x, "code", tc_code_name(e->code));
-  cJSON_AddStringToObject(x, "message", e->msg);
+  add_string(x, "message", e->msg);
   if (e->op >= 0) cJSON_AddStringToObject(x, "op", tc_op_name((tc_op)e->op));
   if (e->dtype >= 0) cJSON_AddStringToObject(x, "dtype", tc_dtype_name((tc_dtype)e->dtype));
   if (e->engine >= 0) cJSON_AddStringToObject(x, "engine", tc_engine_name((tc_engine_id)e->engine));
@@ -278,7 +319,7 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column) {
     cJSON_AddNumberToObject(x, "line", line);
     cJSON_AddNumberToObject(x, "column", column);
   }
-  if (e->has_index) {
+  if (e->has_index && e->index_ndim > 0) {   /* a 0-d operand has no position to name */
     char buf[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(buf, sizeof buf, e->index_ndim, e->index);
     /* "[1, 2]" is valid JSON as it stands */

@@ -13,6 +13,9 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision);
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err);
 /* Writes a value as one JSON object line. */
 int print_json(FILE *f, const value *v, tc_err *err);
+/* A copy of s with every invalid UTF-8 sequence replaced by U+FFFD, so that
+ * JSON output stays valid whatever bytes the user typed; NULL when out of memory. */
+char *utf8_sanitize(const char *s);
 /* Writes an error as one JSON object line. line/column are 1-based or 0. */
 void print_json_error(FILE *f, const tc_err *e, int line, int column);
 #endif

@@ -1,9 +1,12 @@
 /* The REPL on a terminal: prompts, libedit history and Tab completion of
  * functions, variables and session commands. */
+#include <fcntl.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <editline/readline.h>
 #include "engine.h"
 #include "repl.h"
@@ -12,10 +15,22 @@ static runner *cur;
 
 static const char *const commands[] = {":help", ":vars", ":clear", ":engine", ":caps", ":set", ":time", ":quit", NULL};
 
+/* Words that follow a command, when it takes one of a fixed set. */
+static const char *const *arg_words;
+static const char *const set_words[] = {"precision", "max_memory", NULL};
+static const char *const engine_words[] = {"cpu", "cuda", NULL};
+
 static char *complete_gen(const char *text, int state) {
   static int i, phase;
   size_t n = strlen(text);
   if (!state) { i = 0; phase = 0; }
+  if (arg_words) {
+    while (arg_words[i]) {
+      const char *w = arg_words[i++];
+      if (!strncmp(w, text, n)) return strdup(w);
+    }
+    return NULL;
+  }
   if (text[0] == ':') {
     while (commands[i]) {
       const char *c = commands[i++];
@@ -38,11 +53,34 @@ static char *complete_gen(const char *text, int state) {
   return NULL;
 }
 
+static bool is_command(const char *w) {
+  for (int i = 0; commands[i]; i++)
+    if (!strcmp(commands[i], w)) return true;
+  return false;
+}
+
+/* Completes the word before the cursor. A unique function name gets its
+ * opening parenthesis, a command a space, a variable nothing. */
 static char **complete(const char *text, int start, int end) {
   (void)start;
   (void)end;
   rl_attempted_completion_over = 1;
-  return rl_completion_matches(text, complete_gen);
+  /* after ":set " and ":engine " the choices are fixed words */
+  const char *line = rl_line_buffer ? rl_line_buffer : "";
+  while (*line == ' ' || *line == '\t') line++;
+  arg_words = NULL;
+  if (!strncmp(line, ":set ", 5) && !strchr(line + 5 + strspn(line + 5, " "), ' ')) arg_words = set_words;
+  if (!strncmp(line, ":engine ", 8)) arg_words = engine_words;
+  char **m = rl_completion_matches(text, complete_gen);
+  rl_completion_append_character = ' ';
+  /* one match: GNU readline returns {match}, libedit {match, match} */
+  if (m && m[0] && (!m[1] || (!m[2] && !strcmp(m[0], m[1])))) {
+    if (is_command(m[0]) || arg_words == set_words) rl_completion_append_character = ' ';
+    else if (arg_words) rl_completion_append_character = '\0';
+    else if (fn_find(m[0])) rl_completion_append_character = '(';
+    else rl_completion_append_character = '\0';
+  }
+  return m;
 }
 
 static char *history_path(void) {
@@ -63,29 +101,58 @@ static void on_sigint(int sig) {
 
 void repl_run(runner *r, bool quiet) {
   cur = r;
+  /* Multibyte characters edit as characters; numbers are still formatted
+   * in the C locale, which LC_CTYPE does not touch. */
+  setlocale(LC_CTYPE, "");
   rl_readline_name = "tcalc";
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";
   char *hist = history_path();
   using_history();
-  if (hist) read_history(hist);
-  struct sigaction sa = {0};
+  stifle_history(1000);
+  if (hist) {
+    /* a new history file is private to its user, as a shell's is */
+    int fd = open(hist, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0) close(fd);
+    read_history(hist);
+  }
+  /* SIGINT only raises a flag: kernels poll it between blocks, the
+   * evaluator turns it into an `interrupted` error, and at the prompt
+   * libedit hands it on to us after restoring the terminal. No SA_RESTART,
+   * so that a read at the prompt returns. */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   if (!quiet)
-    fprintf(stdout, "tcalc %s — tensors at the prompt. :help lists functions, :quit or Ctrl-D leaves.\n", TC_VERSION);
+    printf("tcalc %s. Type :help for functions and commands, Ctrl-D to leave.\n", TC_VERSION);
   runner_begin(r);
+  bool warned = false;
+  char *last = NULL;
   while (!r->quit) {
     tc_interrupt_clear();
+    fflush(stdout);
     char *line = readline(runner_pending(r) ? "  ...> " : "tcalc> ");
     if (!line) {
-      if (tc_interrupt_flag) { r->len = 0; r->depth = 0; continue; }
-      break;
+      if (tc_interrupt_flag) {   /* Ctrl-C at the prompt: drop the line and any open statement */
+        fputs("^C\n", stdout);
+        r->len = 0;
+        r->depth = 0;
+        continue;
+      }
+      break;                     /* Ctrl-D */
     }
     if (*line) {
-      add_history(line);
-      if (hist) write_history(hist);
+      if (!last || strcmp(last, line)) {   /* no repeats of the line before */
+        add_history(line);
+        free(last);
+        last = strdup(line);
+      }
+      if (hist && write_history(hist) != 0 && !warned) {
+        fprintf(stderr, "tcalc: cannot write history to %s\n", hist);
+        warned = true;
+      }
     }
     r->stop = false;
     runner_line(r, line, strlen(line));
@@ -93,5 +160,6 @@ void repl_run(runner *r, bool quiet) {
   }
   if (!r->quit) fputc('\n', stdout);
   free(hist);
+  free(last);
   r->exit_status = 0;
 }

@@ -1,5 +1,6 @@
 /* Statements, session commands (SPEC 8), and error reporting. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,9 @@ static void fail(runner *r, tc_code code) {
 }
 
 /* ---- error reports ---- */
+/* Columns count characters, not bytes: UTF-8 continuation bytes are skipped. */
+static bool utf8_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
   int line = 0, col = 0;
   int32_t ls = 0, le = len;
@@ -43,7 +47,11 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
     for (int32_t i = 0; i < e->start; i++)
       if (src[i] == '\n') { line++; ls = i + 1; }
     for (le = ls; le < len && src[le] != '\n'; le++) {}
-    col = e->start - ls + 1;
+    col = 1;
+    for (int32_t i = ls; i < e->start; i++) col += !utf8_cont(src[i]);
+  } else if (!src && r->cmd_line > 0) {
+    line = r->cmd_line;   /* a session command: its line, column 1 */
+    col = 1;
   }
   if (r->json) {
     print_json_error(r->out, e, line, col);
@@ -51,6 +59,7 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
   }
   fflush(r->out);
   FILE *f = r->errf;
+  if (r->interactive && e->code == TC_E_INTERRUPTED) fputc('\n', f);   /* after the terminal's ^C */
   if (r->color) fputs("\033[1;31merror\033[0m", f);
   else fputs("error", f);
   fprintf(f, "[%s]: %s", tc_code_name(e->code), e->msg);
@@ -59,15 +68,18 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
   else if (e->engine >= 0 && e->code != TC_E_SYNTAX)
     fprintf(f, " (%s)", tc_engine_name((tc_engine_id)e->engine));
   fputc('\n', f);
-  if (line > 0 && le - ls < 4096) {
+  if (line > 0 && r->source) fprintf(f, "  --> %s:%d:%d\n", r->source, line, col);
+  if (src && line > 0 && le - ls < 4096) {
     fputs("  ", f);
     for (int32_t i = ls; i < le; i++) fputc(src[i] == '\t' ? ' ' : (unsigned char)src[i] < 0x20 ? '?' : src[i], f);
     fputs("\n  ", f);
-    for (int32_t i = ls; i < e->start; i++) fputc(' ', f);
+    for (int32_t i = ls; i < e->start; i++)
+      if (!utf8_cont(src[i])) fputc(' ', f);
     int32_t end = e->end > e->start ? e->end : e->start + 1;
     if (end > le) end = le > e->start ? le : e->start + 1;
     if (r->color) fputs("\033[1;31m", f);
-    for (int32_t i = e->start; i < end; i++) fputc('^', f);
+    for (int32_t i = e->start; i < end; i++)
+      if (i >= le || !utf8_cont(src[i])) fputc('^', f);
     if (r->color) fputs("\033[0m", f);
     fputc('\n', f);
   }
@@ -79,6 +91,14 @@ static void report(runner *r, const tc_err *e, const char *src, int32_t len, int
 }
 
 /* ---- statements ---- */
+/* Output that cannot be written (a closed pipe, a full disk) ends the run. */
+static void check_output(runner *r) {
+  if (fflush(r->out) == 0 && !ferror(r->out)) return;
+  if (!r->write_errno) r->write_errno = errno ? errno : EIO;
+  r->stop = true;
+  r->quit = true;
+}
+
 static void show(runner *r, value *v) {
   tc_err err;
   tc_err_clear(&err);
@@ -105,11 +125,20 @@ static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
       continue;
     }
     value v = {0};
-    tc_interrupt_clear();
-    if (eval_statement(&r->s, stmt, &v, &err) != 0) report(r, &err, src, len, line0);
+    if (tc_interrupt_flag) {
+      /* Ctrl-C between statements: the rest of the chunk is dropped too */
+      tc_err_set(&err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+      err.start = stmt->start;
+      err.end = stmt->end;
+      report(r, &err, src, len, line0);
+      break;
+    }
+    int rc = eval_statement(&r->s, stmt, &v, &err);
+    if (rc != 0) report(r, &err, src, len, line0);
     else if (v.kind != V_NONE) show(r, &v);
     value_free(&v);
-    fflush(r->out);
+    check_output(r);
+    if (rc != 0 && err.code == TC_E_INTERRUPTED) break;
   }
   arena_free(&ar);
 }
@@ -127,7 +156,9 @@ static void json_text(runner *r, const char *type, const char *text) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddTrueToObject(o, "ok");
   cJSON_AddStringToObject(o, "type", type);
-  cJSON_AddStringToObject(o, "text", text);
+  char *t = utf8_sanitize(text);
+  cJSON_AddStringToObject(o, "text", t ? t : "");
+  free(t);
   char *s = cJSON_PrintUnformatted(o);
   if (s) fprintf(r->out, "%s\n", s);
   free(s);
@@ -156,49 +187,88 @@ static const char *kind_title(tc_kind k) {
   return "other";
 }
 
-/* Writes :help (all) or :help NAME into a memory stream. */
+/* Writes :help (all) or :help NAME. Everything comes from the tables. */
 static int help_text(FILE *f, const char *name) {
   if (!name || !*name) {
-    fputs("Functions (:help NAME for one; operators in parentheses):\n", f);
-    const char *last = NULL;
+    fputs("Functions by family (:help NAME describes one; its operator in parentheses):\n", f);
+    /* families in the order their first op appears in the table */
+    const char *titles[TC_OP_COUNT];
+    int nt = 0;
     for (int op = 0; op < TC_OP_COUNT; op++) {
       const char *t = kind_title(tc_op_kind((tc_op)op));
-      if (!last || strcmp(last, t)) { fprintf(f, "%s%s:", last ? "\n" : "", t); last = t; }
-      fprintf(f, " %s", tc_op_name((tc_op)op));
-      if (*tc_op_symbol((tc_op)op)) fprintf(f, " (%s)", tc_op_symbol((tc_op)op));
+      int j = 0;
+      while (j < nt && strcmp(titles[j], t)) j++;
+      if (j == nt) titles[nt++] = t;
     }
-    fputs("\naliases:", f);
+    for (int j = 0; j < nt; j++) {
+      int col = fprintf(f, "  %-12s", titles[j]);
+      for (int op = 0; op < TC_OP_COUNT; op++) {
+        if (strcmp(kind_title(tc_op_kind((tc_op)op)), titles[j])) continue;
+        char item[64];
+        const char *sym = tc_op_symbol((tc_op)op);
+        int w = snprintf(item, sizeof item, *sym ? " %s (%s)" : " %s", tc_op_name((tc_op)op), sym);
+        if (col + w > 78) col = fprintf(f, "\n  %-12s", "");
+        fputs(item, f);
+        col += w;
+      }
+      fputc('\n', f);
+    }
+    int col = fprintf(f, "  %-12s", "aliases");
     for (int i = 0; i < fn_count(); i++) {
       const fn_entry *e = fn_get(i);
-      if (e->op >= 0 && strcmp(e->name, tc_op_name((tc_op)e->op))) fprintf(f, " %s=%s", e->name, tc_op_name((tc_op)e->op));
+      if (e->op < 0 || !strcmp(e->name, tc_op_name((tc_op)e->op))) continue;
+      char item[64];
+      int w = snprintf(item, sizeof item, " %s = %s", e->name, tc_op_name((tc_op)e->op));
+      if (col + w > 78) col = fprintf(f, "\n  %-12s", "");
+      fputs(item, f);
+      col += w;
     }
-    fputs("\ncast shorthands:", f);
+    fprintf(f, "\n  %-12s", "casts");
     for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %s(x)", tc_dtype_name((tc_dtype)dt));
-    fputs("\nSession commands: :help [NAME] :vars :clear [NAME] :engine [cpu|cuda] :caps\n"
-          "  :set precision N  :set max_memory SIZE  :time STMT  :quit\n", f);
+    fputs("\nOperators, tightest first:", f);
+    for (int bp = 100; bp > 0; bp--) {
+      bool any = false;
+      for (int op = 0; op < TC_OP_COUNT; op++) {
+        if (tc_op_bp((tc_op)op) != bp || !*tc_op_symbol((tc_op)op)) continue;
+        fprintf(f, "%s%s", any ? " " : "\n  ", tc_op_symbol((tc_op)op));
+        tc_kind k = tc_op_kind((tc_op)op);
+        if (k == TC_KIND_UNARY || k == TC_KIND_LOGICAL) fputs("x", f);
+        any = true;
+      }
+    }
+    fputs("\nSession commands:\n"
+          "  :help [NAME]  :vars  :clear [NAME]  :engine [cpu|cuda]  :caps\n"
+          "  :set [precision N | max_memory SIZE]  :time STMT  :verify STMT  :quit\n", f);
     return 0;
   }
   const fn_entry *e = fn_find(name);
   if (!e) return -1;
   if (e->op < 0) {
-    fprintf(f, "%s(x): cast x to %s (SPEC 3.3: ints wrap, floats saturate into ints, NaN -> 0,\n"
-               "  rounding to nearest even into narrower floats); also takes a list literal.\n",
-            e->name, e->name);
-    return 0;
-  }
+    fprintf(f, "%s(x)\n  cast x (a tensor or a list literal) to %s: same as cast(x, \"%s\")\n", e->name, e->name, e->name);
+    e = fn_find("cast");
+    if (!e) return 0;
+  } else if (strcmp(e->name, tc_op_name((tc_op)e->op)))
+    fprintf(f, "%s is another name for %s\n", e->name, tc_op_name((tc_op)e->op));
   tc_op op = (tc_op)e->op;
   fprintf(f, "%s(%s)", tc_op_name(op), tc_op_signature(op));
-  if (*tc_op_symbol(op)) fprintf(f, "    operator: %s", tc_op_symbol(op));
+  if (*tc_op_symbol(op)) {
+    tc_kind k = tc_op_kind(op);
+    fprintf(f, k == TC_KIND_UNARY || k == TC_KIND_LOGICAL ? "    operator: %sx" : "    operator: a %s b", tc_op_symbol(op));
+  }
   fprintf(f, "\n  %s\n", tc_op_doc(op));
   for (int eng = 0; eng < TC_ENGINE_COUNT; eng++) {
-    fprintf(f, "  %s:", tc_engine_name((tc_engine_id)eng));
+    fprintf(f, "  %-5s", tc_engine_name((tc_engine_id)eng));
     int any = 0;
     for (int dt = 0; dt < TC_DT_COUNT; dt++)
       if (tc_op_supported(op, (tc_dtype)dt, (tc_engine_id)eng)) { fprintf(f, " %s", tc_dtype_name((tc_dtype)dt)); any = 1; }
-    if (!any) fputs(" (none)", f);
+    if (!any) fputs(tc_engines[eng] ? " (no dtype)" : " (not in this build)", f);
     fputc('\n', f);
   }
   return 0;
+}
+
+void print_function_list(FILE *f) {
+  for (int i = 0; i < fn_count(); i++) fprintf(f, "%s\n", fn_get(i)->name);
 }
 
 void print_caps(FILE *f, bool json) {
@@ -223,14 +293,22 @@ void print_caps(FILE *f, bool json) {
     cJSON_Delete(o);
     return;
   }
+  int w = 2;
+  for (int op = 0; op < TC_OP_COUNT; op++)
+    if ((int)strlen(tc_op_name((tc_op)op)) > w) w = (int)strlen(tc_op_name((tc_op)op));
+  fputs("Dtypes each op accepts, per engine (yes: implemented; -: dtype_unsupported).\n", f);
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
-    fprintf(f, "%s%s engine%s\n", e ? "\n" : "", tc_engine_name((tc_engine_id)e),
-            tc_engines[e] ? "" : " (not in this build)");
-    fprintf(f, "%-16s", "op");
+    fprintf(f, "\n%s engine", tc_engine_name((tc_engine_id)e));
+    if (!tc_engines[e]) { fputs(": not in this build\n", f); continue; }
+    bool any = false;   /* the CUDA engine claims only rows verified on a GPU */
+    for (int op = 0; op < TC_OP_COUNT && !any; op++)
+      for (int dt = 0; dt < TC_DT_COUNT && !any; dt++) any = tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e);
+    if (!any) { fputs(": no op supported yet\n", f); continue; }
+    fprintf(f, "\n%-*s", w, "op");
     for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %4s", tc_dtype_name((tc_dtype)dt));
     fputc('\n', f);
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      fprintf(f, "%-16s", tc_op_name((tc_op)op));
+      fprintf(f, "%-*s", w, tc_op_name((tc_op)op));
       for (int dt = 0; dt < TC_DT_COUNT; dt++)
         fprintf(f, " %4s", tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e) ? "yes" : "-");
       fputc('\n', f);
@@ -238,8 +316,7 @@ void print_caps(FILE *f, bool json) {
   }
 }
 
-/* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */
-static uint64_t parse_size(const char *s) {
+uint64_t parse_size(const char *s) {
   char *end;
   double v = strtod(s, &end);
   if (end == s || v <= 0) return 0;
@@ -270,19 +347,27 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void cmd_time(runner *r, const char *text) {
+/* :time STMT. `full` is the whole command line and STMT starts at `off`; the
+ * statement is parsed in a copy with the command blanked out, so that error
+ * positions point into the line as typed. */
+static void cmd_time(runner *r, const char *full, size_t off) {
   arena ar = {0};
   tc_err err;
   parser p;
   tc_err_clear(&err);
-  int32_t len = (int32_t)strlen(text);
+  int32_t len = (int32_t)strlen(full);
+  char *text = strdup(full);
+  if (!text) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
+  memset(text, ' ', off);
+  const char *shown = full;
   parser_init(&p, text, len, &ar, &err);
   node *stmt;
   parse_status st = parse_statement(&p, &stmt);
   if (st != PARSE_OK) {
     if (st == PARSE_END || st == PARSE_EMPTY) cmd_error(r, TC_E_BAD_ARG, "%s", ":time needs a statement");
-    else report(r, &err, text, len, 1);
+    else report(r, &err, shown, len, r->cmd_line);
     arena_free(&ar);
+    free(text);
     return;
   }
   double *times = NULL;
@@ -291,12 +376,16 @@ static void cmd_time(runner *r, const char *text) {
   while (runs < 5 || now_s() - start < 0.2) {
     value v = {0};
     tc_err_clear(&err);
-    tc_interrupt_clear();
+    if (tc_interrupt_flag) {
+      tc_err_set(&err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+      err.start = stmt->start;
+      err.end = stmt->end;
+    }
     double t0 = now_s();
-    int rc = eval_statement(&r->s, stmt, &v, &err);
+    int rc = err.code != TC_OK ? -1 : eval_statement(&r->s, stmt, &v, &err);
     double dt = now_s() - t0;
     value_free(&v);
-    if (rc != 0) { report(r, &err, text, len, 1); free(times); arena_free(&ar); return; }
+    if (rc != 0) { report(r, &err, shown, len, r->cmd_line); free(times); arena_free(&ar); free(text); return; }
     if (runs == cap) {
       cap = cap ? cap * 2 : 64;
       double *nt = realloc(times, sizeof *nt * (size_t)cap);
@@ -316,9 +405,13 @@ static void cmd_time(runner *r, const char *text) {
   else fprintf(r->out, "median %.3f us over %d runs (%s)\n", med * 1e6, runs, eng);
   free(times);
   arena_free(&ar);
+  free(text);
 }
 
 static void run_command(runner *r, char *line) {
+  r->cmd_line = r->line;
+  char *full = strdup(line);
+  if (!full) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
   char *p = line + 1;
   while (*p == ' ') p++;
   char *cmd = p;
@@ -352,6 +445,7 @@ static void run_command(runner *r, char *line) {
         cJSON_AddStringToObject(v, "dtype", tc_dtype_name(t->dtype));
         sh = cJSON_AddArrayToObject(v, "shape");
         for (int d = 0; d < t->ndim; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)t->shape[d]));
+        cJSON_AddBoolToObject(v, "weak", t->weak);
         cJSON_AddItemToArray(vs, v);
       }
       char *s = cJSON_PrintUnformatted(o);
@@ -371,7 +465,7 @@ static void run_command(runner *r, char *line) {
     else session_clear(&r->s, *arg ? arg : NULL);
   } else if (!strcmp(cmd, "engine")) {
     if (!*arg) {
-      if (r->json) json_text(r, "engine", tc_engine_name(tc_get_engine()));
+      if (r->json) fprintf(r->out, "{\"ok\":true,\"type\":\"engine\",\"engine\":\"%s\"}\n", tc_engine_name(tc_get_engine()));
       else fprintf(r->out, "%s\n", tc_engine_name(tc_get_engine()));
     } else {
       int id = tc_engine_from_name(arg);
@@ -383,6 +477,14 @@ static void run_command(runner *r, char *line) {
     }
   } else if (!strcmp(cmd, "caps")) {
     print_caps(r->out, r->json);
+  } else if (!strcmp(cmd, "set") && !*arg) {
+    uint64_t mm = tc_get_max_memory();
+    if (r->json)
+      fprintf(r->out, "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\"}\n",
+              r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()));
+    else
+      fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\n", r->po.precision,
+              r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm, tc_engine_name(tc_get_engine()));
   } else if (!strcmp(cmd, "set")) {
     char *what = arg;
     char *val = arg;
@@ -400,11 +502,15 @@ static void run_command(runner *r, char *line) {
       else tc_set_max_memory(b);
     } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
   } else if (!strcmp(cmd, "time")) {
-    cmd_time(r, arg);
+    cmd_time(r, full, (size_t)(arg - line));
+  } else if (!strcmp(cmd, "verify")) {
+    runner_verify(r, full, (size_t)(arg - line));
   } else {
     cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
   }
-  fflush(r->out);
+  r->cmd_line = 0;
+  free(full);
+  check_output(r);
 }
 
 /* ---- line accumulation ---- */

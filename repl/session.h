@@ -13,6 +13,9 @@ typedef struct runner {
   bool stop;              /* a failure ended the run (no -k), or :quit */
   bool quit;
   FILE *out, *errf;
+  const char *source;     /* label of the source for error locations ("<stdin>", a path); NULL: none */
+  int cmd_line;           /* line of the session command being run, for its errors */
+  int write_errno;        /* stdout failed (EPIPE, ENOSPC, ...): the run stops */
   /* the statement text being accumulated */
   char *buf;
   size_t len, cap;
@@ -34,6 +37,13 @@ bool runner_pending(const runner *r);
 void runner_text(runner *r, const char *text);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
+/* :verify STMT: runs an expression on both engines and compares (verify.c).
+ * full is the whole command line; STMT starts at off. */
+void runner_verify(runner *r, const char *full, size_t off);
 /* The capability table, as text or JSON. */
 void print_caps(FILE *f, bool json);
+/* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */
+uint64_t parse_size(const char *s);
+/* Every callable name, one a line (for the man page check). */
+void print_function_list(FILE *f);
 #endif

@@ -10,6 +10,7 @@
 #include "dtypes.def"
 #include "ops.def"
 #include "errors.def"
+#include "tolerance.def"
 
 #define TC_MAX_DIMS 16
 #define TC_VERSION "0.1.0"
@@ -271,6 +272,21 @@ int tc_get_threads(void);
 /* Whether op accepts inputs of dtype dt on engine e (the dtype its operands
  * have after promotion); this is what the dispatcher itself consults. */
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id e);
+
+/* ---- engine parity (src/tolerance.def) ---- */
+/* How far a result of op in dtype dt may differ between engines: ulps > 0
+ * allows that many units in the last place; sum: the reduce_sum/mean rule
+ * (tc_sum_close); neither: identical (any NaN equals any NaN). */
+typedef struct tc_tolerance { int ulps; bool sum; } tc_tolerance;
+tc_tolerance tc_op_tolerance(tc_op op, tc_dtype dt);
+/* Units in the last place of float dtype dt between a and b (values of dt
+ * held in doubles); 0 when both are NaN, INT64_MAX when only one is. */
+int64_t tc_ulp_distance(tc_dtype dt, double a, double b);
+/* u: 2^-53 for f64, 2^-24 for the dtypes that compute in f32. */
+double tc_unit_roundoff(tc_dtype dt);
+/* The reduce_sum/mean rule: |a - b| <= (32 + log2 n) * u * abs_sum, or 1 ulp;
+ * NaN and infinities must match exactly. */
+bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 
 /* Convenience wrappers generated from the op table: tc_add(a, b, err), ... */
 #define TC_X_(E, name, sym, kind, ...) TC_WRAP_##kind(E, name)

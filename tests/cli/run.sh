@@ -1,0 +1,254 @@
+#!/bin/sh
+# Command-line behaviour of tcalc (SPEC 1, 6, 7, 8): modes, options, exit
+# statuses, output streams, colour, the capability table, :help and :time.
+# Usage: tests/cli/run.sh path/to/tcalc
+set -u
+bin=$(cd "$(dirname "${1:-build/tcalc}")" && pwd)/$(basename "${1:-build/tcalc}")
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+export NO_COLOR=1
+unset TCALC_HISTORY
+n=0 fail=0
+
+ok() { n=$((n + 1)); }
+bad() { n=$((n + 1)); fail=$((fail + 1)); echo "FAIL: $*"; }
+# check NAME EXPECTED ACTUAL
+check() { if [ "$2" = "$3" ]; then ok; else bad "$1: expected [$2], got [$3]"; fi; }
+# run ARGS... : runs tcalc with stdin from $tmp/in; sets $out, $err, $rc
+run() {
+  "$bin" "$@" < "$tmp/in" > "$tmp/out" 2> "$tmp/err"
+  rc=$?
+  out=$(cat "$tmp/out")
+  err=$(cat "$tmp/err")
+}
+input() { printf '%s\n' "$@" > "$tmp/in"; }
+
+# ---- the issue's "done when" examples ----
+input '[1,2,3] / [1,0,1]'
+run --json
+check "json division by zero: exit" 1 "$rc"
+check "json division by zero: one line" 1 "$(wc -l < "$tmp/out")"
+check "json division by zero: stderr empty" "" "$err"
+$PY -c '
+import json, sys
+e = json.loads(sys.stdin.read())["error"]
+assert e["code"] == "division_by_zero" and e["index"] == [1], e
+' < "$tmp/out" && ok || bad "json division by zero: code and index"
+input '1 +'
+run
+check "syntax error exits 3" 3 "$rc"
+input ''
+run --no-such-option
+check "unknown option exits 2" 2 "$rc"
+case $err in *"unknown option '--no-such-option'"*) ok ;; *) bad "unknown option message: $err" ;; esac
+run -Z
+check "unknown short option exits 2" 2 "$rc"
+run --precision
+check "option without its value exits 2" 2 "$rc"
+run --precision 99
+check "bad --precision exits 2" 2 "$rc"
+run --engine tpu
+check "unknown engine exits 2" 2 "$rc"
+run --max-memory lots
+check "bad --max-memory exits 2" 2 "$rc"
+
+# ---- SPEC 6.1 and 6.2 examples, verbatim ----
+"$bin" -j -e 'a = [1, 2, 3, 4]' -e 'a / [1, 1, 0, 1]' > "$tmp/out" 2>&1
+check "SPEC 6.2 error example" \
+  '{"ok":false,"error":{"code":"division_by_zero","message":"div: integer divisor is zero at index [2]","op":"div","dtype":"i64","engine":"cpu","line":1,"column":3,"index":[2]}}' \
+  "$(cat "$tmp/out")"
+"$bin" -e 'a = [1, 2, 3, 4]' -e 'a / [1, 1, 0, 1]' > "$tmp/out" 2> "$tmp/err"
+check "SPEC 6.1 error example: stdout" "" "$(cat "$tmp/out")"
+printf '%s\n' 'error[division_by_zero]: div: integer divisor is zero at index [2] (i64, cpu)' \
+  '  a / [1, 1, 0, 1]' '    ^' > "$tmp/want"
+cmp -s "$tmp/want" "$tmp/err" && ok || bad "SPEC 6.1 error example: $(cat "$tmp/err")"
+check "SPEC 6.1 text example" "$(printf '[[ 0,  1],\n [ 1, 20]]  i64[2,2]')" "$("$bin" -e '[[1, 2], [3, 40]] / 2')"
+check "SPEC 6.2 success example" '{"ok":true,"dtype":"i64","shape":[4],"data":[-3,3,3,-3]}' \
+  "$("$bin" -j -e '[-7, -7, 7, 7] / [2, -2, 2, -2]')"
+check "SPEC 6.2 string example" '{"ok":true,"type":"string","value":"i32"}' "$("$bin" -j -e 'dtype(i32(1))')"
+
+# ---- modes ----
+check "-e repeated" "$(printf '2\n6')" "$("$bin" -e 'x = 2' -e 'x' -e 'x * 3')"
+check "-e with ; and newlines" "$(printf '1\n2\n3')" "$("$bin" -e "$(printf '1; 2\n3')")"
+printf 'y = 5\n' > a.tc
+printf 'y * 2\n' > b.tc
+check "files run in one session" 10 "$("$bin" a.tc b.tc)"
+input 'y + 1'
+run a.tc -
+check "- reads stdin among files" 6 "$out"
+input '1' '2'
+run
+check "batch from stdin: no prompt, no banner" "$(printf '1\n2')" "$out"
+run -q
+check "-q in batch changes nothing" "$(printf '1\n2')" "$out"
+: > "$tmp/in"
+run
+check "empty input: exit 0" 0 "$rc"
+check "empty input: no output" "" "$out$err"
+run nonexistent.tc
+check "unreadable file exits 2" 2 "$rc"
+case $err in *"cannot read nonexistent.tc"*) ok ;; *) bad "unreadable file message: $err" ;; esac
+mkdir adir
+run adir
+check "a directory as FILE exits 2" 2 "$rc"
+run nonexistent.tc a.tc
+check "stops at the unreadable file" "" "$out"
+printf 'y\n' > c.tc
+run -k nonexistent.tc a.tc c.tc
+check "-k goes on after an unreadable file: exit" 2 "$rc"
+check "-k goes on after an unreadable file: output" 5 "$out"
+
+# ---- stop at the first error unless -k; exit status by the first failure ----
+input '1' 'nope' '2' '1 +' '3'
+run
+check "stops at the first error: output" 1 "$out"
+check "stops at the first error: exit" 1 "$rc"
+run -k
+check "-k: output" "$(printf '1\n2\n3')" "$out"
+check "-k: exit status of the first failure (runtime)" 1 "$rc"
+input '1 +' 'nope'
+run -k
+check "-k: exit status of the first failure (syntax)" 3 "$rc"
+input '1; nope; 2'
+run
+check "stops within a line too" 1 "$out"
+check "-e stops at the first error" 1 "$("$bin" -e '1' -e 'nope' -e '2' 2>/dev/null)"
+
+# ---- output streams ----
+input '1' 'nope' '2'
+run -k
+check "text: results on stdout" "$(printf '1\n2')" "$out"
+case $err in "error[undefined_name]: nope is not defined"*) ok ;; *) bad "text: error on stderr: $err" ;; esac
+case $err in *"--> <stdin>:2:1"*) ok ;; *) bad "text: error location: $err" ;; esac
+run -k --json
+check "json: stderr empty" "" "$err"
+check "json: one line per statement" 3 "$(wc -l < "$tmp/out")"
+case $err$out in *"$(printf '\033')"*) bad "colour with NO_COLOR set" ;; *) ok ;; esac
+env -u NO_COLOR "$bin" -e 'nope' > /dev/null 2> "$tmp/err"
+case $(cat "$tmp/err") in *"$(printf '\033')"*) bad "colour when stderr is not a terminal" ;; *) ok ;; esac
+
+# ---- options ----
+check "--version" "tcalc" "$("$bin" --version | cut -d' ' -f1)"
+"$bin" --help > "$tmp/out" 2>&1
+check "--help exits 0" 0 $?
+case $(cat "$tmp/out") in *"usage: tcalc"*"--json"*"--keep-going"*) ok ;; *) bad "--help text" ;; esac
+check "--precision" "0.333" "$("$bin" --precision 3 -e '1 / 3.0')"
+check "--precision 0 is the shortest" "0.3333333333333333" "$("$bin" --precision 0 -e '1 / 3.0')"
+big='a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]; b = [a, a, a, a, a, a, a, a, a, a]; c = [b, b, b, b, b, b, b, b, b, b]; [c, c]'
+check "summarised over 1000 elements (2 + 12 + 72 lines with ...)" 86 "$("$bin" -e "$big" | grep -c '\.\.\.')"
+check "--full prints every element" 2000 "$("$bin" --full -e "$big" | tr -cs '0-9\n' ' ' | wc -w | awk '{print $1 - 5}')"
+check "json is never summarised" 2000 "$("$bin" -j -e "$big" | $PY -c 'import json,sys; d=json.load(sys.stdin)["data"]; print(sum(len(r) for a in d for b in a for r in b))')"
+check "--max-memory" out_of_memory "$("$bin" -j --max-memory 1K -e '[0.0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128] * 2' | $PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])')"
+check "options after operands" 10 "$("$bin" a.tc -k b.tc)"
+
+# ---- engines ----
+if "$bin" --caps --json | $PY -c 'import json,sys; c=json.load(sys.stdin); sys.exit(0 if any(o["dtypes"]["cuda"] for o in c["ops"]) else 1)'; then
+  echo "note: this build has CUDA support; engine_unavailable checks skipped"
+else
+  "$bin" --engine cuda -j -e '1' > "$tmp/out" 2>&1
+  check "--engine cuda without CUDA: exit 1" 1 $?
+  check "--engine cuda without CUDA: code" engine_unavailable "$($PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])' < "$tmp/out")"
+  check "--engine auto falls back to cpu" cpu "$("$bin" --engine auto -e ':engine')"
+  check ":engine cuda without CUDA" engine_unavailable "$("$bin" -j -e ':engine cuda' | $PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])')"
+fi
+
+# ---- --caps (SPEC 7) ----
+"$bin" --list-functions > funcs
+"$bin" --caps --json > caps.json
+check "--caps --json is one line" 1 "$(wc -l < caps.json)"
+$PY - funcs caps.json <<'EOF' && ok || bad "--caps --json structure"
+import json, sys
+funcs = open(sys.argv[1]).read().split()
+caps = json.load(open(sys.argv[2]))
+assert list(caps) == ["engines", "ops"], list(caps)
+assert caps["engines"] == ["cpu", "cuda"], caps["engines"]
+dtypes = ["bool", "i8", "i16", "i32", "i64", "bf16", "f16", "f32", "f64"]
+names = [o["op"] for o in caps["ops"]]
+assert len(names) == len(set(names))
+for o in caps["ops"]:
+    assert list(o) == ["op", "dtypes"] and list(o["dtypes"]) == ["cpu", "cuda"], o
+    for e, ds in o["dtypes"].items():
+        assert ds == [d for d in dtypes if d in ds], (o["op"], e, ds)   # table order, no repeats
+    assert o["op"] in funcs
+for op in ("add", "div", "reduce_sum", "cast", "where"):
+    assert op in names, op
+    assert o["dtypes"]["cpu"], op
+div = next(o for o in caps["ops"] if o["op"] == "div")
+assert div["dtypes"]["cpu"] == dtypes[1:], div
+EOF
+"$bin" --caps > caps.txt
+check "--caps exits 0" 0 $?
+missing=""
+for op in $($PY -c 'import json,sys; print(" ".join(o["op"] for o in json.load(open("caps.json"))["ops"]))'); do
+  grep -q "^$op " caps.txt || missing="$missing $op"
+done
+check "--caps text lists every op" "" "$missing"
+check ":caps is --caps" "$(cat caps.txt)" "$("$bin" -e ':caps')"
+
+# ---- :help (SPEC 2.3, 8): every function listed and described ----
+"$bin" -e ':help' > help.txt
+missing=""
+for f in $(cat funcs); do
+  grep -qw -- "$f" help.txt || missing="$missing $f"
+  "$bin" -e ":help $f" > one.txt 2>&1 || missing="$missing :help-$f"
+  grep -q '(' one.txt || missing="$missing :help-$f-signature"
+done
+check ":help lists and describes every function" "" "$missing"
+case $("$bin" -e ':help div') in *"div(a, b)"*"operator: a / b"*"truncate toward zero"*"cpu"*"i8"*) ok ;; *) bad ":help div" ;; esac
+case $("$bin" -e ':help sum') in *"another name for reduce_sum"*"axis=all"*) ok ;; *) bad ":help sum" ;; esac
+case $("$bin" -e ':help i32') in *"i32(x)"*"cast"*) ok ;; *) bad ":help i32" ;; esac
+"$bin" -e ':help nosuch' > /dev/null 2>&1
+check ":help of an unknown name exits 1" 1 $?
+$PY -c 'import json,sys; o=json.load(sys.stdin); assert o["ok"] and o["type"] == "help" and "reduce_sum" in o["text"]' \
+  < "$("$bin" -j -e ':help' > help.json; echo help.json)" && ok || bad ":help in JSON"
+
+# ---- :time (SPEC 8) ----
+line=$("$bin" -j -e ':time [1, 2, 3] * 2')
+echo "$line" | grep -Eq '^\{"ok":true,"type":"time","median_s":[0-9.e+-]+,"runs":[0-9]+,"engine":"cpu"\}$' && ok || bad ":time JSON form: $line"
+echo "$line" | $PY -c 'import json,sys; o=json.load(sys.stdin); assert o["runs"] >= 5 and o["median_s"] > 0' && ok || bad ":time runs"
+case $("$bin" -e ':time 1 + 1') in "median "*" over "*" runs (cpu)") ok ;; *) bad ":time text form" ;; esac
+"$bin" -j -e ':time 1 / 0' > "$tmp/out"
+check ":time of a failing statement exits 1" 1 $?
+check ":time error column points into the command" 9 "$($PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["column"])' < "$tmp/out")"
+"$bin" -e ':time' > /dev/null 2>&1
+check ":time without a statement" 1 $?
+
+# ---- robustness: nothing typed crashes or hangs ----
+printf '1 +\0 2\n[1, 2\0]\n:help \0\n' > "$tmp/in"
+run -k
+[ "$rc" -le 3 ] && ok || bad "NUL bytes: exit $rc"
+$PY -c 'print("(" * 5000 + "1" + ")" * 5000)' > "$tmp/in"
+run
+check "deep nesting is a syntax error" 3 "$rc"
+$PY -c 'print("[" * 5000 + "1" + "]" * 5000)' > "$tmp/in"
+run -j
+[ "$rc" -le 3 ] && ok || bad "deep list nesting: exit $rc"
+$PY -c 'print("-" * 100000 + "1")' > "$tmp/in"
+run
+[ "$rc" -le 3 ] && ok || bad "long prefix chain: exit $rc"
+$PY -c 'print("[" + ", ".join(str(i) for i in range(200000)) + "]")' > "$tmp/in"
+run -j
+check "a 200000-element literal" 0 "$rc"
+printf '\377\376 + 1\n:foo\377\n' > "$tmp/in"
+run -k -j
+$PY -c '
+import json, sys
+for l in open(sys.argv[1], encoding="utf-8"): json.loads(l)
+' "$tmp/out" && ok || bad "invalid UTF-8 input gives valid JSON"
+
+# ---- output errors ----
+if [ -w /dev/full ]; then
+  "$bin" -e '1' > /dev/full 2> "$tmp/err"
+  check "write error exits 2" 2 $?
+  case $(cat "$tmp/err") in *"cannot write output"*) ok ;; *) bad "write error message: $(cat "$tmp/err")" ;; esac
+fi
+# A closed pipe ends the run without a signal.
+$PY -c 'print("\n".join(["[1, 2, 3]"] * 100000))' > "$tmp/in"
+st=$( { "$bin" < "$tmp/in"; echo $? > "$tmp/st"; } | head -1 > /dev/null; cat "$tmp/st")
+case $st in 0|2) ok ;; *) bad "closed pipe: exit $st (a signal?)" ;; esac
+
+echo "cli: $n checks, $fail failures"
+[ "$fail" -eq 0 ]
