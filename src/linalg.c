@@ -25,11 +25,14 @@ static bool mm_supported(tc_dtype dt, const tc_engine *e) {
 bool tc_linalg_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
+  /* The five ops are one capability of an engine, the matmul call: outer
+   * and trace, though built from mul and reduce_sum, come with it, so that
+   * an engine's parity suite covers them together. */
   switch (op) {
   case TC_OP_OUTER:
-    return tc_op_supported(dt == TC_DT_BOOL ? TC_OP_BITWISE_AND : TC_OP_MUL, dt, eid);
+    return mm_supported(dt, e) && tc_op_supported(dt == TC_DT_BOOL ? TC_OP_BITWISE_AND : TC_OP_MUL, dt, eid);
   case TC_OP_TRACE:
-    return tc_op_supported(TC_OP_REDUCE_SUM, dt, eid);
+    return mm_supported(dt, e) && tc_op_supported(TC_OP_REDUCE_SUM, dt, eid);
   case TC_OP_DOT:   /* a 0-d operand makes dot a multiply */
     return mm_supported(dt, e) && tc_op_supported(dt == TC_DT_BOOL ? TC_OP_BITWISE_AND : TC_OP_MUL, dt, eid);
   default:
