@@ -457,6 +457,8 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   }
   case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
     return call_family(c, op, a, out);
+  case TC_KIND_MATMUL:
+    return call_matmul(c, op, a, out);
   case TC_KIND_INFO: {
     if (arg_tensor(c, a, 0, &x)) return -1;
     if (op == TC_OP_DTYPE) {

@@ -42,4 +42,6 @@ int arg_dtype(ctx *c, args *a, int i, tc_dtype *out);
 int eval_index(ctx *c, node *n, value *out);                          /* x[...] */
 int eval_index_assign(ctx *c, node *target, node *val);               /* name[...] = val */
 int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, INDEX, CTOR, IO kinds */
+/* Function families in their own files (repl/fn_*.c). */
+int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_KIND_MATMUL */
 #endif

@@ -260,6 +260,7 @@ static const char *kind_title(tc_kind k) {
   case TC_KIND_INDEX: return "indexing";
   case TC_KIND_CTOR: return "construction";
   case TC_KIND_IO: return "files";
+  case TC_KIND_MATMUL: return "matrix products";
   }
   return "other";
 }
@@ -315,7 +316,7 @@ static int help_text(FILE *f, const char *name) {
     }
     fputs("\nSession commands:\n"
           "  :help [NAME]  :vars  :clear [NAME]  :engine [cpu|cuda]  :caps\n"
-          "  :set [precision N | max_memory SIZE]  :time STMT  :quit\n", f);
+          "  :set [precision N | max_memory SIZE]  :time STMT  :verify STMT  :quit\n", f);
     return 0;
   }
   const fn_entry *e = fn_find(name);
@@ -385,6 +386,10 @@ int print_caps(FILE *f, bool json) {
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
     fprintf(f, "\n%s engine", tc_engine_name((tc_engine_id)e));
     if (!tc_engines[e]) { fputs(": not in this build\n", f); continue; }
+    bool any = false;   /* the CUDA engine claims only rows verified on a GPU */
+    for (int op = 0; op < TC_OP_COUNT && !any; op++)
+      for (int dt = 0; dt < TC_DT_COUNT && !any; dt++) any = tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e);
+    if (!any) { fputs(": no op supported yet\n", f); continue; }
     fprintf(f, "\n%-*s", w, "op");
     for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %4s", tc_dtype_name((tc_dtype)dt));
     fputc('\n', f);
@@ -596,6 +601,8 @@ static void run_command(runner *r, char *line) {
     } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
   } else if (!strcmp(cmd, "time")) {
     cmd_time(r, full, (size_t)(arg - line));
+  } else if (!strcmp(cmd, "verify")) {
+    runner_verify(r, full, (size_t)(arg - line));
   } else {
     cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
   }

@@ -44,6 +44,9 @@ void runner_text(runner *r, const char *text);
 void runner_interrupted(runner *r);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
+/* :verify STMT: runs an expression on both engines and compares (verify.c).
+ * full is the whole command line; STMT starts at off. */
+void runner_verify(runner *r, const char *full, size_t off);
 /* The capability table, as text or JSON. */
 int print_caps(FILE *f, bool json);   /* -1: out of memory, nothing printed */
 /* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */

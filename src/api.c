@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "linalg.h"
 
 /* ---- typing ---- */
 tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
@@ -125,6 +126,8 @@ static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt);
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
+  tc_call row = {.kind = TC_CALL_ROW, .op = op, .dtype = dt};
+  if (!e->supports(&row)) return false;
   switch (tc_op_kind(op)) {
   case TC_KIND_INFO:
     return true;
@@ -136,6 +139,8 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
     return true;
   case TC_KIND_CLIP:
     return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
+  case TC_KIND_MATMUL:
+    return tc_linalg_supported(op, dt, eid);
   default:
     if (round_is_identity(op, dt, e)) return true;
     tc_dtype k = kernel_dtype(op, dt);
@@ -265,6 +270,7 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
 
 /* ---- operations ---- */
 tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  if (tc_op_kind(op) == TC_KIND_MATMUL) return tc_linalg_binary(op, a, b, err);   /* a @ b */
   tc_dtype dt;
   if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
   tc_dtype kdt = kernel_dtype(op, dt);
@@ -291,7 +297,8 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
 }
 
 tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
-  if (!tc_engines[tc_get_engine()] || !cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
+  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine()) ||
+      !cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
     unsupported(TC_OP_CAST, x->dtype, err);
     return NULL;
   }
@@ -339,6 +346,7 @@ static void reattribute(tc_err *err, tc_op inner, tc_op outer) {
 }
 
 tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
+  if (!tc_op_supported(TC_OP_CLIP, x->dtype, tc_get_engine())) { unsupported(TC_OP_CLIP, x->dtype, err); return NULL; }
   tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, lo, err);
   if (!m) { reattribute(err, TC_OP_MAXIMUM, TC_OP_CLIP); return NULL; }
   tc_tensor *out = tc_binary(TC_OP_MINIMUM, m, hi, err);

@@ -36,7 +36,12 @@ typedef enum {
                       j - i < k (op TRIU) */
   TC_CALL_RANGE,   /* out[i] = start + i * step: ints wrap in i64 (istart, istep); floats in
                       f64 (fstart, fstep), rounded once; when endpoint, out[n-1] = fstop */
-  TC_CALL_RANDOM   /* out[i] = dist's value for philox(seed, i) (src/philox.h) */
+  TC_CALL_RANDOM,  /* out[i] = dist's value for philox(seed, i) (src/philox.h) */
+  TC_CALL_MATMUL,  /* out[..., m, n] = sum over k of in[0][..., m, k] * in[1][..., k, n]: all three
+                    * have out's ndim (>= 2), the inputs any strides (0 for broadcast batch dims);
+                    * one dtype throughout; integers wrap, bool is or-of-ands; k = 0 gives zeros */
+  TC_CALL_ROW      /* supports() only: does the engine claim the capability row
+                      (op, dtype)? (the CUDA engine claims only GPU-verified rows) */
 } tc_call_kind;
 
 typedef enum { TC_PRED_ZERO, TC_PRED_NEG, TC_PRED_RANGE } tc_pred;

@@ -34,6 +34,15 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
   return r;
 }
 
+/* Integer division truncating toward zero, b != 0 (the pre-check saw to
+ * it), MIN / -1 = MIN. Up to 32 bits the quotient is computed in double,
+ * which is exact: for |a|, |b| <= 2^31 the rounding error of a / b is below
+ * 2^-22 / |b|, less than the 1 / |b| between a non-integer quotient and the
+ * nearest integer, so truncation gives the integer quotient; and double
+ * division vectorises where integer division does not. */
+#define TC_IDIV(T, U, a, b) \
+  ((b) == -1 ? (T)(0 - (U)(a)) : sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
+
 /* Float -> int: truncate, NaN -> 0, saturate beyond the range. */
 TC_HD int64_t tc_sat_i64(double d, int64_t lo, int64_t hi) {
   if (d != d) return 0;

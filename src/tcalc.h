@@ -10,6 +10,7 @@
 #include "dtypes.def"
 #include "ops.def"
 #include "errors.def"
+#include "tolerance.def"
 
 #define TC_MAX_DIMS 16
 #define TC_VERSION "0.1.0"
@@ -38,7 +39,8 @@ typedef enum {
   TC_KIND_SHAPE,   /* shape ops, views where possible (src/shape.c) */
   TC_KIND_INDEX,   /* take, take_along_axis, dynamic_slice, scatter (src/index.c) */
   TC_KIND_CTOR,    /* constructors and random numbers (src/ctor.c) */
-  TC_KIND_IO       /* .npy and CSV files (src/io.c) */
+  TC_KIND_IO,      /* .npy and CSV files (src/io.c) */
+  TC_KIND_MATMUL   /* matrix products: matmul, dot, outer, tensordot, trace */
 } tc_kind;
 
 typedef enum { TC_CHECK_NONE, TC_CHECK_ZERO, TC_CHECK_NEGEXP, TC_CHECK_NEGSHIFT } tc_check;
@@ -245,10 +247,46 @@ int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
 
+/* ---- matrix products (SPEC 5.2) ---- */
+/* NumPy matmul: 1-D operands promoted to matrices and the added dimension
+ * removed; batch dimensions broadcast; integers exact with wrapping in the
+ * result dtype; bf16/f16 multiply in f32 and round once; bool is or-of-ands. */
+tc_tensor *tc_matmul(tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_dot(tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_outer(tc_tensor *a, tc_tensor *b, tc_err *err);
+/* Sums products over n axis pairs (axes_a[i] of a with axes_b[i] of b;
+ * negatives count from the end); the result has a's free axes, then b's. */
+tc_tensor *tc_tensordot(tc_tensor *a, tc_tensor *b, int n, const int64_t *axes_a, const int64_t *axes_b,
+                        tc_err *err);
+/* Sum of the diagonal over axes 0 and 1 (reduce_sum's dtype rules). */
+tc_tensor *tc_trace(tc_tensor *x, tc_err *err);
+
+/* ---- CPU threads ---- */
+/* Threads the CPU engine splits large operations across. n > 0 sets the
+ * count; 0 restores the default: $TCALC_THREADS, else the online CPUs.
+ * Integer results are the same for every count, and float sums too. */
+void tc_set_threads(int n);
+int tc_get_threads(void);
+
 /* ---- capabilities ---- */
 /* Whether op accepts inputs of dtype dt on engine e (the dtype its operands
  * have after promotion); this is what the dispatcher itself consults. */
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id e);
+
+/* ---- engine parity (src/tolerance.def) ---- */
+/* How far a result of op in dtype dt may differ between engines: ulps > 0
+ * allows that many units in the last place; sum: the reduce_sum/mean rule
+ * (tc_sum_close); neither: identical (any NaN equals any NaN). */
+typedef struct tc_tolerance { int ulps; bool sum; } tc_tolerance;
+tc_tolerance tc_op_tolerance(tc_op op, tc_dtype dt);
+/* Units in the last place of float dtype dt between a and b (values of dt
+ * held in doubles); 0 when both are NaN, INT64_MAX when only one is. */
+int64_t tc_ulp_distance(tc_dtype dt, double a, double b);
+/* u: 2^-53 for f64, 2^-24 for the dtypes that compute in f32. */
+double tc_unit_roundoff(tc_dtype dt);
+/* The reduce_sum/mean rule: |a - b| <= (32 + log2 n) * u * abs_sum, or 1 ulp;
+ * NaN and infinities must match exactly. */
+bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 
 /* Convenience wrappers generated from the op table: tc_add(a, b, err), ... */
 #define TC_X_(E, name, sym, kind, ...) TC_WRAP_##kind(E, name)
@@ -271,6 +309,7 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id e);
 #define TC_WRAP_INDEX(E, name)
 #define TC_WRAP_CTOR(E, name)
 #define TC_WRAP_IO(E, name)
+#define TC_WRAP_MATMUL(E, name)
 TC_OPS(TC_X_, _)
 #undef TC_X_
 #endif

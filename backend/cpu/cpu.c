@@ -2,17 +2,94 @@
  * families share. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "cpu.h"
 
 static int cpu_init(tc_err *err) { (void)err; return 0; }
 
+/* Large blocks come from mmap (2 MiB-aligned, so transparent huge pages can
+ * back them) and go back to a small cache when released: `c = a + b` in a
+ * loop then reuses the pages of the last result instead of faulting in
+ * fresh ones every time. Results do not depend on it. */
+#define BIG_BLOCK ((size_t)1 << 20)
+#define HUGE_ALIGN ((size_t)2 << 20)
+#define CACHE_SLOTS 8
+static struct { void *p; size_t n; } cache[CACHE_SLOTS];
+static int ncached;
+static size_t cached_bytes;
+
+static size_t big_size(size_t nbytes) {
+  size_t page = 4096, n = (nbytes + page - 1) & ~(page - 1);
+  return n < nbytes ? 0 : n;
+}
+
+/* At most 1 GiB, an eighth of RAM, or half the memory limit for results. */
+static size_t cache_limit(void) {
+  uint64_t lim = tc_physical_memory() / 8, half = tc_get_max_memory() / 2;
+  if (lim > half) lim = half;
+  return lim > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)lim;
+}
+
+static void cache_flush(void) {
+  for (int i = 0; i < ncached; i++) munmap(cache[i].p, cache[i].n);
+  ncached = 0;
+  cached_bytes = 0;
+}
+
+static void *map_block(size_t n) {
+  if (n < HUGE_ALIGN) {
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+  }
+  size_t span = n + HUGE_ALIGN;
+  if (span < n) return NULL;
+  char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  size_t head = (HUGE_ALIGN - (uintptr_t)p % HUGE_ALIGN) % HUGE_ALIGN;
+  if (head) munmap(p, head);
+  if (span - head > n) munmap(p + head + n, span - head - n);
+  p += head;
+#ifdef MADV_HUGEPAGE
+  madvise(p, n, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
 static void *cpu_alloc(size_t nbytes) {
+  if (nbytes >= BIG_BLOCK) {
+    size_t n = big_size(nbytes);
+    if (!n) return NULL;
+    for (int i = ncached - 1; i >= 0; i--)
+      if (cache[i].n == n) {
+        void *p = cache[i].p;
+        cached_bytes -= n;
+        cache[i] = cache[--ncached];
+        return p;
+      }
+    void *p = map_block(n);
+    if (!p && ncached) { cache_flush(); p = map_block(n); }
+    return p;
+  }
   size_t n = (nbytes + 63) & ~(size_t)63;
   if (n < nbytes) return NULL;
   return aligned_alloc(64, n);
 }
 
-static void cpu_release(void *p, size_t nbytes) { (void)nbytes; free(p); }
+static void cpu_release(void *p, size_t nbytes) {
+  if (nbytes < BIG_BLOCK) { free(p); return; }
+  size_t n = big_size(nbytes);
+  if (n > cache_limit()) { munmap(p, n); return; }
+  /* make room: the oldest blocks go first */
+  while (ncached > 0 && (ncached == CACHE_SLOTS || cached_bytes + n > cache_limit())) {
+    munmap(cache[0].p, cache[0].n);
+    cached_bytes -= cache[0].n;
+    for (int i = 1; i < ncached; i++) cache[i - 1] = cache[i];
+    ncached--;
+  }
+  cache[ncached].p = p;
+  cache[ncached++].n = n;
+  cached_bytes += n;
+}
 
 static int cpu_copy(void *dst, const void *src, size_t n, tc_err *err) {
   (void)err;
@@ -35,6 +112,8 @@ static bool cpu_supports(const tc_call *c) {
   case TC_CALL_COPY: case TC_CALL_GATHER: case TC_CALL_SCATTER: case TC_CALL_NONZERO:
   case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
     return cpu_supports_index(c);
+  case TC_CALL_MATMUL: return cpu_supports_matmul(c);
+  case TC_CALL_ROW: return true;
   }
   return false;
 }
@@ -48,6 +127,8 @@ static int cpu_run(tc_call *c, tc_err *err) {
   case TC_CALL_COPY: case TC_CALL_GATHER: case TC_CALL_SCATTER: case TC_CALL_NONZERO:
   case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
     return cpu_run_index(c, err);
+  case TC_CALL_MATMUL: return cpu_run_matmul(c, err);
+  case TC_CALL_ROW: break;
   }
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
 }

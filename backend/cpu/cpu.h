@@ -28,10 +28,36 @@ void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const 
 /* Runs rows covering operand-0 elements [lo, hi); -1 if interrupted, 1 if fn stopped it. */
 int cpu_plan_run(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx);
 
+/* ---- threads (pool.c) ---- */
+/* Elements below which an op stays on one thread. */
+#define CPU_PAR_MIN ((int64_t)1 << 16)
+/* One task of a parallel job: worker is the running thread's index in
+ * [0, cpu_threads()), for per-thread scratch; nonzero stops the job. */
+typedef int (*cpu_task_fn)(void *ctx, int task, int worker);
+/* Threads a job may use now (1 inside a task: jobs do not nest). */
+int cpu_threads(void);
+/* Runs tasks 0..ntasks-1, claimed in order; -1 if a task returned < 0,
+ * else 1 if one returned > 0 (tasks not yet started are then skipped). */
+int cpu_parallel(int ntasks, cpu_task_fn fn, void *ctx);
+/* How many tasks to split n units of work into, each at least min_per_task. */
+int64_t cpu_split(int64_t n, int64_t min_per_task);
+/* cpu_plan_run over [0, n) split across threads at multiples of 64 elements. */
+int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx);
+
 int cpu_run_ew(tc_call *call, tc_err *err);
 int cpu_run_cast(tc_call *call, tc_err *err);
 int cpu_run_reduce(tc_call *call, tc_err *err);
 int cpu_run_find(tc_call *call, tc_err *err);
+int cpu_run_matmul(tc_call *call, tc_err *err);
+bool cpu_supports_matmul(const tc_call *call);
+/* The integer kernel's instruction set: level 0 portable, 1 AVX2, 2 AVX-512,
+ * capped at what the CPU has; a negative level only reads it. Tests use
+ * this to run every variant the machine supports. */
+int cpu_matmul_isa(int level);
+const char *cpu_matmul_isa_name(void);
+/* The CBLAS library float products use, or NULL when none loads
+ * ($TCALC_BLAS: a library path, or "none" for the built-in kernel). */
+const char *cpu_matmul_blas(void);
 bool cpu_supports_ew(const tc_call *call);
 bool cpu_supports_cast(const tc_call *call);
 bool cpu_supports_reduce(const tc_call *call);

@@ -1,6 +1,8 @@
 /* CPU reductions and the pre-check scan. A reduction sees its input with
  * the reduced dims last; each output element folds one (possibly strided)
  * run of n elements. Floats sum pairwise, integers fold with wrapping. */
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
 #include "../../src/kexpr.h"
@@ -9,9 +11,25 @@
 #define PTR(S, p) ((S *)(void *)(p))
 
 /* Pairwise summation: blocks of up to 128 summed with 8 accumulators,
- * halves combined recursively, so the error grows with log n. */
+ * halves combined recursively, so the error grows with log n. The unit
+ * stride twin does the same additions in the same order. */
 #define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static C pairwise1_##E(const S *x, int64_t n) { \
+    if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i]); return r; } \
+    if (n <= 128) { \
+      C r[8]; \
+      for (int k = 0; k < 8; k++) r[k] = LD(x[k]); \
+      int64_t i = 8; \
+      for (; i + 8 <= n; i += 8) for (int k = 0; k < 8; k++) r[k] += LD(x[i + k]); \
+      C t = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); \
+      for (; i < n; i++) t += LD(x[i]); \
+      return t; \
+    } \
+    int64_t h = n / 2; h -= h % 8; \
+    return pairwise1_##E(x, h) + pairwise1_##E(x + h, n - h); \
+  } \
   static C pairwise_##E(const S *x, int64_t n, int64_t s) { \
+    if (s == 1) return pairwise1_##E(x, n); \
     if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i * s]); return r; } \
     if (n <= 128) { \
       C r[8]; \
@@ -27,13 +45,20 @@
   }
 TC_FOR_FLT(K_PAIRWISE, _)
 
+/* Wrapping integer sum; the unit-stride loop vectorises. */
+#define K_ISUM(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static tc_u_##E isum_##E(const S *x, int64_t n, int64_t s) { \
+    tc_u_##E acc = 0; \
+    if (s == 1) { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i]; } \
+    else { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i * s]; } \
+    return acc; \
+  }
+TC_FOR_INT(K_ISUM, _)
+
 /* Each kernel: fold n elements at x with stride s into *out. */
 #define K_SUM_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
   static void r_REDUCE_SUM_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); tc_u_##E acc = 0; \
-    if (s == 1) { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i]; } \
-    else { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i * s]; } \
-    *PTR(S, o) = (S)acc; \
+    *PTR(S, o) = (S)isum_##E(CPTR(S, x_), n, s); \
   } \
   static void r_REDUCE_PROD_##E(const char *x_, int64_t n, int64_t s, char *o) { \
     const S *x = CPTR(S, x_); tc_u_##E acc = 1; \
@@ -105,6 +130,79 @@ static const red_fn red_table[TC_OP_COUNT][TC_DT_COUNT] = {
 
 bool cpu_supports_reduce(const tc_call *c) { return red_table[c->op][c->dtype] != NULL; }
 
+/* ---- one long run across threads ----
+ * A sum to a single element splits its run along the pairwise tree: the
+ * subtrees below depth d are summed in parallel and combined in the tree's
+ * own order, so the bits are those of the one-thread sum whatever the
+ * thread count. Integer sums wrap, so they may combine in any order. */
+#define TREE_MAX_DEPTH 6
+typedef struct { int64_t off, n; } span;
+
+static void tree_leaves(int64_t off, int64_t n, int depth, span *out, int *cnt) {
+  if (n <= 128 || depth == 0) { out[(*cnt)++] = (span){off, n}; return; }
+  int64_t h = n / 2;
+  h -= h % 8;
+  tree_leaves(off, h, depth - 1, out, cnt);
+  tree_leaves(off + h, n - h, depth - 1, out, cnt);
+}
+
+typedef struct { const char *x; int64_t s; const span *leaf; void *vals; } tree_job;
+typedef struct {
+  cpu_task_fn task;                                                 /* vals[t] = fold of leaf t */
+  void (*finish)(const void *vals, int nleaves, int64_t n, int depth, bool mean, char *o);
+} tree_fns;
+
+#define K_TREE_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static int tree_task_##E(void *ctx, int t, int w) { \
+    const tree_job *j = ctx; (void)w; \
+    ((C *)j->vals)[t] = pairwise_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
+    return tc_interrupt_flag ? -1 : 0; \
+  } \
+  static C tree_comb_##E(const C *v, int64_t n, int depth, int *idx) { \
+    if (n <= 128 || depth == 0) return v[(*idx)++]; \
+    int64_t h = n / 2; h -= h % 8; \
+    C l = tree_comb_##E(v, h, depth - 1, idx); \
+    C r = tree_comb_##E(v, n - h, depth - 1, idx); \
+    return l + r; \
+  } \
+  static void tree_fin_##E(const void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
+    int idx = 0; (void)nl; \
+    C t = tree_comb_##E((const C *)v, n, depth, &idx); \
+    *PTR(S, o) = ST(mean ? t / (C)n : t); \
+  }
+#define K_TREE_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static int tree_task_##E(void *ctx, int t, int w) { \
+    const tree_job *j = ctx; (void)w; \
+    ((tc_u_##E *)j->vals)[t] = isum_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
+    return tc_interrupt_flag ? -1 : 0; \
+  } \
+  static void tree_fin_##E(const void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
+    tc_u_##E acc = 0; (void)n; (void)depth; (void)mean; \
+    for (int i = 0; i < nl; i++) acc += ((const tc_u_##E *)v)[i]; \
+    *PTR(S, o) = (S)acc; \
+  }
+TC_FOR_FLT(K_TREE_FLT, _)
+TC_FOR_INT(K_TREE_INT, _)
+#define T_ENTRY(E, ...) [TC_DT_##E] = {tree_task_##E, tree_fin_##E},
+static const tree_fns tree_table[TC_DT_COUNT] = {TC_FOR_NUM(T_ENTRY, _)};
+
+static int tree_sum(tc_call *c, const char *x, int64_t n, int64_t s, tc_err *err) {
+  const tree_fns *tf = &tree_table[c->dtype];
+  int depth = 0;
+  while (depth < TREE_MAX_DEPTH && (n >> (depth + 1)) >= CPU_PAR_MIN) depth++;
+  span leaves[1 << TREE_MAX_DEPTH];
+  int nl = 0;
+  tree_leaves(0, n, depth, leaves, &nl);
+  void *vals = malloc(sizeof(uint64_t) * (size_t)nl);
+  if (!vals) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
+  tree_job j = {x, s, leaves, vals};
+  int rc = cpu_parallel(nl, tf->task, &j);
+  if (rc == 0) tf->finish(vals, nl, n, depth, c->op == TC_OP_MEAN, tc_tensor_data(c->out));
+  free(vals);
+  return rc < 0 ? cpu_interrupted(err) : 0;
+}
+
+/* ---- running ---- */
 typedef struct {
   red_fn fn;
   int64_t n, rstride;   /* the reduced run: length and stride in elements */
@@ -116,7 +214,7 @@ static int red_row(void *ctx_, int64_t pos, int64_t cnt, char *const *p, const i
   (void)pos;
   for (int64_t j = 0; j < cnt; j++)
     ctx->fn(p[1] + j * s[1] * (int64_t)ctx->esize, ctx->n, ctx->rstride, p[0] + j * (int64_t)ctx->osize);
-  return 0;
+  return tc_interrupt_flag ? 1 : 0;
 }
 
 int cpu_run_reduce(tc_call *c, tc_err *err) {
@@ -143,24 +241,47 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
     x = tmp;
     rstride = 1;
   }
+  int64_t nout = tc_numel(c->out);
+  int rc;
+  if (nout == 1 && n >= 4 * CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN) &&
+      tree_table[c->dtype].task) {
+    rc = tree_sum(c, tc_tensor_data(x), n, rstride, err);
+    tc_tensor_free(tmp);
+    return rc;
+  }
   tc_tensor kept = *x;
   kept.ndim = nk;
   red_ctx ctx = {fn, n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
   tc_tensor *ins[1] = {&kept};
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, 1, ins);
-  int rc = cpu_plan_run(&plan, 0, tc_numel(c->out), red_row, &ctx);
+  int64_t per = n > 0 ? CPU_PAR_MIN / n : CPU_PAR_MIN;
+  rc = cpu_plan_run_par(&plan, nout, per > 0 ? per : 1, red_row, &ctx);
   tc_tensor_free(tmp);
-  return rc < 0 ? cpu_interrupted(err) : 0;
+  return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;
 }
 
 /* ---- pre-check scan ---- */
+/* Unit stride: blocks are tested whole (a loop that vectorises), and only a
+ * block with a hit is scanned for its first one. */
+#define FIND_HIT(v) (pred == TC_PRED_ZERO ? (v) == 0 : pred == TC_PRED_NEG ? (v) < 0 : ((int64_t)(v) < lo || (int64_t)(v) > hi))
 #define K_FIND(E, n_, S, ...) \
   static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred, int64_t lo, int64_t hi) { \
     const S *x = CPTR(S, x_); \
-    if (pred == TC_PRED_ZERO) { for (int64_t i = 0; i < n; i++) if (x[i * s] == 0) return i; } \
-    else if (pred == TC_PRED_NEG) { for (int64_t i = 0; i < n; i++) if (x[i * s] < 0) return i; } \
-    else { for (int64_t i = 0; i < n; i++) if ((int64_t)x[i * s] < lo || (int64_t)x[i * s] > hi) return i; } \
+    if (s == 1) { \
+      for (int64_t i0 = 0; i0 < n; i0 += 256) { \
+        int64_t m = n - i0 < 256 ? n - i0 : 256; \
+        int hit = 0; \
+        if (pred == TC_PRED_ZERO) { for (int64_t i = 0; i < m; i++) hit |= x[i0 + i] == 0; } \
+        else if (pred == TC_PRED_NEG) { for (int64_t i = 0; i < m; i++) hit |= x[i0 + i] < 0; } \
+        else { for (int64_t i = 0; i < m; i++) hit |= ((int64_t)x[i0 + i] < lo) | ((int64_t)x[i0 + i] > hi); } \
+        if (!hit) continue; \
+        for (int64_t i = 0; i < m; i++) \
+          if (FIND_HIT(x[i0 + i])) return i0 + i; \
+      } \
+      return -1; \
+    } \
+    for (int64_t i = 0; i < n; i++) if (FIND_HIT(x[i * s])) return i; \
     return -1; \
   }
 TC_FOR_INT(K_FIND, _)
@@ -168,13 +289,16 @@ typedef int64_t (*find_fn)(const char *, int64_t, int64_t, tc_pred, int64_t, int
 #define F_ENTRY(E, ...) [TC_DT_##E] = find_##E,
 static const find_fn find_table[TC_DT_COUNT] = {TC_FOR_INT(F_ENTRY, _)};
 
-typedef struct { find_fn fn; tc_pred pred; int64_t found, lo, hi; } find_ctx;
+/* Threads scan their own ranges; the smallest index found wins. A hit stops
+ * the tasks after it that have not started, never those before. */
+typedef struct { find_fn fn; tc_pred pred; _Atomic int64_t found; int64_t lo, hi; } find_ctx;
 
 static int find_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   find_ctx *ctx = ctx_;
   int64_t i = ctx->fn(p[0], n, s[0], ctx->pred, ctx->lo, ctx->hi);
   if (i < 0) return 0;
-  ctx->found = pos + i;
+  int64_t at = pos + i, cur = atomic_load(&ctx->found);
+  while ((cur < 0 || at < cur) && !atomic_compare_exchange_weak(&ctx->found, &cur, at)) {}
   return 1;
 }
 
@@ -183,8 +307,8 @@ int cpu_run_find(tc_call *c, tc_err *err) {
   if (!ctx.fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
   cpu_plan plan;
   cpu_plan_init(&plan, c->in[0], 0, NULL);
-  int rc = cpu_plan_run(&plan, 0, tc_numel(c->in[0]), find_row, &ctx);
+  int rc = cpu_plan_run_par(&plan, tc_numel(c->in[0]), CPU_PAR_MIN, find_row, &ctx);
   if (rc < 0) return cpu_interrupted(err);
-  c->found = ctx.found;
+  c->found = atomic_load(&ctx.found);
   return 0;
 }

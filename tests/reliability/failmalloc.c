@@ -3,8 +3,10 @@
  *   FAILMALLOC_COUNT=f  at exit, writes the number of allocations to file f
  * Used by failmalloc.sh to check that every allocation tcalc makes is
  * checked: a failure anywhere is an out_of_memory error (or a quiet
- * degradation), never a crash. Forwards to glibc's own allocator. */
+ * degradation), never a crash. Forwards to glibc's own allocator. Only
+ * allocations made once main() has started count. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,12 +36,30 @@ static void report_count(void) {
   }
 }
 
-__attribute__((constructor)) static void init(void) {
+/* Armed when main() starts: what runs before it (libc, and the static
+ * constructors of the CUDA runtime linked into tcalc) is not tcalc's code. */
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
+static main_fn real_main;
+
+static int armed_main(int argc, char **argv, char **envp) {
   const char *n = getenv("FAILMALLOC_N");
   if (n) fail_at = atol(n);
   count_file = getenv("FAILMALLOC_COUNT");
   if (count_file) atexit(report_count);
   armed = 1;
+  return real_main(argc, argv, envp);
+}
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end);
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+                      void (*rtld_fini)(void), void *stack_end) {
+  start_fn real;
+  void *sym = dlsym(RTLD_NEXT, "__libc_start_main");
+  memcpy(&real, &sym, sizeof real);
+  real_main = main;
+  return real(armed_main, argc, argv, init, fini, rtld_fini, stack_end);
 }
 
 static int fail_now(void) {

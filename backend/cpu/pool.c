@@ -1,0 +1,168 @@
+/* The CPU engine's thread pool: workers started on first use, sleeping on a
+ * condition variable between jobs. A job is a count of tasks that threads
+ * claim in order; every task's work is fixed by its index, never by the
+ * thread that runs it, so results do not depend on scheduling. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "cpu.h"
+
+#define POOL_MAX 256
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER, done_cv = PTHREAD_COND_INITIALIZER;
+static int nstarted;              /* worker threads running */
+static int requested;             /* tc_set_threads; 0 = default */
+static int default_threads;       /* $TCALC_THREADS or the online CPUs */
+static _Thread_local bool in_task;
+
+static struct {
+  unsigned long gen;              /* bumped for each job */
+  cpu_task_fn fn;
+  void *ctx;
+  int ntasks, nworkers;           /* workers 1..nworkers-1 take part */
+  atomic_int next, stop, failed;  /* failed: bit 0 a task returned >0, bit 1 <0 */
+  int busy;                       /* workers still in this job */
+} job;
+
+static int env_threads(void) {
+  const char *s = getenv("TCALC_THREADS");
+  if (s && *s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end == 0 && v >= 1) return v > POOL_MAX ? POOL_MAX : (int)v;
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > POOL_MAX ? POOL_MAX : (int)n;
+}
+
+void tc_set_threads(int n) {
+  requested = n < 0 ? 0 : n > POOL_MAX ? POOL_MAX : n;
+  if (!requested) default_threads = 0;   /* read $TCALC_THREADS again */
+}
+
+int tc_get_threads(void) {
+  if (requested) return requested;
+  if (!default_threads) default_threads = env_threads();
+  return default_threads;
+}
+
+int cpu_threads(void) { return in_task ? 1 : tc_get_threads(); }
+
+static void run_tasks(int worker) {
+  in_task = true;
+  for (;;) {
+    if (atomic_load(&job.stop)) break;
+    int t = atomic_fetch_add(&job.next, 1);
+    if (t >= job.ntasks) break;
+    int r = job.fn(job.ctx, t, worker);
+    if (r) {
+      atomic_fetch_or(&job.failed, r < 0 ? 2 : 1);
+      atomic_store(&job.stop, 1);
+    }
+  }
+  in_task = false;
+}
+
+static void *worker_main(void *arg) {
+  int id = (int)(intptr_t)arg;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&mu);
+  for (;;) {
+    while (job.gen == seen) pthread_cond_wait(&work_cv, &mu);
+    seen = job.gen;
+    if (id >= job.nworkers) continue;
+    pthread_mutex_unlock(&mu);
+    run_tasks(id);
+    pthread_mutex_lock(&mu);
+    if (--job.busy == 0) pthread_cond_signal(&done_cv);
+  }
+  return NULL;
+}
+
+/* Starts workers up to n - 1; returns how many threads can take part. */
+static int ensure_workers(int n) {
+  while (nstarted < n - 1) {
+    pthread_t th;
+    pthread_attr_t at;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    /* signals (Ctrl-C) stay with the main thread */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&th, &at, worker_main, (void *)(intptr_t)(nstarted + 1));
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&at);
+    if (rc != 0) break;
+    nstarted++;
+  }
+  return nstarted + 1 < n ? nstarted + 1 : n;
+}
+
+int cpu_parallel(int ntasks, cpu_task_fn fn, void *ctx) {
+  int n = cpu_threads();
+  if (n > ntasks) n = ntasks;
+  if (n <= 1) {
+    bool was = in_task;
+    in_task = true;
+    int rc = 0;
+    for (int t = 0; t < ntasks && rc == 0; t++) rc = fn(ctx, t, 0);
+    in_task = was;
+    return rc < 0 ? -1 : rc > 0 ? 1 : 0;
+  }
+  pthread_mutex_lock(&mu);
+  n = ensure_workers(n);
+  job.fn = fn;
+  job.ctx = ctx;
+  job.ntasks = ntasks;
+  job.nworkers = n;
+  atomic_store(&job.next, 0);
+  atomic_store(&job.stop, 0);
+  atomic_store(&job.failed, 0);
+  job.busy = n - 1;
+  job.gen++;
+  pthread_cond_broadcast(&work_cv);
+  pthread_mutex_unlock(&mu);
+  run_tasks(0);
+  pthread_mutex_lock(&mu);
+  while (job.busy > 0) pthread_cond_wait(&done_cv, &mu);
+  pthread_mutex_unlock(&mu);
+  int f = atomic_load(&job.failed);
+  return f & 2 ? -1 : f & 1 ? 1 : 0;
+}
+
+int64_t cpu_split(int64_t n, int64_t min_per_task) {
+  int t = cpu_threads();
+  if (t <= 1 || n < 2 * min_per_task) return 1;
+  int64_t tasks = n / min_per_task;
+  return tasks > 2 * t ? 2 * t : tasks;
+}
+
+/* ---- the row iterator across threads ---- */
+typedef struct {
+  const cpu_plan *p;
+  int64_t n, per;
+  cpu_row_fn fn;
+  void *ctx;
+} plan_job;
+
+static int plan_task(void *ctx_, int task, int worker) {
+  const plan_job *j = ctx_;
+  (void)worker;
+  int64_t lo = (int64_t)task * j->per, hi = lo + j->per;
+  if (hi > j->n) hi = j->n;
+  return lo < hi ? cpu_plan_run(j->p, lo, hi, j->fn, j->ctx) : 0;
+}
+
+int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx) {
+  int64_t tasks = cpu_split(n, min_per_task);
+  if (tasks <= 1) return cpu_plan_run(p, 0, n, fn, ctx);
+  /* task boundaries on multiples of 64 elements keep threads off each other's cache lines */
+  int64_t per = (n + tasks - 1) / tasks;
+  per = (per + 63) & ~(int64_t)63;
+  plan_job j = {p, n, per, fn, ctx};
+  return cpu_parallel((int)((n + per - 1) / per), plan_task, &j);
+}

@@ -1,0 +1,96 @@
+/* Internals every .cu kernel family shares: the element loop over a plan
+ * (1-D and N-D), kernel entries, and their host emulation. A kernel body is
+ * a __host__ __device__ function, so the emulation runs the very code the
+ * device runs, in the same order. */
+#ifndef TC_KERN_CUH
+#define TC_KERN_CUH
+#include "tcu.h"
+#include "../../src/kexpr.h"
+
+#define TCU_HD __host__ __device__ __forceinline__
+
+extern "C" int tcu_launch(const void *kernel, int64_t blocks, void **args);
+
+/* Byte offsets of element i of the plan's output in each operand. */
+template <int NOP, bool ND>
+TCU_HD void tcu_offsets(const tcu_plan &p, int64_t i, int64_t (&off)[NOP]) {
+  if constexpr (!ND) {
+    for (int k = 0; k < NOP; k++) off[k] = i * p.bstride[k][0];
+  } else {
+    for (int k = 0; k < NOP; k++) off[k] = 0;
+    for (int d = p.ndim - 1; d > 0; d--) {
+      int64_t s = p.shape[d], q = i / s, c = i - q * s;
+      i = q;
+      for (int k = 0; k < NOP; k++) off[k] += c * p.bstride[k][d];
+    }
+    for (int k = 0; k < NOP; k++) off[k] += i * p.bstride[k][0];
+  }
+}
+
+/* F::f takes the output pointer, then one pointer per input. */
+template <class F, int NOP, bool ND>
+TCU_HD void tcu_elem(const tcu_plan &p, int64_t i) {
+  int64_t off[NOP];
+  tcu_offsets<NOP, ND>(p, i, off);
+  if constexpr (NOP == 2) F::f(p.base[0] + off[0], p.base[1] + off[1]);
+  else if constexpr (NOP == 3) F::f(p.base[0] + off[0], p.base[1] + off[1], p.base[2] + off[2]);
+  else F::f(p.base[0] + off[0], p.base[1] + off[1], p.base[2] + off[2], p.base[3] + off[3]);
+}
+
+template <class F, int NOP, bool ND>
+__global__ void __launch_bounds__(TCU_THREADS) tcu_ew_kernel(const tcu_plan p) {
+  const int64_t step = (int64_t)gridDim.x * TCU_THREADS;
+  for (int64_t i = (int64_t)blockIdx.x * TCU_THREADS + threadIdx.x; i < p.n; i += step)
+    tcu_elem<F, NOP, ND>(p, i);
+}
+
+template <class F, int NOP>
+void tcu_ew_host(const tcu_plan *p) {
+  if (p->ndim == 1) for (int64_t i = 0; i < p->n; i++) tcu_elem<F, NOP, false>(*p, i);
+  else for (int64_t i = 0; i < p->n; i++) tcu_elem<F, NOP, true>(*p, i);
+}
+
+/* Kernels whose element needs its position or the plan's arguments:
+ * F::g(plan, i, off) with off the operands' byte offsets. */
+template <class F, int NOP, bool ND>
+__global__ void __launch_bounds__(TCU_THREADS) tcu_ix_kernel(const tcu_plan p) {
+  const int64_t step = (int64_t)gridDim.x * TCU_THREADS;
+  for (int64_t i = (int64_t)blockIdx.x * TCU_THREADS + threadIdx.x; i < p.n; i += step) {
+    int64_t off[NOP];
+    tcu_offsets<NOP, ND>(p, i, off);
+    F::g(p, i, off);
+  }
+}
+
+template <class F, int NOP>
+void tcu_ix_host(const tcu_plan *p) {
+  for (int64_t i = 0; i < p->n; i++) {
+    int64_t off[NOP];
+    if (p->ndim == 1) tcu_offsets<NOP, false>(*p, i, off);
+    else tcu_offsets<NOP, true>(*p, i, off);
+    F::g(*p, i, off);
+  }
+}
+
+template <class F, int NOP>
+tcu_entry tcu_make_ix_entry() {
+  tcu_entry e;
+  e.k1 = (const void *)tcu_ix_kernel<F, NOP, false>;
+  e.kn = (const void *)tcu_ix_kernel<F, NOP, true>;
+  e.host = tcu_ix_host<F, NOP>;
+  return e;
+}
+
+template <class F, int NOP>
+tcu_entry tcu_make_entry() {
+  tcu_entry e;
+  e.k1 = (const void *)tcu_ew_kernel<F, NOP, false>;
+  e.kn = (const void *)tcu_ew_kernel<F, NOP, true>;
+  e.host = tcu_ew_host<F, NOP>;
+  return e;
+}
+
+#define TCU_CPTR(S, p) ((const S *)(const void *)(p))
+#define TCU_PTR(S, p) ((S *)(void *)(p))
+
+#endif

@@ -1,0 +1,145 @@
+/* The CUDA runtime side of the engine: device discovery, memory (with a
+ * small cache of freed blocks, since cudaFree synchronises and repeated ops
+ * allocate the same sizes), copies, launches, and the host emulation switch
+ * the parity suite uses on machines without a GPU. The runtime is linked
+ * statically, so a machine without a driver only makes tcu_init fail. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include "kern.cuh"
+
+static bool emulate;
+static int state;            /* 0: not tried, 1: usable, -1: unusable */
+static char why_not[256];
+
+extern "C" void tc_cuda_test_emulate(bool on) {
+  emulate = on;
+  state = 0;
+}
+extern "C" bool tcu_emulating(void) { return emulate; }
+
+extern "C" int tcu_init(char *why, size_t n) {
+  if (emulate) return 0;
+  if (state == 0) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+      snprintf(why_not, sizeof why_not, "no usable CUDA device (%s)", cudaGetErrorString(e));
+    } else if (count == 0) {
+      snprintf(why_not, sizeof why_not, "no CUDA device found");
+    } else if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
+      snprintf(why_not, sizeof why_not, "CUDA device 0 cannot be used (%s)", cudaGetErrorString(e));
+    } else {
+      state = 1;
+    }
+    if (state == 0) {
+      state = -1;
+      cudaGetLastError();   /* clear the error so it does not stick */
+    }
+  }
+  if (state < 0 && why && n) snprintf(why, n, "%s", why_not);
+  return state > 0 ? 0 : -1;
+}
+
+/* ---- memory ---- */
+#define CACHE_SLOTS 64
+#define CACHE_BYTES ((size_t)8 << 30)
+static struct { void *p; size_t n; } cache[CACHE_SLOTS];
+static int ncached;
+static size_t cached_bytes;
+
+static void cache_flush(void) {
+  for (int i = 0; i < ncached; i++) cudaFree(cache[i].p);
+  ncached = 0;
+  cached_bytes = 0;
+}
+
+extern "C" void *tcu_malloc(size_t n) {
+  if (emulate) return aligned_alloc(64, (n + 63) & ~(size_t)63);
+  for (int i = ncached - 1; i >= 0; i--) {
+    if (cache[i].n == n) {
+      void *p = cache[i].p;
+      cache[i] = cache[--ncached];
+      cached_bytes -= n;
+      return p;
+    }
+  }
+  void *p = NULL;
+  if (cudaMalloc(&p, n) != cudaSuccess) {
+    cudaGetLastError();
+    cache_flush();
+    if (cudaMalloc(&p, n) != cudaSuccess) { cudaGetLastError(); return NULL; }
+  }
+  return p;
+}
+
+extern "C" void tcu_free(void *p, size_t n) {
+  if (!p) return;
+  if (emulate) { free(p); return; }
+  if (ncached == CACHE_SLOTS || n > CACHE_BYTES - cached_bytes) {
+    if (ncached) {   /* evict the oldest to make room */
+      cudaFree(cache[0].p);
+      cached_bytes -= cache[0].n;
+      cache[0] = cache[--ncached];
+    }
+    if (ncached == CACHE_SLOTS || n > CACHE_BYTES - cached_bytes) { cudaFree(p); return; }
+  }
+  cache[ncached].p = p;
+  cache[ncached].n = n;
+  ncached++;
+  cached_bytes += n;
+}
+
+extern "C" int tcu_h2d(void *dst, const void *src, size_t n) {
+  if (emulate) { memcpy(dst, src, n); return 0; }
+  return (int)cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice);
+}
+
+extern "C" int tcu_d2h(void *dst, const void *src, size_t n) {
+  if (emulate) { memcpy(dst, src, n); return 0; }
+  return (int)cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost);
+}
+
+extern "C" int tcu_sync(void) {
+  if (emulate) return 0;
+  return (int)cudaDeviceSynchronize();
+}
+
+extern "C" const char *tcu_strerror(int status) { return cudaGetErrorString((cudaError_t)status); }
+extern "C" bool tcu_is_oom(int status) { return status == (int)cudaErrorMemoryAllocation; }
+
+/* ---- launches ---- */
+extern "C" int tcu_launch(const void *kernel, int64_t blocks, void **args) {
+  if (blocks < 1) blocks = 1;
+  if (blocks > INT32_MAX) blocks = INT32_MAX;
+  return (int)cudaLaunchKernel(kernel, dim3((unsigned)blocks), dim3(TCU_THREADS), args, 0, 0);
+}
+
+/* Grid-stride kernels: enough blocks to fill the device, each thread then
+ * loops over the rest. */
+static int64_t ew_blocks(int64_t n) {
+  int64_t b = (n + TCU_THREADS - 1) / TCU_THREADS;
+  return b > ((int64_t)1 << 16) ? (int64_t)1 << 16 : b;
+}
+
+extern "C" int tcu_run(const tcu_entry *e, const tcu_plan *p) {
+  if (emulate) { e->host(p); return 0; }
+  void *args[1] = {(void *)p};
+  int st = tcu_launch(p->ndim == 1 ? e->k1 : e->kn, ew_blocks(p->n), args);
+  return st ? st : tcu_sync();
+}
+
+extern "C" int tcu_find(const tcu_entry *e, const tcu_plan *p, int64_t *found) {
+  uint64_t none = ~(uint64_t)0, res = none;
+  void *cell = tcu_malloc(sizeof res);
+  if (!cell) return (int)cudaErrorMemoryAllocation;
+  tcu_plan q = *p;
+  q.base[1] = (char *)cell;
+  int st = tcu_h2d(cell, &none, sizeof none);
+  if (!st) st = tcu_run(e, &q);
+  if (!st) st = tcu_d2h(&res, cell, sizeof res);
+  tcu_free(cell, sizeof res);
+  *found = res == none ? -1 : (int64_t)res;
+  return st;
+}

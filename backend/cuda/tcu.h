@@ -1,0 +1,140 @@
+/* The seam between the CUDA engine's C side (cuda.c: the vtable, plans,
+ * capability rows) and its CUDA side (*.cu: kernels, the runtime). Plain C
+ * types only, so that src/ and the C side never see a CUDA type. Every
+ * tcu_* function returning int returns 0 or a CUDA runtime error number
+ * (tcu_strerror() names it). */
+#ifndef TC_TCU_H
+#define TC_TCU_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../src/tcalc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TCU_MAX_OPS 4
+#define TCU_THREADS 256     /* threads per block for every kernel */
+
+/* An elementwise iteration plan: operand 0 is the output, the others are
+ * inputs viewed with its shape; dims of size 1 are dropped and adjacent
+ * dims merged where every operand allows. Strides are in bytes. ndim == 1
+ * takes the fast 1-D kernels. */
+typedef struct tcu_plan {
+  int ndim, nop;
+  int64_t n;
+  int64_t shape[TC_MAX_DIMS];
+  int64_t bstride[TCU_MAX_OPS][TC_MAX_DIMS];
+  char *base[TCU_MAX_OPS];
+  int64_t arg[4];      /* per kernel family: FIND range (lo, hi); GATHER (axis byte
+                          stride, axis length, mode); TRI (rows, cols, k, lower);
+                          RANGE (start, step); RANDOM (seed, lo, range, dist) */
+  double farg[3];      /* RANGE of floats: start, step, stop */
+} tcu_plan;
+
+/* A scatter plan: the selection's dims split into those where the output
+ * view has stride 0 (the index dims: updates there may hit the same
+ * element, so one thread walks them in row-major order) and the others
+ * (distinct elements: one thread each). Operands: 0 the output view, 1 the
+ * i64 index, 2 the updates; byte strides. */
+typedef struct tcu_splan {
+  int pdim, sdim;
+  int64_t npar, nseq;
+  int64_t pshape[TC_MAX_DIMS], sshape[TC_MAX_DIMS];
+  int64_t pstride[3][TC_MAX_DIMS], sstride[3][TC_MAX_DIMS];
+  char *base[3];
+  int64_t ast, len;    /* the axis: byte stride and length */
+  int mode;
+} tcu_splan;
+
+/* A reduction plan: m outputs (rows), each folding n input elements. The
+ * input offset of element j of row r is koff(r) + roff(j), each from its
+ * own (coalesced) dims; strides in bytes. */
+typedef struct tcu_rplan {
+  int64_t m, n;
+  int kdim, rdim;
+  int64_t kshape[TC_MAX_DIMS], kstride[TC_MAX_DIMS];
+  int64_t rshape[TC_MAX_DIMS], rstride[TC_MAX_DIMS];
+  const char *in;
+  char *out;          /* contiguous, m elements */
+  char *part;         /* split strategy: m * parts accumulators */
+  int64_t parts, chunk;
+} tcu_rplan;
+
+/* One stamped kernel: device entry points (1-D and N-D plans) and the host
+ * emulation of the same element code (tests only). */
+typedef struct tcu_entry {
+  const void *k1, *kn;
+  void (*host)(const tcu_plan *p);
+} tcu_entry;
+
+/* One stamped scatter kernel and its emulation. */
+typedef struct tcu_sentry {
+  const void *k;
+  void (*host)(const tcu_splan *p);
+} tcu_sentry;
+
+/* One stamped reduction: the kernels of each strategy and its emulation. */
+typedef struct tcu_rentry {
+  const void *seq, *block, *split1, *split2;
+  void (*host)(const tcu_rplan *p, int strategy);
+  size_t acc_size;    /* bytes per partial accumulator */
+  bool sequential;    /* only the one-thread-per-row strategy keeps the CPU's result */
+} tcu_rentry;
+
+/* Kernel tables (NULL: no kernel). */
+const tcu_entry *tcu_bin_entry(int op, int dt);
+const tcu_entry *tcu_cmp_entry(int op, int dt);
+const tcu_entry *tcu_un_entry(int op, int dt);
+const tcu_entry *tcu_pred_entry(int op, int dt);
+const tcu_entry *tcu_sel_entry(int op, int dt);
+const tcu_entry *tcu_cast_entry(int from, int to);
+const tcu_rentry *tcu_red_entry(int op, int dt);
+/* The pre-check scan for integer dtype dt; pred as tc_pred in engine.h
+ * (RANGE: an element outside [arg[0], arg[1]]). */
+enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
+const tcu_entry *tcu_find_entry(int dt, int pred);
+/* Data movement (index.cu): bit copies, gather and triangles by element
+ * size in bytes; ranges by dtype; random numbers by tc_dist; scatter by
+ * (tc_scatter_red, dtype). */
+const tcu_entry *tcu_copy_entry(size_t esize);
+const tcu_entry *tcu_gather_entry(size_t esize);
+const tcu_entry *tcu_tri_entry(size_t esize);
+const tcu_entry *tcu_range_entry(int dt, bool endpoint);
+const tcu_entry *tcu_random_entry(int dist);
+const tcu_sentry *tcu_scatter_entry(int red, int dt);
+int tcu_scatter(const tcu_sentry *e, const tcu_splan *p);
+/* Row-major positions of the true elements of the bool plan p (nop 1) into
+ * out (i64, count of them); 1 when the mask holds another count. */
+int tcu_nonzero(const tcu_plan *p, int64_t *out, int64_t count, bool *mismatch);
+
+/* The runtime. */
+int tcu_init(char *why, size_t n);         /* 0 when a device is usable; else why says why */
+void *tcu_malloc(size_t n);                /* NULL on failure */
+void tcu_free(void *p, size_t n);
+int tcu_h2d(void *dst, const void *src, size_t n);
+int tcu_d2h(void *dst, const void *src, size_t n);
+int tcu_sync(void);
+const char *tcu_strerror(int status);
+bool tcu_is_oom(int status);
+/* Runs an elementwise entry over a plan and waits for it. */
+int tcu_run(const tcu_entry *e, const tcu_plan *p);
+/* Runs the pre-check scan; *found is the first matching index or -1. */
+int tcu_find(const tcu_entry *e, const tcu_plan *p, int64_t *found);
+/* Runs a reduction, choosing its strategy from (m, n), and waits for it. */
+int tcu_reduce(const tcu_rentry *e, tcu_rplan *p);
+
+/* ---- test hooks (the parity suite; never reached from tcalc itself) ---- */
+/* Runs every kernel's host emulation on host memory instead of a device, so
+ * the engine's plans, tables and kernel bodies can be checked on a machine
+ * without a GPU. Set before the engine is first used. */
+void tc_cuda_test_emulate(bool on);
+bool tcu_emulating(void);
+/* Lets the engine claim every row it has kernels for, verified or not. */
+void tc_cuda_test_unverified(bool on);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# The one script a session with a GPU runs to check the CUDA engine on real
+# hardware. The GPU machine (the `device` tool) is bare: no Debian packages,
+# no make, no compiler for our C, so everything it runs is prebuilt here.
+#
+# 1. Here, on the build machine:
+#        scripts/cuda-device-check.sh --prepare        (or: make carry)
+#    builds CUDA=1 into build/cuda and fills build/carry/ with
+#    bin/{tcalc,cuda-check} (stripped) and lib/ (the shared
+#    libraries `ldd bin/tcalc` lists beyond glibc). build/ is git-ignored, so
+#    build/carry must be named in the device tool's `carry`.
+# 2. Through the device tool, from the repository root:
+#        run(command="scripts/cuda-device-check.sh", carry=["build/carry"],
+#            timeout_s=360)
+#    It prints the GPU, checks that tcalc sees it (`--engine cuda`,
+#    `--engine auto`), runs the whole parity suite over every row the CPU
+#    claims (TCALC_CUDA_UNVERIFIED=1) and the device benchmark, and copies
+#    the logs to $OUT (parity.txt, bench.txt). Give the machine back after.
+# 3. Paste the "rows for backend/cuda/verified.def" block of parity.txt into
+#    backend/cuda/verified.def (rows that PASSed on the GPU only), note the
+#    run there, rebuild, and commit.
+#
+# Budget (15 device minutes a session, machine start included): the parity
+# suite should take a minute or two on an idle 16-core host and is cut at 4
+# minutes; the benchmark about half a minute (it fills 1 GiB tensors from the
+# host), cut at 90 s. That leaves room for one rerun.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+if [ "${1:-}" = "--prepare" ]; then
+  set -e
+  b=build/cuda
+  make -j2 CUDA=1 BUILD=$b $b/tcalc $b/cuda-check
+  rm -rf build/carry
+  mkdir -p build/carry/bin build/carry/lib
+  for p in tcalc cuda-check; do
+    cp $b/$p build/carry/bin/
+    strip --strip-debug build/carry/bin/$p
+  done
+  # shared libraries beyond glibc (libedit, libcjson and theirs)
+  ldd $b/tcalc | awk '/=> \// {print $3}' | while read -r lib; do
+    case $(basename "$lib") in
+      libc.so*|libm.so*|libdl.so*|librt.so*|libpthread.so*|ld-linux*) ;;
+      *) cp -L "$lib" build/carry/lib/ ;;
+    esac
+  done
+  du -sh build/carry
+  echo "carry build/carry; run scripts/cuda-device-check.sh through the device tool"
+  exit 0
+fi
+
+bin=build/carry/bin
+if [ ! -x $bin/cuda-check ]; then
+  echo "cuda-device-check: $bin is missing: run scripts/cuda-device-check.sh --prepare here and carry build/carry" >&2
+  exit 2
+fi
+export LD_LIBRARY_PATH="$PWD/build/carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+out=${OUT:-build/carry/out}
+mkdir -p "$out"
+limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
+status=0
+
+echo "== device"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv 2>/dev/null || echo "(no nvidia-smi)"
+
+echo "== tcalc sees the device"
+$bin/tcalc --engine cuda -e ':engine' || status=1
+$bin/tcalc --engine auto -e ':engine' || status=1
+$bin/tcalc --caps | sed -n '/^cuda engine/,$p' | head -3
+
+echo "== parity suite (every CPU row, verified or not)"
+start=$(date +%s)
+TCALC_CUDA_UNVERIFIED=1 limit 240 $bin/cuda-check parity > "$out/parity.txt" 2>&1
+rc=$?
+grep -v '^PASS' "$out/parity.txt" | head -80
+echo "parity: exit $rc, $(grep -c '^PASS' "$out/parity.txt") rows passed, $(( $(date +%s) - start )) s (full list in parity.txt)"
+[ $rc -eq 0 ] || status=1
+
+echo "== benchmark"
+limit 90 $bin/cuda-check bench 2>&1 | tee "$out/bench.txt"
+exit $status

@@ -1,0 +1,139 @@
+/* The CUDA device benchmark that scripts/cuda-device-check.sh runs on a GPU
+ * machine: elementwise and reduction throughput through the public API
+ * (plan, launch and wait included), as a fraction of the H200's HBM
+ * bandwidth. A plain program, like the parity suite; without a device it
+ * prints "skipped: no CUDA device" and exits 0. Timings are printed, never
+ * checked: this is not a test.
+ *
+ *   cuda-check bench [--emulate] [--small]   (--small: 1M elements, for trying it out) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "engine.h"
+#include "cuda/tcu.h"
+#include "check.h"
+
+#define HBM_BYTES_PER_S 4.8e12   /* H200 */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static tc_tensor *filled(tc_engine_id e, tc_dtype dt, int ndim, const int64_t *shape) {
+  tc_err err;
+  tc_err_clear(&err);
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= shape[i];
+  size_t es = tc_dtype_size(dt);
+  unsigned char *buf = malloc((size_t)n * es);
+  if (!buf) { fprintf(stderr, "cuda-check bench: out of host memory\n"); exit(2); }
+  for (int64_t i = 0; i < n; i++) {
+    if (dt == TC_DT_F32) { float f = (float)(i % 1000) * 0.001f; memcpy(buf + i * 4, &f, 4); }
+    else { int32_t v = (int32_t)(i % 1000) - 500; memcpy(buf + (size_t)i * es, &v, es < 4 ? es : 4); }
+  }
+  tc_set_engine(e);
+  tc_tensor *t = tc_tensor_from_host(dt, ndim, shape, buf, &err);
+  free(buf);
+  if (!t) { fprintf(stderr, "cuda-check bench: %s\n", err.msg); exit(2); }
+  return t;
+}
+
+typedef tc_tensor *(*bench_fn)(tc_tensor *a, tc_tensor *b, tc_err *err);
+
+static tc_tensor *op_add(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_ADD, a, b, err); }
+static tc_tensor *op_exp(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_unary(TC_OP_EXP, a, err); }
+static tc_tensor *op_sum_all(tc_tensor *a, tc_tensor *b, tc_err *err) {
+  (void)b;
+  tc_axes ax = {.all = true};
+  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
+}
+static tc_tensor *op_sum_rows(tc_tensor *a, tc_tensor *b, tc_err *err) {
+  (void)b;
+  tc_axes ax = {.n = 1, .axis = {1}};
+  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
+}
+static tc_tensor *op_sum_cols(tc_tensor *a, tc_tensor *b, tc_err *err) {
+  (void)b;
+  tc_axes ax = {.n = 1, .axis = {0}};
+  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
+}
+
+/* Median seconds of `runs` calls (after one warm-up). */
+static double timeit(tc_engine_id e, bench_fn f, tc_tensor *a, tc_tensor *b, int runs) {
+  double t[32];
+  tc_set_engine(e);
+  for (int i = -1; i < runs; i++) {
+    tc_err err;
+    tc_err_clear(&err);
+    double t0 = now_s();
+    tc_tensor *r = f(a, b, &err);
+    double dt = now_s() - t0;
+    if (!r) { printf("  failed: %s\n", err.msg); return -1; }
+    tc_tensor_free(r);
+    if (i >= 0) t[i] = dt;
+  }
+  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  return t[runs / 2];
+}
+
+static void line(const char *what, double s, double bytes) {
+  if (s < 0) return;
+  printf("%-44s %9.3f ms  %8.1f GB/s  %5.1f%% of HBM\n", what, s * 1e3, bytes / s * 1e-9, bytes / s / HBM_BYTES_PER_S * 100);
+  fflush(stdout);
+}
+
+int bench_main(int argc, char **argv) {
+  bool emulate = false, small = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--emulate")) emulate = true;
+    else if (!strcmp(argv[i], "--small")) small = true;
+    else { fprintf(stderr, "usage: cuda-check bench [--emulate] [--small]\n"); return 2; }
+  }
+  tc_cuda_test_emulate(emulate);
+  tc_cuda_test_unverified(true);   /* a benchmark, not a claim: time the kernels whatever verified.def says */
+  tc_err err;
+  tc_err_clear(&err);
+  if (tc_engine_check(TC_ENGINE_CUDA, &err) != 0) {
+    printf("skipped: no CUDA device (%s)\n", err.msg);
+    return 0;
+  }
+  tc_set_max_memory((uint64_t)64 << 30);
+  int64_t n = small ? (int64_t)1 << 20 : (int64_t)1 << 28, side = small ? 1024 : 16384;
+  int runs = small ? 5 : 10;
+  printf("cuda-check bench: %s; %lld elements; median of %d runs through the API; HBM %.1f TB/s\n",
+         emulate ? "host emulation (timings meaningless)" : "CUDA device", (long long)n, runs, HBM_BYTES_PER_S * 1e-12);
+  tc_tensor *a = filled(TC_ENGINE_CUDA, TC_DT_I32, 1, &n), *b = filled(TC_ENGINE_CUDA, TC_DT_I32, 1, &n);
+  double i32 = 4.0 * (double)n;
+  line("add i32 [n] + [n]", timeit(TC_ENGINE_CUDA, op_add, a, b, runs), 3 * i32);
+  tc_tensor *s = filled(TC_ENGINE_CUDA, TC_DT_I32, 0, NULL);
+  line("add i32 [n] + 0-d (stride-0 broadcast)", timeit(TC_ENGINE_CUDA, op_add, a, s, runs), 2 * i32);
+  line("reduce_sum i32 over all n (split rows)", timeit(TC_ENGINE_CUDA, op_sum_all, a, NULL, runs), i32);
+  tc_tensor_free(s);
+  int64_t sq[2] = {side, side};
+  tc_tensor *m = filled(TC_ENGINE_CUDA, TC_DT_I32, 2, sq);
+  line("reduce_sum i32 [side,side] axis 1", timeit(TC_ENGINE_CUDA, op_sum_rows, m, NULL, runs), i32);
+  line("reduce_sum i32 [side,side] axis 0 (strided)", timeit(TC_ENGINE_CUDA, op_sum_cols, m, NULL, runs), i32);
+  tc_tensor_free(m);
+  tc_tensor *f = filled(TC_ENGINE_CUDA, TC_DT_F32, 1, &n);
+  line("exp f32 [n]", timeit(TC_ENGINE_CUDA, op_exp, f, NULL, runs), 2 * i32);
+  line("reduce_sum f32 over all n", timeit(TC_ENGINE_CUDA, op_sum_all, f, NULL, runs), i32);
+  tc_tensor_free(f);
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+  /* The same add on the CPU engine, for scale. */
+  a = filled(TC_ENGINE_CPU, TC_DT_I32, 1, &n);
+  b = filled(TC_ENGINE_CPU, TC_DT_I32, 1, &n);
+  line("cpu engine: add i32 [n] + [n]", timeit(TC_ENGINE_CPU, op_add, a, b, 3), 3 * i32);
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+  printf("matmul i64 and f32 at 4096: not measured (no matmul op on main yet)\n");
+  return 0;
+}

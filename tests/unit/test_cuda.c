@@ -1,0 +1,160 @@
+/* The CUDA engine as seen from the core and the session, on any machine:
+ * without a device it is engine_unavailable; it never claims a row the CPU
+ * does not; in a CUDA build its kernels run (as their host emulation) with
+ * the CPU's results and errors, and :verify compares the engines. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "session.h"
+#ifdef TC_HAVE_CUDA
+#include "cuda/tcu.h"
+#endif
+
+Test(cuda, unavailable_or_usable) {
+  tc_err err;
+  tc_err_clear(&err);
+  if (tc_engine_check(TC_ENGINE_CUDA, &err) != 0) {
+    cr_assert_eq(err.code, TC_E_ENGINE);
+    cr_assert_eq(err.engine, TC_ENGINE_CUDA);
+    cr_assert(!strncmp(err.msg, "engine cuda: ", 13), "%s", err.msg);
+  } else {
+    cr_assert_not_null(tc_engines[TC_ENGINE_CUDA]);
+    cr_assert_eq(err.code, TC_OK);
+  }
+}
+
+Test(cuda, claims_no_row_the_cpu_lacks) {
+  for (int op = 0; op < TC_OP_COUNT; op++)
+    for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+      if (tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CUDA))
+        cr_assert(tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU), "%s %s", tc_op_name((tc_op)op),
+                  tc_dtype_name((tc_dtype)dt));
+#ifndef TC_HAVE_CUDA
+      cr_assert(!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CUDA));
+#endif
+    }
+}
+
+/* Runs text through a session; returns what it printed (caller frees). */
+static char *run(const char *text, bool json, int *status) {
+  runner r;
+  runner_init(&r);
+  char *out = NULL;
+  size_t n = 0;
+  r.out = open_memstream(&out, &n);
+  r.errf = r.out;
+  r.json = json;
+  r.keep_going = true;
+  runner_text(&r, text);
+  fclose(r.out);
+  *status = r.exit_status;
+  runner_free(&r);
+  return out;
+}
+
+#ifdef TC_HAVE_CUDA
+static tc_tensor *i64s(int n, const int64_t *v) {
+  tc_err err;
+  tc_err_clear(&err);
+  int64_t s = n;
+  tc_tensor *t = tc_tensor_from_host(TC_DT_I64, 1, &s, v, &err);
+  cr_assert_not_null(t, "%s", err.msg);
+  return t;
+}
+
+Test(cuda_emulated, unverified_rows_are_dtype_unsupported) {
+  tc_cuda_test_emulate(true);
+  tc_set_engine(TC_ENGINE_CUDA);
+  int64_t v[2] = {1, 2};
+  tc_tensor *a = i64s(2, v);
+  cr_assert_eq(tc_tensor_engine(a), TC_ENGINE_CUDA);
+  tc_err err;
+  tc_err_clear(&err);
+  bool claimed = tc_op_supported(TC_OP_ADD, TC_DT_I64, TC_ENGINE_CUDA);
+  tc_tensor *s = tc_add(a, a, &err);
+  if (claimed) {
+    cr_assert_not_null(s);
+  } else {
+    cr_assert_null(s);
+    cr_assert_eq(err.code, TC_E_DTYPE);
+    cr_assert_eq(err.engine, TC_ENGINE_CUDA);
+    cr_assert_str_eq(err.msg, "add: not supported for i64 on cuda");
+  }
+  tc_tensor_free(s);
+  tc_tensor_free(a);
+}
+
+Test(cuda_emulated, division_by_zero_found_on_the_device) {
+  tc_cuda_test_emulate(true);
+  tc_cuda_test_unverified(true);
+  tc_set_engine(TC_ENGINE_CUDA);
+  int64_t a[5] = {7, 7, 7, 7, 7}, b[5] = {1, 2, 0, 3, 0}, q[5];
+  tc_tensor *ta = i64s(5, a), *tb = i64s(5, b);
+  tc_err err;
+  tc_err_clear(&err);
+  tc_tensor *r = tc_div(ta, tb, &err);
+  cr_assert_null(r);
+  cr_assert_eq(err.code, TC_E_DIV_ZERO);
+  cr_assert_eq(err.engine, TC_ENGINE_CUDA);
+  cr_assert(err.has_index);
+  cr_assert_eq(err.index[0], 2);
+  b[2] = b[4] = -1;
+  tc_tensor_free(tb);
+  tb = i64s(5, b);
+  tc_err_clear(&err);
+  r = tc_div(ta, tb, &err);
+  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_eq(tc_tensor_engine(r), TC_ENGINE_CUDA);
+  cr_assert_eq(tc_tensor_to_host(r, q, &err), 0);
+  cr_assert_eq(q[0], 7);
+  cr_assert_eq(q[1], 3);
+  cr_assert_eq(q[2], -7);
+  cr_assert_eq(q[3], 2);
+  tc_tensor_free(r);
+  tc_tensor_free(ta);
+  tc_tensor_free(tb);
+}
+
+Test(cuda_emulated, session_moves_operands_and_verifies) {
+  tc_cuda_test_emulate(true);
+  tc_cuda_test_unverified(true);
+  int st;
+  char *out = run("x = [1, -2, 3]\n:engine cuda\n:engine\nx * 2\nsum(x)\n:verify x // 2\n:verify exp(f32(x))\n"
+                  ":verify x / [1, 0, 1]\n:verify dtype(x)\n",
+                  false, &st);
+  cr_assert_str_eq(out,
+                   "cuda\n"
+                   "[ 2, -4,  6]  i64[3]\n"
+                   "2\n"
+                   "verify: identical on cpu and cuda (i64[3])\n"
+                   "verify: identical on cpu and cuda (f32[3])\n"
+                   "verify: cpu and cuda fail alike: division_by_zero: div: integer divisor is zero at index [1]\n"
+                   "verify: identical on cpu and cuda (\"i64\")\n");
+  cr_assert_eq(st, 0);
+  free(out);
+  out = run("x = [1.5, 2]\n:engine cuda\n:verify x + 1\n", true, &st);
+  cr_assert_str_eq(out, "{\"ok\":true,\"type\":\"verify\",\"match\":true,\"identical\":true,\"dtype\":\"f64\","
+                        "\"shape\":[2],\"max_ulps\":0,\"tolerance_ulps\":0}\n");
+  free(out);
+}
+#endif
+
+Test(cuda, verify_needs_both_engines) {
+  int st;
+  char *out = run(":verify 1 + 1\n", true, &st);
+  tc_err err;
+  tc_err_clear(&err);
+  if (tc_engine_check(TC_ENGINE_CUDA, &err) != 0) {
+    cr_assert(strstr(out, "\"code\":\"engine_unavailable\""), "%s", out);
+    cr_assert_eq(st, 1);
+  } else {
+    cr_assert(strstr(out, "\"type\":\"verify\""), "%s", out);
+  }
+  free(out);
+  out = run(":verify y = 1\n", false, &st);
+  cr_assert_str_eq(out, "error[bad_argument]: :verify needs an expression (not an assignment)\n");
+  cr_assert_eq(st, 1);
+  free(out);
+}

@@ -1,0 +1,268 @@
+/* The CPU engine's threads: results that do not depend on the thread count
+ * (integers always; float sums too, since they split along the pairwise
+ * tree), TCALC_THREADS, interrupts, and the allocation cache. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcalc.h"
+
+static tc_err err;
+static void setup(void) { tc_err_clear(&err); tc_set_threads(0); }
+static void teardown(void) { tc_set_threads(0); unsetenv("TCALC_THREADS"); }
+TestSuite(threads, .init = setup, .fini = teardown);
+
+static const int counts[] = {1, 2, 3, 8};
+#define NCOUNTS (sizeof counts / sizeof counts[0])
+
+static uint64_t rng = 88172645463325252u;
+static uint64_t rnd(void) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+
+static tc_tensor *random_tensor(tc_dtype dt, int ndim, const int64_t *shape, bool nonzero) {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= shape[i];
+  tc_tensor *t;
+  if (dt == TC_DT_F64 || dt == TC_DT_F32 || dt == TC_DT_BF16 || dt == TC_DT_F16) {
+    double *v = malloc(sizeof *v * (size_t)n);
+    for (int64_t i = 0; i < n; i++) v[i] = (double)(rnd() >> 11) * 0x1p-53 * 2 - 0.7;
+    t = tc_tensor_from_host(TC_DT_F64, ndim, shape, v, &err);
+    free(v);
+  } else {
+    int64_t *v = malloc(sizeof *v * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+      v[i] = (int64_t)rnd();
+      if (nonzero && (v[i] & 0xff) == 0) v[i] |= 1;
+    }
+    t = tc_tensor_from_host(TC_DT_I64, ndim, shape, v, &err);
+    free(v);
+  }
+  cr_assert_not_null(t, "%s", err.msg);
+  tc_tensor *c = tc_cast(t, dt, &err);
+  tc_tensor_free(t);
+  cr_assert_not_null(c, "%s", err.msg);
+  return c;
+}
+
+static void *bytes_of(tc_tensor *t, size_t *n) {
+  *n = (size_t)tc_numel(t) * tc_dtype_size(t->dtype);
+  void *v = malloc(*n ? *n : 1);
+  cr_assert_eq(tc_tensor_to_host(t, v, &err), 0, "%s", err.msg);
+  return v;
+}
+
+/* Runs f under every thread count and asserts the result bytes agree. */
+typedef tc_tensor *(*op_fn)(tc_tensor *a, tc_tensor *b);
+static void same_for_every_count(const char *what, op_fn f, tc_tensor *a, tc_tensor *b) {
+  void *first = NULL;
+  size_t n0 = 0;
+  for (size_t i = 0; i < NCOUNTS; i++) {
+    tc_set_threads(counts[i]);
+    cr_assert_eq(tc_get_threads(), counts[i]);
+    tc_tensor *r = f(a, b);
+    cr_assert_not_null(r, "%s: %s", what, err.msg);
+    size_t n;
+    void *v = bytes_of(r, &n);
+    tc_tensor_free(r);
+    if (!first) { first = v; n0 = n; continue; }
+    cr_assert_eq(n, n0);
+    cr_assert(memcmp(first, v, n) == 0, "%s differs between 1 and %d threads", what, counts[i]);
+    free(v);
+  }
+  free(first);
+}
+
+static tc_tensor *op_matmul(tc_tensor *a, tc_tensor *b) { return tc_matmul(a, b, &err); }
+static tc_tensor *op_add(tc_tensor *a, tc_tensor *b) { return tc_binary(TC_OP_ADD, a, b, &err); }
+static tc_tensor *op_mul(tc_tensor *a, tc_tensor *b) { return tc_binary(TC_OP_MUL, a, b, &err); }
+static tc_tensor *op_div(tc_tensor *a, tc_tensor *b) { return tc_binary(TC_OP_DIV, a, b, &err); }
+static tc_tensor *op_sum_all(tc_tensor *a, tc_tensor *b) {
+  (void)b;
+  tc_axes ax = {.all = true};
+  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, &err);
+}
+static tc_tensor *op_mean_all(tc_tensor *a, tc_tensor *b) {
+  (void)b;
+  tc_axes ax = {.all = true};
+  return tc_reduce(TC_OP_MEAN, a, &ax, false, &err);
+}
+static tc_tensor *op_sum_axis1(tc_tensor *a, tc_tensor *b) {
+  (void)b;
+  tc_axes ax = {.all = false, .n = 1, .axis = {1}};
+  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, &err);
+}
+static tc_tensor *op_sum_axis0(tc_tensor *a, tc_tensor *b) {
+  (void)b;
+  tc_axes ax = {.all = false, .n = 1, .axis = {0}};
+  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, &err);
+}
+
+Test(threads, integer_matmul_is_the_same_for_every_count) {
+  const tc_dtype dts[] = {TC_DT_I8, TC_DT_I16, TC_DT_I32, TC_DT_I64, TC_DT_BOOL};
+  for (size_t d = 0; d < 5; d++) {
+    tc_tensor *a = random_tensor(dts[d], 2, (int64_t[]){300, 270}, false);
+    tc_tensor *b = random_tensor(dts[d], 2, (int64_t[]){270, 190}, false);
+    same_for_every_count(tc_dtype_name(dts[d]), op_matmul, a, b);
+    tc_tensor_free(a);
+    tc_tensor_free(b);
+  }
+  /* a batch of small products, split across threads by batch */
+  tc_tensor *a = random_tensor(TC_DT_I64, 3, (int64_t[]){500, 6, 7}, false);
+  tc_tensor *b = random_tensor(TC_DT_I64, 3, (int64_t[]){500, 7, 5}, false);
+  same_for_every_count("batched i64", op_matmul, a, b);
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+}
+
+Test(threads, elementwise_and_sums_are_the_same_for_every_count) {
+  int64_t shape[2] = {1000, 1031};   /* above the split threshold, not a round size */
+  const tc_dtype ints[] = {TC_DT_I8, TC_DT_I32, TC_DT_I64};
+  for (size_t d = 0; d < 3; d++) {
+    tc_tensor *a = random_tensor(ints[d], 2, shape, false), *b = random_tensor(ints[d], 2, shape, true);
+    same_for_every_count("add", op_add, a, b);
+    same_for_every_count("mul", op_mul, a, b);
+    same_for_every_count("div", op_div, a, b);
+    same_for_every_count("reduce_sum", op_sum_all, a, NULL);
+    same_for_every_count("reduce_sum axis 1", op_sum_axis1, a, NULL);
+    same_for_every_count("reduce_sum axis 0", op_sum_axis0, a, NULL);
+    tc_tensor_free(a);
+    tc_tensor_free(b);
+  }
+}
+
+Test(threads, float_sums_are_the_same_for_every_count) {
+  const tc_dtype flts[] = {TC_DT_F64, TC_DT_F32, TC_DT_BF16};
+  const int64_t lens[] = {1 << 20, 3000017};
+  for (size_t d = 0; d < 3; d++)
+    for (size_t l = 0; l < 2; l++) {
+      tc_tensor *a = random_tensor(flts[d], 1, &lens[l], false);
+      same_for_every_count("float reduce_sum", op_sum_all, a, NULL);
+      same_for_every_count("float mean", op_mean_all, a, NULL);
+      same_for_every_count("float add", op_add, a, a);
+      tc_tensor_free(a);
+    }
+}
+
+Test(threads, float_sum_is_accurate) {
+  /* 0.1 added 3M times in f64: pairwise keeps the error near 1 ulp of the sum */
+  int64_t n = 3000017;
+  tc_tensor *one = tc_scalar_f64(0.1, false, &err);
+  tc_tensor *v = tc_view_broadcast(one, 1, &n, &err);
+  tc_tensor *c = tc_contiguous(v, &err);
+  tc_set_threads(3);
+  tc_axes ax = {.all = true};
+  tc_tensor *s = tc_reduce(TC_OP_REDUCE_SUM, c, &ax, false, &err);
+  double got;
+  tc_tensor_to_host(s, &got, &err);
+  double exact = 300001.7;
+  cr_assert(got > exact * (1 - 1e-14) && got < exact * (1 + 1e-14), "sum %.17g", got);
+  tc_tensor_free(one); tc_tensor_free(v); tc_tensor_free(c); tc_tensor_free(s);
+}
+
+Test(threads, first_zero_divisor_is_found_whatever_the_count) {
+  int64_t n = 1 << 20;
+  int64_t *v = malloc(sizeof *v * (size_t)n);
+  for (int64_t i = 0; i < n; i++) v[i] = 3;
+  /* zeros late in the last thread's range and early in a later one */
+  v[n - 5] = 0;
+  v[700001] = 0;
+  v[400003] = 0;
+  tc_tensor *b = tc_tensor_from_host(TC_DT_I64, 1, &n, v, &err);
+  tc_tensor *a = tc_tensor_from_host(TC_DT_I64, 1, &n, v, &err);
+  for (size_t i = 0; i < NCOUNTS; i++) {
+    tc_set_threads(counts[i]);
+    tc_err_clear(&err);
+    tc_tensor *r = tc_binary(TC_OP_DIV, a, b, &err);
+    cr_assert_null(r);
+    cr_assert_eq(err.code, TC_E_DIV_ZERO);
+    cr_assert(err.has_index && err.index[0] == 400003, "%d threads: index %lld", counts[i],
+              (long long)err.index[0]);
+  }
+  free(v);
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+}
+
+Test(threads, tcalc_threads_sets_the_default) {
+  setenv("TCALC_THREADS", "3", 1);
+  tc_set_threads(0);
+  cr_assert_eq(tc_get_threads(), 3);
+  tc_set_threads(5);
+  cr_assert_eq(tc_get_threads(), 5, "an explicit count wins");
+  setenv("TCALC_THREADS", "junk", 1);
+  tc_set_threads(0);
+  cr_assert_geq(tc_get_threads(), 1, "a bad value falls back to the CPUs");
+}
+
+Test(threads, interrupt_stops_every_thread) {
+  int64_t n = 1 << 22;
+  tc_tensor *a = random_tensor(TC_DT_I32, 1, &n, true);
+  tc_set_threads(4);
+  tc_interrupt_flag = 1;
+  tc_tensor *r = tc_binary(TC_OP_ADD, a, a, &err);
+  cr_assert_null(r);
+  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  tc_err_clear(&err);
+  tc_axes ax = {.all = true};
+  r = tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, &err);
+  cr_assert_null(r);
+  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  tc_interrupt_clear();
+  tc_err_clear(&err);
+  r = tc_binary(TC_OP_ADD, a, a, &err);
+  cr_assert_not_null(r, "works again after the interrupt: %s", err.msg);
+  tc_tensor_free(r);
+  tc_tensor_free(a);
+}
+
+Test(threads, reused_blocks_hold_new_results) {
+  /* c = a + b in a loop: the cache hands back the last result's block */
+  int64_t n = 1 << 20;
+  tc_tensor *a = random_tensor(TC_DT_I32, 1, &n, false);
+  uint64_t base = tc_mem_in_use();
+  tc_tensor *c = NULL;
+  for (int k = 1; k <= 4; k++) {
+    tc_tensor *s = tc_scalar_i64(k, true, &err);
+    tc_tensor *r = tc_binary(TC_OP_ADD, a, s, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    tc_tensor_free(c);
+    c = r;
+    tc_tensor_free(s);
+    tc_tensor *d = tc_binary(TC_OP_SUB, c, a, &err);
+    tc_axes ax = {.all = true};
+    tc_tensor *m = tc_reduce(TC_OP_REDUCE_MIN, d, &ax, false, &err), *x = tc_reduce(TC_OP_REDUCE_MAX, d, &ax, false, &err);
+    int32_t lo, hi;
+    tc_tensor_to_host(m, &lo, &err);
+    tc_tensor_to_host(x, &hi, &err);
+    cr_assert(lo == k && hi == k, "round %d: c - a in [%d, %d]", k, lo, hi);
+    tc_tensor_free(d); tc_tensor_free(m); tc_tensor_free(x);
+  }
+  tc_tensor_free(c);
+  cr_assert_eq(tc_mem_in_use(), base, "cached blocks are not counted as results");
+  tc_tensor_free(a);
+}
+
+Test(threads, split_sum_has_the_bits_of_the_serial_sum) {
+  /* reduce_sum(x) splits x along the pairwise tree; the rows of [x, x]
+   * summed along axis 1 are two outputs, each summed serially */
+  const tc_dtype flts[] = {TC_DT_F64, TC_DT_F32, TC_DT_F16};
+  int64_t n = 3000017;
+  for (size_t d = 0; d < 3; d++) {
+    tc_tensor *x = random_tensor(flts[d], 1, &n, false);
+    int64_t shape2[2] = {2, n};
+    tc_tensor *xx = tc_view_broadcast(x, 2, shape2, &err);
+    for (size_t i = 0; i < NCOUNTS; i++) {
+      tc_set_threads(counts[i]);
+      tc_tensor *whole = op_sum_all(x, NULL), *rows = op_sum_axis1(xx, NULL);
+      cr_assert_not_null(whole, "%s", err.msg);
+      cr_assert_not_null(rows, "%s", err.msg);
+      size_t n1, n2;
+      unsigned char *a = bytes_of(whole, &n1), *b = bytes_of(rows, &n2);
+      cr_assert_eq(n2, 2 * n1);
+      cr_assert(memcmp(a, b, n1) == 0 && memcmp(a, b + n1, n1) == 0, "%s: %d threads",
+                tc_dtype_name(flts[d]), counts[i]);
+      free(a); free(b);
+      tc_tensor_free(whole); tc_tensor_free(rows);
+    }
+    tc_tensor_free(xx);
+    tc_tensor_free(x);
+  }
+}
