@@ -184,4 +184,36 @@ bench: $(BUILD)/tcalc
 clean:
 	rm -rf build
 
+# ---- soak: peak memory stays flat over 100 000 statements ----
+.PHONY: soak
+soak: $(BUILD)/tcalc
+	tests/reliability/soak.sh $(BUILD)/tcalc
+
+# ---- valgrind memcheck over the golden suite and the unit tests ----
+.PHONY: valgrind
+valgrind: $(BUILD)/tcalc $(BUILD)/unit-tests
+	scripts/valgrind.sh $(BUILD)
+
+# ---- fuzzing: libFuzzer harnesses in tests/fuzz/, built with clang ----
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_NAMES   := fuzz_parse fuzz_stmt
+.PHONY: fuzz fuzz-build
+
+$(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(shell pkg-config --libs $(PKGS)) $(LDLIBS)
+
+$(BUILD)/gen-dict: $(BUILD)/tests/fuzz/gen_dict.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(TCALC_LIBS) $(LDLIBS)
+
+# The harnesses run the CPU engine only (CUDA=0): its code is the same on
+# every machine, and libFuzzer's coverage needs clang to compile all of it.
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 OPT=-O1 KOPT=-O1 SAN=address,undefined,fuzzer-no-link \
+	  $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+
+fuzz: fuzz-build $(BUILD)/gen-dict
+	scripts/fuzz.sh $(FUZZ_BUILD) $(BUILD)/gen-dict $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
 -include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d) $(CHECK_O:.o=.d) $(wildcard $(BUILD)/tests/fuzz/*.d)

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 logs="$build/valgrind"
 rm -rf "$logs"
 mkdir -p "$logs"
-vg="valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+vg="valgrind --quiet --suppressions=$root/scripts/valgrind.supp --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
   --errors-for-leak-kinds=definite,indirect,possible --num-callers=30 --log-file=$logs/%p.log"
 command -v valgrind > /dev/null || { echo "valgrind: not installed (scripts/install-deps.sh installs it)"; exit 1; }
 

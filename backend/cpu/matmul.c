@@ -376,12 +376,25 @@ static int blas_gemm(const mm_prob *p, tc_dtype dt) {
   int t = cpu_threads();
   if (blas.set_threads && blas.threads != t) { blas.set_threads(t); blas.threads = t; }
   int m = (int)p->M, n = (int)p->N, k = (int)p->K;
-  if (dt == TC_DT_F32)
-    blas.sgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0f, CPTR(float, p->a), lda, CPTR(float, p->b), ldb, 0.0f,
-               PTR(float, p->c), n);
-  else
-    blas.dgemm(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0, CPTR(double, p->a), lda, CPTR(double, p->b), ldb, 0.0,
-               PTR(double, p->c), n);
+  /* A CBLAS call cannot be interrupted: a large product runs as panels of
+   * rows of about 2^28 multiply-adds (at least 256 rows, which keeps the
+   * library efficient; tens of milliseconds each), with the interrupt
+   * flag checked between them (the caller reports it). */
+  int64_t nk = (int64_t)n * k;
+  int64_t rows = nk > 0 ? ((int64_t)1 << 28) / nk : m;
+  int mb = rows >= m ? m : rows < 256 ? 256 : (int)rows;
+  size_t es = tc_dtype_size(dt);
+  for (int i = 0; i < m && !tc_interrupt_flag; i += mb) {
+    int mi = m - i < mb ? m - i : mb;
+    const char *a = p->a + (size_t)i * (ta == CBLAS_NO_TRANS ? (size_t)lda : 1) * es;
+    char *c = p->c + (size_t)i * (size_t)n * es;
+    if (dt == TC_DT_F32)
+      blas.sgemm(CBLAS_ROW_MAJOR, ta, tb, mi, n, k, 1.0f, CPTR(float, a), lda, CPTR(float, p->b), ldb, 0.0f,
+                 PTR(float, c), n);
+    else
+      blas.dgemm(CBLAS_ROW_MAJOR, ta, tb, mi, n, k, 1.0, CPTR(double, a), lda, CPTR(double, p->b), ldb, 0.0,
+                 PTR(double, c), n);
+  }
   return 1;
 }
 

@@ -30,16 +30,22 @@ PY
 long="y = $(python3 -c "print('sin(' * 300 + 'x' + ')' * 300)")"
 { cat "$TMP/setup.tc"; echo "$long"; echo "z = 1"; echo "z"; } > "$TMP/long.tc"
 
-# interrupt NAME ARGS...: runs long.tc in batch mode, sends SIGINT once the
-# computation is under way (after 1 s), and checks the outcome. Python
-# measures the time from the signal to the exit of the process.
+# A float matrix product long enough to interrupt (CBLAS), and an integer
+# one (the blocked kernel across the thread pool), each on line 3.
+{ echo "a = rand([3000, 3000], seed=1)"; echo "b = i32(a * 100)"; echo "c = a @ a @ a @ a"; echo "z"; } > "$TMP/matmul.tc"
+{ echo "a = rand([3000, 3000], seed=1)"; echo "b = i32(a * 100)"; echo "c = b @ b @ b @ b"; echo "z"; } > "$TMP/imatmul.tc"
+
+# interrupt NAME SCRIPT LINE ARGS...: runs SCRIPT in batch mode, sends
+# SIGINT once the computation is under way (after 1 s), and checks the
+# outcome: an interrupted error at LINE, nothing after. Python measures
+# the time from the signal to the exit of the process.
 interrupt() {
-  name=$1
-  shift
-  ms=$(python3 - "$TMP" "$BIN" "$@" <<'PY'
+  name=$1 script=$2 at=$3
+  shift 3
+  ms=$(python3 - "$TMP" "$script" "$BIN" "$@" <<'PY'
 import signal, subprocess, sys, time
-tmp, cmd = sys.argv[1], sys.argv[2:]
-with open(f"{tmp}/long.tc", "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
+tmp, script, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(f"{tmp}/{script}", "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
     p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e)
     time.sleep(1)
     t0 = time.monotonic()
@@ -59,7 +65,7 @@ PY
   if [ "$rc" -ne 1 ]; then bad "$name: $(status_note $rc), wanted 1"; head -c 600 "$TMP/err"; return; fi
   case " $* " in
     *" --json "*)
-      if ! grep -q '"code":"interrupted".*"line":7' "$TMP/out"; then bad "$name: no interrupted error at line 7"; head -c 600 "$TMP/out"; return; fi
+      if ! grep -q "\"code\":\"interrupted\".*\"line\":$at," "$TMP/out"; then bad "$name: no interrupted error at line $at"; head -c 600 "$TMP/out"; return; fi
       if [ "$(wc -l < "$TMP/out")" -ne 1 ]; then bad "$name: the run went on after the interrupt"; head -c 600 "$TMP/out"; return; fi ;;
     *)
       if ! grep -q '^error\[interrupted\]' "$TMP/err"; then bad "$name: no error[interrupted]"; head -c 600 "$TMP/err"; return; fi
@@ -71,9 +77,14 @@ PY
   echo "  $name: ended $ms ms after SIGINT"
   ok
 }
-interrupt batch_json --json
-interrupt batch_text
-interrupt batch_keep_going --json -k
+interrupt batch_json long.tc 7 --json
+interrupt batch_text long.tc 7
+interrupt batch_keep_going long.tc 7 --json -k
+TCALC_THREADS=1 interrupt batch_one_thread long.tc 7 --json
+TCALC_THREADS=8 interrupt batch_eight_threads long.tc 7 --json
+interrupt batch_matmul_float matmul.tc 3 --json
+TCALC_THREADS=1 interrupt batch_matmul_float_one_thread matmul.tc 3 --json
+interrupt batch_matmul_int imatmul.tc 3 --json
 
 # SIGINT while blocked reading stdin (a pipe that stays open).
 mkfifo "$TMP/fifo"
