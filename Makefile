@@ -132,7 +132,7 @@ $(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
-RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh
+RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh tests/reliability/soak.sh
 
 # Criterion counts a test whose worker LeakSanitizer then reports as
 # passing: the log is searched, so that a leak fails `make check`.

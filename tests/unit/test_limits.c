@@ -168,6 +168,11 @@ static tc_tensor *f_take(tc_tensor *x, tc_tensor *y, tc_err *e) {
   return r;
 }
 static tc_tensor *f_full(tc_tensor *x, tc_tensor *y, tc_err *e) { return tc_full(x->ndim, x->shape, y, -1, e); }
+static tc_tensor *f_rand(tc_tensor *x, tc_tensor *y, tc_err *e) {
+  (void)y;
+  return tc_random(TC_DIST_NORMAL, x->ndim, x->shape, 7, 0, 0, e);
+}
+static tc_tensor *f_matmul(tc_tensor *x, tc_tensor *y, tc_err *e) { (void)y; return tc_matmul(x, x, e); }
 static tc_tensor *f_zeros(tc_tensor *x, tc_tensor *y, tc_err *e) { (void)y; return tc_zeros(x->ndim, x->shape, TC_DT_F32, e); }
 
 Test(limits, every_kernel_family_notices_an_interrupt) {
@@ -180,6 +185,12 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
   tc_tensor *one = tt_iscalar(TC_DT_I32, 1);
   tc_tensor *y1 = y && one ? tc_binary(TC_OP_ADD, y, one, &e) : NULL;   /* nonzero divisors */
   cr_assert(x && y1, "%s", e.msg);
+  /* square matrices of 1024: products of 2^30 multiply-adds */
+  int64_t sq[2] = {1024, 1024}, st[2] = {1024, 1};
+  tc_tensor *v = tc_view(x, 2, sq, st, 0, &e);
+  tc_tensor *m64 = v ? tc_clone(v, &e) : NULL, *m32 = v ? tc_cast(v, TC_DT_I32, &e) : NULL;
+  tc_tensor_free(v);
+  cr_assert(m64 && m32, "%s", e.msg);
   struct { const char *name; op_fn fn; tc_tensor *a, *b; } ops[] = {
     {"add", f_add, x, x},         {"div (int, with its divisor scan)", f_div, y1, y1},
     {"sin", f_sin, x, NULL},      {"cast", f_cast, x, NULL},
@@ -187,7 +198,8 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
     {"argmax over everything", f_argmax_all, x, NULL},
     {"clone", f_clone, x, NULL},  {"flip", f_flip, x, NULL},
     {"take", f_take, x, y1},      {"full", f_full, x, one},
-    {"zeros", f_zeros, x, NULL},
+    {"zeros", f_zeros, x, NULL},   {"randn", f_rand, x, NULL},
+    {"matmul f64 (CBLAS when present)", f_matmul, m64, NULL}, {"matmul i32", f_matmul, m32, NULL},
   };
   uint64_t used = tc_mem_in_use();
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
@@ -205,6 +217,8 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
     cr_expect_not_null(r, "%s: %s", ops[i].name, e.msg);
     tc_tensor_free(r);
   }
+  tc_tensor_free(m64);
+  tc_tensor_free(m32);
   tc_tensor_free(x);
   tc_tensor_free(y);
   tc_tensor_free(y1);
