@@ -28,12 +28,13 @@ for k in range(1, 6):
     print("x = x + [" + ", ".join("[" * k + str(i) + "]" * k for i in range(10)) + "]")
 PY
 long="y = $(python3 -c "print('sin(' * 300 + 'x' + ')' * 300)")"
-{ cat "$TMP/setup.tc"; echo "$long"; echo "z = 1"; echo "z"; } > "$TMP/long.tc"
+# 7777777 is printed when the computation starts: the signal waits for it.
+{ cat "$TMP/setup.tc"; echo 7777777; echo "$long"; echo "z = 1"; echo "z"; } > "$TMP/long.tc"
 
 # A float matrix product long enough to interrupt (CBLAS), and an integer
 # one (the blocked kernel across the thread pool), each on line 3.
-{ echo "a = rand([3000, 3000], seed=1)"; echo "b = i32(a * 100)"; echo "c = a @ a @ a @ a"; echo "z"; } > "$TMP/matmul.tc"
-{ echo "a = rand([3000, 3000], seed=1)"; echo "b = i32(a * 100)"; echo "c = b @ b @ b @ b"; echo "z"; } > "$TMP/imatmul.tc"
+{ echo "a = rand([3000, 3000], seed=1)"; echo "b = i32(a * 100)"; echo 7777777; echo "c = a @ a @ a @ a"; echo "z"; } > "$TMP/matmul.tc"
+{ echo "a = rand([3000, 3000], seed=1)"; echo "b = i32(a * 100)"; echo 7777777; echo "c = b @ b @ b @ b"; echo "z"; } > "$TMP/imatmul.tc"
 
 # interrupt NAME SCRIPT LINE ARGS...: runs SCRIPT in batch mode, sends
 # SIGINT once the computation is under way (after 1 s), and checks the
@@ -47,7 +48,11 @@ import signal, subprocess, sys, time
 tmp, script, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
 with open(f"{tmp}/{script}", "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
     p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e)
-    time.sleep(1)
+    # once 7777777 is out, the computation is under way
+    deadline = time.monotonic() + 120
+    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.01)
+    time.sleep(0.3)
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     try:
@@ -66,10 +71,10 @@ PY
   case " $* " in
     *" --json "*)
       if ! grep -q "\"code\":\"interrupted\".*\"line\":$at," "$TMP/out"; then bad "$name: no interrupted error at line $at"; head -c 600 "$TMP/out"; return; fi
-      if [ "$(wc -l < "$TMP/out")" -ne 1 ]; then bad "$name: the run went on after the interrupt"; head -c 600 "$TMP/out"; return; fi ;;
+      if [ "$(wc -l < "$TMP/out")" -ne 2 ]; then bad "$name: the run went on after the interrupt"; head -c 600 "$TMP/out"; return; fi ;;
     *)
       if ! grep -q '^error\[interrupted\]' "$TMP/err"; then bad "$name: no error[interrupted]"; head -c 600 "$TMP/err"; return; fi
-      if [ -s "$TMP/out" ]; then bad "$name: the run went on after the interrupt"; head -c 600 "$TMP/out"; return; fi ;;
+      if [ "$(cat "$TMP/out")" != 7777777 ]; then bad "$name: the run went on after the interrupt"; head -c 600 "$TMP/out"; return; fi ;;
   esac
   # A kernel that never polled the flag would run for seconds more; the
   # bound is loose for loaded machines and sanitizer builds.
@@ -77,14 +82,14 @@ PY
   echo "  $name: ended $ms ms after SIGINT"
   ok
 }
-interrupt batch_json long.tc 7 --json
-interrupt batch_text long.tc 7
-interrupt batch_keep_going long.tc 7 --json -k
-TCALC_THREADS=1 interrupt batch_one_thread long.tc 7 --json
-TCALC_THREADS=8 interrupt batch_eight_threads long.tc 7 --json
-interrupt batch_matmul_float matmul.tc 3 --json
-TCALC_THREADS=1 interrupt batch_matmul_float_one_thread matmul.tc 3 --json
-interrupt batch_matmul_int imatmul.tc 3 --json
+interrupt batch_json long.tc 8 --json
+interrupt batch_text long.tc 8
+interrupt batch_keep_going long.tc 8 --json -k
+TCALC_THREADS=1 interrupt batch_one_thread long.tc 8 --json
+TCALC_THREADS=8 interrupt batch_eight_threads long.tc 8 --json
+interrupt batch_matmul_float matmul.tc 4 --json
+TCALC_THREADS=1 interrupt batch_matmul_float_one_thread matmul.tc 4 --json
+interrupt batch_matmul_int imatmul.tc 4 --json
 
 # SIGINT while blocked reading stdin (a pipe that stays open).
 mkfifo "$TMP/fifo"
