@@ -25,7 +25,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_MEMORY ((uint64_t)32 << 20)
+#define FUZZ_MAX_MEMORY ((uint64_t)16 << 20)
 
 #define CHECK(cond, ...) \
   do { \
@@ -40,11 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static char workdir[] = "/tmp/tcalc-fuzz-XXXXXX";
 
 /* A deadline of CPU time per run: a legitimately slow script (a thousand
- * nested sines of four million elements) is interrupted like a user would
+ * nested sines of a million elements) is interrupted as a user would
  * (kernels poll tc_interrupt_flag), so that only code that ignores the
  * flag (a real hang) reaches libFuzzer's -timeout. SIGVTALRM, because
  * libFuzzer's own timeout uses SIGALRM. */
-#define DEADLINE_S 5
+#define DEADLINE_S 2
 static volatile sig_atomic_t deadline_hit;
 
 static void on_deadline(int sig) {
