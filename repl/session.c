@@ -353,28 +353,26 @@ void print_function_list(FILE *f) {
  * session it is marked like every other outcome ("ok", "type"). */
 static int print_caps_json(FILE *f, bool outcome) {
   cjson_begin();
-  {
-    cJSON *o = cJSON_CreateObject();
-    if (outcome) {
-      cJSON_AddTrueToObject(o, "ok");
-      cJSON_AddStringToObject(o, "type", "caps");
-    }
-    cJSON *engines = cJSON_AddArrayToObject(o, "engines"), *ops = cJSON_AddArrayToObject(o, "ops");
-    for (int e = 0; e < TC_ENGINE_COUNT; e++) cJSON_AddItemToArray(engines, cJSON_CreateString(tc_engine_name((tc_engine_id)e)));
-    for (int op = 0; op < TC_OP_COUNT; op++) {
-      cJSON *row = cJSON_CreateObject(), *d = cJSON_CreateObject();
-      cJSON_AddStringToObject(row, "op", tc_op_name((tc_op)op));
-      cJSON_AddItemToObject(row, "dtypes", d);
-      for (int e = 0; e < TC_ENGINE_COUNT; e++) {
-        cJSON *list = cJSON_AddArrayToObject(d, tc_engine_name((tc_engine_id)e));
-        for (int dt = 0; dt < TC_DT_COUNT; dt++)
-          if (tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e))
-            cJSON_AddItemToArray(list, cJSON_CreateString(tc_dtype_name((tc_dtype)dt)));
-      }
-      cJSON_AddItemToArray(ops, row);
-    }
-    return cjson_emit(f, o);
+  cJSON *o = cJSON_CreateObject();
+  if (outcome) {
+    cJSON_AddTrueToObject(o, "ok");
+    cJSON_AddStringToObject(o, "type", "caps");
   }
+  cJSON *engines = cJSON_AddArrayToObject(o, "engines"), *ops = cJSON_AddArrayToObject(o, "ops");
+  for (int e = 0; e < TC_ENGINE_COUNT; e++) cJSON_AddItemToArray(engines, cJSON_CreateString(tc_engine_name((tc_engine_id)e)));
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    cJSON *row = cJSON_CreateObject(), *d = cJSON_CreateObject();
+    cJSON_AddStringToObject(row, "op", tc_op_name((tc_op)op));
+    cJSON_AddItemToObject(row, "dtypes", d);
+    for (int e = 0; e < TC_ENGINE_COUNT; e++) {
+      cJSON *list = cJSON_AddArrayToObject(d, tc_engine_name((tc_engine_id)e));
+      for (int dt = 0; dt < TC_DT_COUNT; dt++)
+        if (tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e))
+          cJSON_AddItemToArray(list, cJSON_CreateString(tc_dtype_name((tc_dtype)dt)));
+    }
+    cJSON_AddItemToArray(ops, row);
+  }
+  return cjson_emit(f, o);
 }
 
 int print_caps(FILE *f, bool json) {
