@@ -190,32 +190,52 @@ static int64_t summary_edge(const tc_tensor *t) {
 }
 
 /* Where entry i along axis d lies in the data: a summary holds only the
- * first and last EDGE entries of each long axis (see corners()). */
+ * first and last edge entries of each long axis (see gather()). */
 static int64_t at(const tctx *c, int d, int64_t i) {
   return c->summarise && c->t->shape[d] > 2 * c->edge && i >= c->edge ? i - (c->t->shape[d] - 2 * c->edge) : i;
 }
 
-/* The entries a summary shows: along each axis longer than 2 * EDGE, the
- * first and last EDGE, cut from views and joined, so that summarising a
- * large tensor (or a broadcast view of 10^10 elements) copies only what
- * is shown. */
-static tc_tensor *corners(tc_tensor *x, int d, int64_t edge, tc_err *err) {
-  if (d == x->ndim) return tc_tensor_ref(x);
-  int64_t n = x->shape[d];
-  if (n <= 2 * edge) return corners(x, d + 1, edge, err);
-  int64_t shape[TC_MAX_DIMS];
-  memcpy(shape, x->shape, sizeof shape);
-  shape[d] = edge;
-  tc_tensor *lo = tc_view(x, x->ndim, shape, x->strides, x->offset, err);
-  tc_tensor *hi = lo ? tc_view(x, x->ndim, shape, x->strides, x->offset + (n - edge) * x->strides[d], err) : NULL;
-  tc_tensor *parts[2] = {hi ? corners(lo, d + 1, edge, err) : NULL, NULL};
-  if (parts[0]) parts[1] = corners(hi, d + 1, edge, err);
-  tc_tensor *r = parts[1] ? tc_concat(2, parts, d, err) : NULL;
-  tc_tensor_free(parts[0]);
-  tc_tensor_free(parts[1]);
-  tc_tensor_free(lo);
-  tc_tensor_free(hi);
-  return r;
+/* The entries a summary shows, gathered into dst (row-major over the
+ * summary's shape, whose strides in elements are sst): along each axis
+ * longer than 2 * edge, the first and last edge entries. Each corner of x
+ * is read through a view of its own, on whatever engine holds x, so that
+ * summarising a large tensor (or a broadcast view of 10^10 elements)
+ * copies only what is shown. */
+typedef struct gather_ctx {
+  int64_t edge;
+  const int64_t *sst;
+  char *dst;
+  size_t es;
+} gather_ctx;
+
+static int gather(const gather_ctx *g, tc_tensor *x, int d, int64_t off, tc_err *err) {
+  if (d < x->ndim && x->shape[d] <= 2 * g->edge) return gather(g, x, d + 1, off, err);
+  if (d < x->ndim) {
+    int64_t shape[TC_MAX_DIMS], n = x->shape[d];
+    memcpy(shape, x->shape, sizeof shape);
+    shape[d] = g->edge;
+    int rc = -1;
+    tc_tensor *lo = tc_view(x, x->ndim, shape, x->strides, x->offset, err);
+    tc_tensor *hi = lo ? tc_view(x, x->ndim, shape, x->strides, x->offset + (n - g->edge) * x->strides[d], err) : NULL;
+    if (hi && gather(g, lo, d + 1, off, err) == 0) rc = gather(g, hi, d + 1, off + g->edge * g->sst[d], err);
+    tc_tensor_free(lo);
+    tc_tensor_free(hi);
+    return rc;
+  }
+  /* a corner: read it, then place each entry */
+  int64_t n = tc_numel(x);
+  char *box = malloc((size_t)n * g->es);
+  if (!box) return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing");
+  if (tc_tensor_to_host(x, box, err) != 0) { free(box); return -1; }
+  int64_t idx[TC_MAX_DIMS] = {0};
+  for (int64_t i = 0; i < n; i++) {
+    int64_t o = off;
+    for (int k = 0; k < x->ndim; k++) o += idx[k] * g->sst[k];
+    memcpy(g->dst + (size_t)o * g->es, box + (size_t)i * g->es, g->es);
+    for (int k = x->ndim - 1; k >= 0 && ++idx[k] == x->shape[k]; k--) idx[k] = 0;
+  }
+  free(box);
+  return 0;
 }
 
 static void measure(tctx *c, int d, int64_t off) {
@@ -266,21 +286,29 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
   if (!summarise && check_cells(t, err) != 0) return -1;
   bool empty = tc_numel(t) == 0;   /* no data to read */
   int64_t edge = summary_edge(t);
-  tc_tensor *shown = summarise && !empty ? corners(t, 0, edge, err) : tc_tensor_ref(t);
-  hostbuf hb = {0};
-  const void *h = shown && !empty ? host_data(shown, &hb, err) : NULL;
-  if (!h && !empty) {
-    tc_tensor_free(shown);
-    return -1;
+  /* the summary's shape: long axes cut to 2 * edge entries */
+  int64_t sshape[TC_MAX_DIMS], sst[TC_MAX_DIMS], s = 1;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    sshape[d] = summarise && t->shape[d] > 2 * edge ? 2 * edge : t->shape[d];
+    sst[d] = s;
+    s *= sshape[d] ? sshape[d] : 1;   /* at most SUMMARY_MAX when summarising */
   }
+  hostbuf hb = {0};
+  const void *h = NULL;
+  if (!empty && summarise) {
+    gather_ctx g = {edge, sst, malloc((size_t)s * tc_dtype_size(t->dtype)), tc_dtype_size(t->dtype)};
+    hb.copy = g.dst;
+    if (!g.dst) return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory while printing");
+    if (gather(&g, t, 0, 0, err) != 0) { free(g.dst); return -1; }
+    h = g.dst;
+  } else if (!empty && !(h = host_data(t, &hb, err))) return -1;
   if (t->ndim == 0) {
     char b[64];
     fmt_elem(b, sizeof b, h, 0, t->dtype, o->precision);
     fprintf(f, "%s\n", b);
   } else {
     tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge};
-    int64_t s = 1;   /* an empty tensor has no data to step through */
-    for (int d = t->ndim - 1; d >= 0 && !empty; d--) { c.strides[d] = s; s *= shown->shape[d]; }
+    memcpy(c.strides, sst, sizeof c.strides);
     if (!empty) measure(&c, 0, 0);
     emit(&c, 0, 0);
     fprintf(f, "  %s[", tc_dtype_name(t->dtype));
@@ -288,7 +316,6 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     fputs("]\n", f);
   }
   host_done(&hb);
-  tc_tensor_free(shown);
   return 0;
 }
 
