@@ -127,6 +127,11 @@ enum { FKR_MAX_TILE = 14 * 32 };   /* the largest MR x NR */
  * layout), or k-major, MR elements per k (kmaj layout). B, in slivers of
  * NR columns, k-major. Rows and columns past the edge are zeros (their
  * results are never stored). */
+#define KMAJ_COPY(MR) \
+  case MR: \
+    for (int64_t k = 0; k < kc; k++) \
+      for (int r = 0; r < MR; r++) dst[k * MR + r] = src[k * acs + r]; \
+    break;
 #define K_FPACK(T, SUF, AP) \
   static void pack_a_rows_##SUF(const mm_prob *p, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, \
                                 void *dst_) { \
@@ -150,9 +155,18 @@ enum { FKR_MAX_TILE = 14 * 32 };   /* the largest MR x NR */
     for (int64_t s = 0; s < mc; s += mr, dst += (int64_t)mr * kc) { \
       int64_t rows = mc - s < mr ? mc - s : mr; \
       const T *src = a + (i0 + s) * ars + k0 * acs; \
+      if (ars == 1 && rows == mr) { \
+        /* a whole sliver of a column-major A: MR contiguous elements per k */ \
+        switch (mr) { \
+        KMAJ_COPY(14) KMAJ_COPY(6) KMAJ_COPY(4) \
+        default: \
+          for (int64_t k = 0; k < kc; k++) \
+            for (int64_t r = 0; r < mr; r++) dst[k * mr + r] = src[k * acs + r]; \
+        } \
+        continue; \
+      } \
       for (int64_t k = 0; k < kc; k++) { \
         int64_t r = 0; \
-        if (ars == 1) memcpy(dst + k * mr, src + k * acs, sizeof(T) * (size_t)rows), r = rows; \
         for (; r < rows; r++) dst[k * mr + r] = src[r * ars + k * acs]; \
         for (; r < mr; r++) dst[k * mr + r] = 0; \
       } \
@@ -405,7 +419,15 @@ static void mv_of(const mm_prob *p, mv_form *f) {
     const T *X = x_, *s = s_; \
     T *y = y_; \
     for (int64_t j = lo; j < hi; j++) y[j] = 0; \
-    for (int64_t k = 0; k < K; k++) { \
+    int64_t k = 0; \
+    if (xcs == 1) /* four rows of X per pass over y, each element still in k order */ \
+      for (; k + 4 <= K; k += 4) { \
+        const T s0 = s[k * ss], s1 = s[(k + 1) * ss], s2 = s[(k + 2) * ss], s3 = s[(k + 3) * ss]; \
+        const T *x0 = X + k * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs; \
+        for (int64_t j = lo; j < hi; j++) \
+          y[j] = MADD(MADD(MADD(MADD(y[j], s0, x0[j]), s1, x1[j]), s2, x2[j]), s3, x3[j]); \
+      } \
+    for (; k < K; k++) { \
       const T sv = s[k * ss], *xr = X + k * xrs; \
       if (xcs == 1) { for (int64_t j = lo; j < hi; j++) y[j] = MADD(y[j], sv, xr[j]); } \
       else { for (int64_t j = lo; j < hi; j++) y[j] = MADD(y[j], sv, xr[j * xcs]); } \

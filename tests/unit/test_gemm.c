@@ -266,6 +266,8 @@ Test(gemm, broadcast_batches) {
     check_batched(TC_DT_F32, 3, (int64_t[]){9, 40, 50}, 3, (int64_t[]){9, 50, 30});         /* whole products per thread */
     check_batched(TC_DT_F64, 4, (int64_t[]){2, 1, 20, 70}, 3, (int64_t[]){3, 70, 40});      /* both broadcast */
     check_batched(TC_DT_F32, 3, (int64_t[]){2, 300, 200}, 3, (int64_t[]){2, 200, 100});     /* products split across threads */
+    check_batched(TC_DT_F32, 3, (int64_t[]){7, 1, 300}, 3, (int64_t[]){7, 300, 200});       /* row vectors */
+    check_batched(TC_DT_F64, 3, (int64_t[]){6, 90, 80}, 3, (int64_t[]){1, 80, 1});          /* column vectors */
   }
   TT_DONE();
 }
@@ -281,8 +283,9 @@ static double *product_bits(tc_tensor *a, tc_tensor *b) {
 
 Test(gemm, same_bits_for_every_thread_count) {
   const int counts[] = {1, 2, 3, 8};
-  const int64_t shapes[][4] = {{1, 300, 270, 190}, {1, 1024, 600, 100}, {12, 40, 50, 60}, {1, 5, 3000, 300}};
-  for (size_t s = 0; s < 4; s++)
+  const int64_t shapes[][4] = {{1, 300, 270, 190}, {1, 700, 300, 100}, {12, 40, 50, 60}, {1, 5, 3000, 300},
+                               {1, 4000, 300, 1}, {8, 1, 500, 700}, {1, 1, 600, 5000}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
     for (int w = 0; w < 2; w++) {
       tc_dtype dt = w ? TC_DT_F64 : TC_DT_F32;
       int64_t nb = shapes[s][0], M = shapes[s][1], K = shapes[s][2], N = shapes[s][3];
