@@ -49,14 +49,33 @@ int cpu_run_cast(tc_call *call, tc_err *err);
 int cpu_run_reduce(tc_call *call, tc_err *err);
 int cpu_run_find(tc_call *call, tc_err *err);
 int cpu_run_matmul(tc_call *call, tc_err *err);
+/* One product of a matmul call's batch: A[i,k] = a[i*ars + k*acs],
+ * B[k,j] = b[k*brs + j*bcs] (strides in elements), C contiguous M x N. */
+typedef struct {
+  const char *a, *b;
+  char *c;
+  int64_t M, N, K, ars, acs, brs, bcs;
+} mm_prob;
+void cpu_matmul_prob(const tc_call *call, int64_t bi, mm_prob *p);
+/* f32/f64 products of the call's nbatch products through tcalc's blocked
+ * kernel (gemm.c); each element is its products summed in k order. */
+int cpu_gemm(const tc_call *call, int64_t nbatch, tc_err *err);
+const char *cpu_gemm_isa_name(void);
+/* Test hook: the most bytes of packed B gemm.c holds at once (0 or less:
+ * the default, 16 MiB); returns the previous limit. */
+int64_t cpu_gemm_chunk_bytes(int64_t n);
+/* Instruction-set levels of the matrix kernels. */
+enum { CPU_ISA_BASE, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_COUNT };
 bool cpu_supports_matmul(const tc_call *call);
 /* The integer kernel's instruction set: level 0 portable, 1 AVX2, 2 AVX-512,
  * capped at what the CPU has; a negative level only reads it. Tests use
  * this to run every variant the machine supports. */
 int cpu_matmul_isa(int level);
 const char *cpu_matmul_isa_name(void);
-/* The CBLAS library float products use, or NULL when none loads
- * ($TCALC_BLAS: a library path, or "none" for the built-in kernel). */
+/* The float kernels' level: as cpu_matmul_isa, but portable without FMA. */
+int cpu_float_isa(void);
+/* The CBLAS library large float products use, or NULL for tcalc's own
+ * kernel ($TCALC_BLAS: a library for dlopen; unset, empty or "none": none). */
 const char *cpu_matmul_blas(void);
 bool cpu_supports_ew(const tc_call *call);
 bool cpu_supports_cast(const tc_call *call);

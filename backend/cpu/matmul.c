@@ -1,9 +1,10 @@
 /* CPU matrix products. Integers and bool run a blocked, packed kernel in
  * wrapping unsigned arithmetic (exact mod 2^w, so i8/i16 accumulate in 32
  * bits and truncate once), with vector code chosen at run time: AVX-512,
- * AVX2 or portable. f32/f64 go to a CBLAS (OpenBLAS) loaded on first use;
- * small products, and all of them when no CBLAS loads, use a plain kernel
- * whose sums run in k order, so small results do not depend on the BLAS. */
+ * AVX2 or portable. f32/f64 run tcalc's own blocked kernel (gemm.c), or a
+ * CBLAS when $TCALC_BLAS names one. Small products of every dtype use a
+ * plain kernel whose sums run in k order (for floats with the same fused
+ * multiply-adds as gemm.c, so the bits do not depend on the size class). */
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,14 +14,6 @@
 
 #define CPTR(S, p) ((const S *)(const void *)(p))
 #define PTR(S, p) ((S *)(void *)(p))
-
-/* One product of the batch: A[i,k] = a[i*ars + k*acs], B[k,j] = b[k*brs + j*bcs]
- * (strides in elements), C contiguous M x N. */
-typedef struct {
-  const char *a, *b;
-  char *c;
-  int64_t M, N, K, ars, acs, brs, bcs;
-} mm_prob;
 
 /* ---- the plain kernel: C row by row in k order ----
  * nw_E is the type a row accumulates in: 32 bits for i8/i16/i32 (exact
@@ -41,8 +34,14 @@ typedef double nw_F64;
 #define MM_IN_INT(x) (x)
 #define MM_IN_FLT(x) (x)
 
-#define K_NAIVE(E, n_, S, C, CLS, B, LD, ST, ...) \
-  static void naive_##E(const mm_prob *p, void *scratch) { \
+/* acc + x * y: wrapping for the unsigned integer words, a multiply and then
+ * an add for floats; MM_FMA_* fuse the float ones into one rounding. */
+#define MM_MADD(acc, x, y) ((acc) + (x) * (y))
+#define MM_FMA_F32(acc, x, y) __builtin_fmaf(x, y, acc)
+#define MM_FMA_F64(acc, x, y) __builtin_fma(x, y, acc)
+
+#define K_NAIVE_GEN(NAME, E, S, CLS, TGT, MADD) \
+  TGT static void NAME(const mm_prob *p, void *scratch) { \
     typedef nw_##E W; \
     W *restrict row = scratch; \
     const S *a = CPTR(S, p->a), *b = CPTR(S, p->b); \
@@ -51,8 +50,8 @@ typedef double nw_F64;
       for (int64_t i = 0; i < p->M && !tc_interrupt_flag; i++) { \
         W acc = 0; \
         const S *ai = a + i * p->ars; \
-        if (p->acs == 1 && p->brs == 1) { for (int64_t k = 0; k < p->K; k++) acc += (W)MM_IN_##CLS(ai[k]) * (W)MM_IN_##CLS(b[k]); } \
-        else { for (int64_t k = 0; k < p->K; k++) acc += (W)MM_IN_##CLS(ai[k * p->acs]) * (W)MM_IN_##CLS(b[k * p->brs]); } \
+        if (p->acs == 1 && p->brs == 1) { for (int64_t k = 0; k < p->K; k++) acc = MADD(acc, (W)MM_IN_##CLS(ai[k]), (W)MM_IN_##CLS(b[k])); } \
+        else { for (int64_t k = 0; k < p->K; k++) acc = MADD(acc, (W)MM_IN_##CLS(ai[k * p->acs]), (W)MM_IN_##CLS(b[k * p->brs])); } \
         c[i] = (S)MM_OUT_##CLS(acc); \
       } \
       return; \
@@ -62,12 +61,13 @@ typedef double nw_F64;
       for (int64_t k = 0; k < p->K; k++) { \
         const W av = (W)MM_IN_##CLS(a[i * p->ars + k * p->acs]); \
         const S *bk = b + k * p->brs; \
-        if (p->bcs == 1) { for (int64_t j = 0; j < p->N; j++) row[j] += av * (W)MM_IN_##CLS(bk[j]); } \
-        else { for (int64_t j = 0; j < p->N; j++) row[j] += av * (W)MM_IN_##CLS(bk[j * p->bcs]); } \
+        if (p->bcs == 1) { for (int64_t j = 0; j < p->N; j++) row[j] = MADD(row[j], av, (W)MM_IN_##CLS(bk[j])); } \
+        else { for (int64_t j = 0; j < p->N; j++) row[j] = MADD(row[j], av, (W)MM_IN_##CLS(bk[j * p->bcs])); } \
       } \
       for (int64_t j = 0; j < p->N; j++) c[i * p->N + j] = (S)MM_OUT_##CLS(row[j]); \
     } \
   }
+#define K_NAIVE(E, n_, S, C, CLS, B, LD, ST, ...) K_NAIVE_GEN(naive_##E, E, S, CLS, , MM_MADD)
 /* float rows: f32 and f64 only (bf16/f16 arrive as f32) */
 #define NAIVE_ONLY_BF16(M, ...)
 #define NAIVE_ONLY_F16(M, ...)
@@ -81,6 +81,23 @@ typedef void (*naive_fn)(const mm_prob *, void *);
 #define NV_ENTRY(E, ...) [TC_DT_##E] = naive_##E,
 #define NV_ENTRY_FLT(E, ...) NAIVE_ONLY_##E(NV_ENTRY, E, __VA_ARGS__)
 static const naive_fn naive_table[TC_DT_COUNT] = {TC_FOR_INTB(NV_ENTRY, _) TC_FOR_FLT(NV_ENTRY_FLT, _)};
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MM_X86 1
+#include <cpuid.h>
+/* The float plain kernel with fused multiply-adds, for CPUs with FMA: the
+ * same operations as gemm.c's FMA micro-kernels. */
+#define K_NAIVE_FMA(E, n_, S, C, CLS, ...) \
+  K_NAIVE_GEN(naive_fma_##E, E, S, CLS, __attribute__((target("avx2,fma"))), MM_FMA_##E)
+#define K_NAIVE_FMA_FLT(E, ...) NAIVE_ONLY_##E(K_NAIVE_FMA, E, __VA_ARGS__)
+TC_FOR_FLT(K_NAIVE_FMA_FLT, _)
+#define NVF_ENTRY(E, ...) [TC_DT_##E] = naive_fma_##E,
+#define NVF_ENTRY_FLT(E, ...) NAIVE_ONLY_##E(NVF_ENTRY, E, __VA_ARGS__)
+static const naive_fn naive_fma_table[TC_DT_COUNT] = {TC_FOR_FLT(NVF_ENTRY_FLT, _)};
+#else
+#define MM_X86 0
+static const naive_fn naive_fma_table[TC_DT_COUNT];
+#endif
 
 /* ---- the blocked integer kernel ----
  * C is computed in tiles of MR x NR by a micro-kernel over packed slivers
@@ -127,21 +144,17 @@ typedef struct {
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) memcpy((W *)tile + i * NR + v * L, &acc[i][v], VB); \
   }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MM_X86 1
-#include <cpuid.h>
+#if MM_X86
 UKR_DEF(ukr64_avx512, uint64_t, 64, 8, 16, TGT_AVX512)
 UKR_DEF(ukr32_avx512, uint32_t, 64, 8, 32, TGT_AVX512)
 UKR_DEF(ukr64_avx2, uint64_t, 32, 4, 8, TGT_AVX2)
 UKR_DEF(ukr32_avx2, uint32_t, 32, 6, 16, TGT_AVX2)
-#else
-#define MM_X86 0
 #endif
 UKR_DEF(ukr64_base, uint64_t, 16, 4, 4, TGT_BASE)
 UKR_DEF(ukr32_base, uint32_t, 16, 4, 8, TGT_BASE)
 
 /* [isa][word: 0 = 32 bits, 1 = 64 bits] */
-enum { ISA_BASE, ISA_AVX2, ISA_AVX512, ISA_COUNT };
+enum { ISA_BASE = CPU_ISA_BASE, ISA_AVX2 = CPU_ISA_AVX2, ISA_AVX512 = CPU_ISA_AVX512, ISA_COUNT = CPU_ISA_COUNT };
 static const ukr_desc ukr_table[ISA_COUNT][2] = {
   [ISA_BASE] = {{"portable", 4, 8, 256, 96, 4096, ukr32_base}, {"portable", 4, 4, 256, 96, 4096, ukr64_base}},
 #if MM_X86
@@ -151,6 +164,7 @@ static const ukr_desc ukr_table[ISA_COUNT][2] = {
 };
 
 static int isa_forced = -1;
+static bool has_fma;
 
 /* The CPU's vector units, asked lazily with cpuid (libgcc's
  * __builtin_cpu_supports would add a constructor to every start-up):
@@ -159,6 +173,7 @@ static int isa_detect(void) {
 #if MM_X86
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX)) return ISA_BASE;
+  has_fma = (c & bit_FMA) != 0;
   unsigned lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   (void)hi;
@@ -186,6 +201,13 @@ int cpu_matmul_isa(int level) {
 }
 
 const char *cpu_matmul_isa_name(void) { return ukr_table[isa_now()][0].isa; }
+
+/* Float kernels above the portable one fuse multiply-adds: they need FMA
+ * (every CPU with AVX-512 or AVX2 that tcalc knows of has it). */
+int cpu_float_isa(void) {
+  int l = isa_now();
+  return l > ISA_BASE && !has_fma ? ISA_BASE : l;
+}
 
 /* Packing, converting each element to the kernel word; rows or columns
  * past the edge are zeros. */
@@ -328,25 +350,24 @@ static void *sym(void *h, const char *name) {
   return dlsym(h, name);
 }
 
+/* Only when $TCALC_BLAS names a library: by default f32/f64 products run
+ * tcalc's own kernel (gemm.c), which is as fast here and gives the same
+ * bits for any thread count. */
 static bool blas_load(void) {
   if (blas.state) return blas.state > 0;
   blas.state = -1;
   const char *env = getenv("TCALC_BLAS");
-  if (env && !strcmp(env, "none")) return false;
-  const char *names[] = {env && *env ? env : "libopenblas.so.0", "libopenblas.so", "libblas.so.3", "libcblas.so.3"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!h) continue;
-    void *s = sym(h, "cblas_sgemm"), *d = sym(h, "cblas_dgemm"), *t = sym(h, "openblas_set_num_threads");
-    if (!s || !d) { dlclose(h); continue; }
-    memcpy(&blas.sgemm, &s, sizeof s);
-    memcpy(&blas.dgemm, &d, sizeof d);
-    if (t) memcpy(&blas.set_threads, &t, sizeof t);
-    snprintf(blas.name, sizeof blas.name, "%s", names[i]);
-    blas.state = 1;
-    return true;
-  }
-  return false;
+  if (!env || !*env || !strcmp(env, "none")) return false;
+  void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return false;
+  void *s = sym(h, "cblas_sgemm"), *d = sym(h, "cblas_dgemm"), *t = sym(h, "openblas_set_num_threads");
+  if (!s || !d) { dlclose(h); return false; }
+  memcpy(&blas.sgemm, &s, sizeof s);
+  memcpy(&blas.dgemm, &d, sizeof d);
+  if (t) memcpy(&blas.set_threads, &t, sizeof t);
+  snprintf(blas.name, sizeof blas.name, "%s", env);
+  blas.state = 1;
+  return true;
 }
 
 const char *cpu_matmul_blas(void) { return blas_load() ? blas.name : NULL; }
@@ -431,7 +452,7 @@ bool cpu_supports_matmul(const tc_call *c) {
   return c->dtype != TC_DT_BF16 && c->dtype != TC_DT_F16;
 }
 
-static void prob_at(const tc_call *call, int64_t bi, mm_prob *p) {
+void cpu_matmul_prob(const tc_call *call, int64_t bi, mm_prob *p) {
   const tc_tensor *A = call->in[0], *B = call->in[1], *C = call->out;
   int nb = C->ndim - 2;
   int64_t offa = 0, offb = 0, rem = bi;
@@ -472,12 +493,12 @@ static int plain_task(void *ctx, int task, int worker) {
   if (j->nrb == 0) {
     int64_t lo = (int64_t)task * j->per_task, hi = lo + j->per_task < j->nbatch ? lo + j->per_task : j->nbatch;
     for (int64_t bi = lo; bi < hi && !tc_interrupt_flag; bi++) {
-      prob_at(j->call, bi, &p);
+      cpu_matmul_prob(j->call, bi, &p);
       j->fn(&p, scratch);
     }
   } else {
     int64_t bi = task / j->nrb, r0 = task % j->nrb * j->rows_per;
-    prob_at(j->call, bi, &p);
+    cpu_matmul_prob(j->call, bi, &p);
     int64_t r1 = r0 + j->rows_per < p.M ? r0 + j->rows_per : p.M;
     p.a += r0 * p.ars * (int64_t)j->esize;
     p.c += r0 * p.N * (int64_t)j->esize;
@@ -488,7 +509,9 @@ static int plain_task(void *ctx, int task, int worker) {
 }
 
 static int run_plain(const tc_call *c, int64_t nbatch, const mm_prob *p0, tc_err *err) {
-  plain_job j = {c, naive_table[c->dtype], nbatch, 1, 0, 0, tc_dtype_size(c->dtype), 0, NULL};
+  naive_fn fn = naive_table[c->dtype];
+  if (tc_dtype_class(c->dtype) == TC_CLASS_FLT && cpu_float_isa() > CPU_ISA_BASE) fn = naive_fma_table[c->dtype];
+  plain_job j = {c, fn, nbatch, 1, 0, 0, tc_dtype_size(c->dtype), 0, NULL};
   int64_t row_macs = p0->N * p0->K > 0 ? p0->N * p0->K : 1, macs;
   if (__builtin_mul_overflow(row_macs, p0->M, &macs) || macs >= 2 * PLAIN_TASK_MACS) {
     j.rows_per = PLAIN_TASK_MACS / row_macs > 1 ? PLAIN_TASK_MACS / row_macs : 1;
@@ -520,7 +543,7 @@ int cpu_run_matmul(tc_call *c, tc_err *err) {
   int64_t nbatch = 1;
   for (int d = 0; d < nb; d++) nbatch *= c->out->shape[d];
   mm_prob p0;
-  prob_at(c, 0, &p0);
+  cpu_matmul_prob(c, 0, &p0);
   if (p0.K == 0) {
     memset(tc_tensor_data(c->out), 0, (size_t)tc_numel(c->out) * tc_dtype_size(dt));
     return 0;
@@ -528,13 +551,12 @@ int cpu_run_matmul(tc_call *c, tc_err *err) {
   bool flt = tc_dtype_class(dt) == TC_CLASS_FLT;
   int64_t macs = p0.M * p0.N;
   bool small = __builtin_mul_overflow(macs, p0.K, &macs) ? false : macs <= SMALL_MACS;
-  /* matrix-vector products are memory-bound: the plain kernel streams them */
+  /* integer matrix-vector products are memory-bound: the plain kernel streams them */
   if (small || (!flt && (p0.N < 4 || p0.M < 4))) return run_plain(c, nbatch, &p0, err);
-  if (flt && (p0.M > INT_MAX || p0.N > INT_MAX || p0.K > INT_MAX || !blas_load()))
-    return run_plain(c, nbatch, &p0, err);
+  if (flt && (p0.M > INT_MAX || p0.N > INT_MAX || p0.K > INT_MAX || !blas_load())) return cpu_gemm(c, nbatch, err);
   for (int64_t bi = 0; bi < nbatch; bi++) {
     mm_prob p;
-    prob_at(c, bi, &p);
+    cpu_matmul_prob(c, bi, &p);
     if (flt) {
       if (!blas_gemm(&p, dt)) {   /* strides CBLAS cannot take: copy to contiguous */
         int rc = gemm_copied(&p, dt);

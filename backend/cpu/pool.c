@@ -1,7 +1,9 @@
 /* The CPU engine's thread pool: workers started on first use, sleeping on a
  * condition variable between jobs. A job is a count of tasks that threads
  * claim in order; every task's work is fixed by its index, never by the
- * thread that runs it, so results do not depend on scheduling. */
+ * thread that runs it, so results do not depend on scheduling. A job ends
+ * when its claimed tasks are done, without waiting for workers that took
+ * none. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -23,8 +25,13 @@ static struct {
   cpu_task_fn fn;
   void *ctx;
   int ntasks, nworkers;           /* workers 1..nworkers-1 take part */
-  atomic_int next, stop, failed;  /* failed: bit 0 a task returned >0, bit 1 <0 */
-  int busy;                       /* workers still in this job */
+  /* tasks are claimed from `claim`: the job's tag (the low 32 bits of gen)
+   * above the next task's index, so that a worker waking after its job has
+   * ended claims nothing from the next one */
+  _Atomic uint64_t claim;
+  atomic_int done;                /* claimed tasks finished */
+  atomic_int waiting;             /* the caller sleeps on done_cv */
+  atomic_int stop, failed;        /* failed: bit 0 a task returned >0, bit 1 <0 */
 } job;
 
 static int env_threads(void) {
@@ -51,18 +58,28 @@ int tc_get_threads(void) {
 
 int cpu_threads(void) { return in_task ? 1 : tc_get_threads(); }
 
-static void run_tasks(int worker) {
+/* Claims and runs tasks of the job tagged `tag` until none are left. */
+static void run_tasks(int worker, uint32_t tag, cpu_task_fn fn, void *ctx, int ntasks) {
   in_task = true;
   for (;;) {
     if (atomic_load(&job.stop)) break;
-    int t = atomic_fetch_add(&job.next, 1);
-    if (t >= job.ntasks) break;
-    int r = job.fn(job.ctx, t, worker);
+    uint64_t v = atomic_load(&job.claim);
+    do {
+      if ((uint32_t)(v >> 32) != tag || (uint32_t)v >= (uint32_t)ntasks) goto out;
+    } while (!atomic_compare_exchange_weak(&job.claim, &v, v + 1));
+    int r = fn(ctx, (int)(uint32_t)v, worker);
     if (r) {
       atomic_fetch_or(&job.failed, r < 0 ? 2 : 1);
       atomic_store(&job.stop, 1);
     }
+    atomic_fetch_add(&job.done, 1);
+    if (atomic_load(&job.waiting)) {
+      pthread_mutex_lock(&mu);
+      pthread_cond_signal(&done_cv);
+      pthread_mutex_unlock(&mu);
+    }
   }
+out:
   in_task = false;
 }
 
@@ -74,10 +91,12 @@ static void *worker_main(void *arg) {
     while (job.gen == seen) pthread_cond_wait(&work_cv, &mu);
     seen = job.gen;
     if (id >= job.nworkers) continue;
+    cpu_task_fn fn = job.fn;
+    void *ctx = job.ctx;
+    int ntasks = job.ntasks;
     pthread_mutex_unlock(&mu);
-    run_tasks(id);
+    run_tasks(id, (uint32_t)seen, fn, ctx, ntasks);
     pthread_mutex_lock(&mu);
-    if (--job.busy == 0) pthread_cond_signal(&done_cv);
   }
   return NULL;
 }
@@ -119,16 +138,24 @@ int cpu_parallel(int ntasks, cpu_task_fn fn, void *ctx) {
   job.ctx = ctx;
   job.ntasks = ntasks;
   job.nworkers = n;
-  atomic_store(&job.next, 0);
   atomic_store(&job.stop, 0);
   atomic_store(&job.failed, 0);
-  job.busy = n - 1;
+  atomic_store(&job.done, 0);
   job.gen++;
+  uint32_t tag = (uint32_t)job.gen;
+  atomic_store(&job.claim, (uint64_t)tag << 32);
   pthread_cond_broadcast(&work_cv);
   pthread_mutex_unlock(&mu);
-  run_tasks(0);
+  run_tasks(0, tag, fn, ctx, ntasks);
+  /* close the job, then wait for the tasks that were claimed only: a
+   * worker that has not woken yet (its core busy with another program)
+   * is not waited for */
+  uint64_t last = atomic_exchange(&job.claim, ((uint64_t)tag << 32) | (uint32_t)ntasks);
+  int claimed = (uint32_t)last < (uint32_t)ntasks ? (int)(uint32_t)last : ntasks;
   pthread_mutex_lock(&mu);
-  while (job.busy > 0) pthread_cond_wait(&done_cv, &mu);
+  atomic_store(&job.waiting, 1);
+  while (atomic_load(&job.done) < claimed) pthread_cond_wait(&done_cv, &mu);
+  atomic_store(&job.waiting, 0);
   pthread_mutex_unlock(&mu);
   int f = atomic_load(&job.failed);
   return f & 2 ? -1 : f & 1 ? 1 : 0;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcalc.h"
+#include "cpu/cpu.h"
+#include <stdatomic.h>
 
 static tc_err err;
 static void setup(void) { tc_err_clear(&err); tc_set_threads(0); }
@@ -265,4 +267,43 @@ Test(threads, split_sum_has_the_bits_of_the_serial_sum) {
     tc_tensor_free(xx);
     tc_tensor_free(x);
   }
+}
+
+/* ---- the pool itself ---- */
+/* Jobs end when their claimed tasks are done, without waiting for workers
+ * that have not woken; a worker waking late must claim nothing from a job
+ * that has ended, nor from the next one with the old job's function. */
+static _Atomic int pool_hits[64], pool_late;
+static atomic_int pool_open;
+static int pool_job;   /* the job a task belongs to (written by the caller only) */
+typedef struct { int job, fail_at; } pool_ctx;
+static int pool_task(void *ctx, int task, int worker) {
+  const pool_ctx *c = ctx;
+  if (!atomic_load(&pool_open) || c->job != pool_job || worker < 0 || worker >= 8) atomic_fetch_add(&pool_late, 1);
+  atomic_fetch_add(&pool_hits[task], 1);
+  if ((c->job * 31 + task) % 8 == 0) { volatile int spin = 0; for (int i = 0; i < 2000; i++) spin += i; }
+  return task == c->fail_at ? -1 : 0;
+}
+
+Test(threads, pool_runs_each_task_once_and_waits_for_every_claimed_one) {
+  const int tcounts[] = {2, 3, 8};
+  for (size_t t = 0; t < 3; t++) {
+    tc_set_threads(tcounts[t]);
+    for (int rep = 0; rep < 3000; rep++) {
+      int n = 1 + rep % 40;
+      pool_ctx c = {rep, rep % 5 == 0 ? rep % n : -1};
+      for (int i = 0; i < n; i++) atomic_store(&pool_hits[i], 0);
+      pool_job = rep;
+      atomic_store(&pool_open, 1);
+      int rc = cpu_parallel(n, pool_task, &c);
+      atomic_store(&pool_open, 0);
+      cr_assert_eq(rc, c.fail_at >= 0 ? -1 : 0, "job %d: rc %d", rep, rc);
+      for (int i = 0; i < n; i++) {
+        int h = atomic_load(&pool_hits[i]);
+        /* a failed job may skip tasks, never run one twice */
+        cr_assert(c.fail_at >= 0 ? h <= 1 : h == 1, "job %d (%d threads): task %d ran %d times", rep, tcounts[t], i, h);
+      }
+    }
+  }
+  cr_assert_eq(atomic_load(&pool_late), 0, "a task ran outside its job, or with a bad worker index");
 }
