@@ -75,6 +75,13 @@ void tc_cuda_test_emulate(bool on) {
   if (T) T->set_emulate(on);
 }
 
+const char *tc_cuda_test_blas(void) {
+  static char why[512];
+  if (plugin_load() != 0) return plugin_why;
+  if (T->blas_load(why, sizeof why) != 0) return why;
+  return T->blas_name();
+}
+
 /* ---- capability rows ---- */
 #include "verified.def"
 static const struct { int op, dt; } verified[] = {

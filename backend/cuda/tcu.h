@@ -223,6 +223,8 @@ bool tcu_emulating(void);
 void tc_cuda_test_emulate(bool on);
 /* Lets the engine claim every row it has kernels for, verified or not. */
 void tc_cuda_test_unverified(bool on);
+/* The cuBLAS the engine uses (loading it), or why there is none. */
+const char *tc_cuda_test_blas(void);
 
 #ifdef __cplusplus
 }
