@@ -48,47 +48,56 @@ TCALC_LIBS = $(if $(EDIT_A),-Wl$(comma)-Bstatic -ledit -ltinfo -lbsd -lmd -Wl$(c
 
 SRC_C     := $(wildcard src/*.c) $(wildcard backend/cpu/*.c)
 CUDA_O    :=
+CUDA_LIB  :=
 CHECK_C   :=
 
-# The CUDA engine: kernels in backend/cuda/*.cu (nvcc), its vtable in
-# backend/cuda/*.c (the C flags above). The runtime is linked statically, so
-# the binary runs, CPU-only, where there is no GPU or driver. sm_90 (H100,
-# H200) as machine code, plus compute_90 PTX that newer GPUs JIT-compile.
+# The CUDA engine: its vtable, backend/cuda/*.c, is compiled into tcalc
+# (the C flags above); its kernels and runtime glue, backend/cuda/*.cu
+# (nvcc), are a plugin, libtcalc-cuda.so, with the CUDA runtime linked into
+# it statically, that tcalc loads with dlopen the first time the engine is
+# asked for. So a start that never uses the engine does not pay for the
+# runtime's constructors or the kernels' 20 MB, and the one tcalc binary
+# runs where there is no GPU, driver or plugin (engine_unavailable says
+# why). It exports one symbol (tcu_api_v1, see tcu.h). sm_90 (H100, H200)
+# as machine code, plus compute_90 PTX that newer GPUs JIT-compile.
 ifeq ($(CUDA),1)
   ifeq ($(NVCC),)
     $(error CUDA=1 but nvcc was not found; set NVCC=/path/to/nvcc or use CUDA=0)
   endif
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
   CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-  NVCCFLAGS := -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings \
+  NVCCFLAGS := -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings -DTCU_CUDA_HOME=\"$(CUDA_HOME)\" \
+               -Xcompiler -fPIC,-fvisibility=hidden \
                -Xcompiler -Wall,-Wextra,-Wshadow,-Werror,-fno-exceptions,-fno-rtti,-fno-threadsafe-statics
   SRC_C     += $(wildcard backend/cuda/*.c)
   CUDA_O    := $(patsubst %.cu,$(BUILD)/%.o,$(wildcard backend/cuda/*.cu))
+  CUDA_LIB  := $(BUILD)/libtcalc-cuda.so
   CHECK_C   := $(wildcard tests/cuda/*.c)
   CPPFLAGS  += -DTC_HAVE_CUDA
-  LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 endif
 REPL_C    := $(filter-out repl/main.c,$(wildcard repl/*.c))
 UNIT_C    := $(wildcard tests/unit/*.c)
-LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o) $(CUDA_O)
+LIB_O     := $(SRC_C:%.c=$(BUILD)/%.o)
 CHECK_O   := $(CHECK_C:%.c=$(BUILD)/%.o)
 REPL_O    := $(REPL_C:%.c=$(BUILD)/%.o)
 MAIN_O    := $(BUILD)/repl/main.o
 UNIT_O    := $(UNIT_C:%.c=$(BUILD)/%.o)
 
 .PHONY: all run test test-cuda carry check bench deps clean FORCE
-all: $(BUILD)/tcalc
+all: $(BUILD)/tcalc $(CUDA_LIB)
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
 	@scripts/install-deps.sh
 	@mkdir -p $(dir $@) && touch $@
 
-# Rebuild everything when the flags change.
+# Rebuild everything when the flags change. Expanded here, once (:=), so
+# that a target-specific CFLAGS (the kernels' KOPT) does not leak into it
+# and make the stamp differ with the target that first asks for it.
+FLAGS_LINE := $(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)
 $(BUILD)/.flags: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)' | cmp -s - $@ || \
-	  echo '$(CC) $(CPPFLAGS) $(CFLAGS) $(KOPT) $(LDFLAGS) CUDA=$(CUDA) $(NVCCFLAGS)' > $@
+	@echo '$(FLAGS_LINE)' | cmp -s - $@ || echo '$(FLAGS_LINE)' > $@
 
 $(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -103,7 +112,7 @@ $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 	$(CC) $(CPPFLAGS) $(filter-out -Wpedantic,$(CFLAGS)) $(shell pkg-config --cflags $(PKGS) criterion) -c $< -o $@
 
 # cuda-check (the parity suite and the device benchmark) is a plain program
-# (libc and the static CUDA runtime only) so that it runs on a bare GPU machine.
+# (libc, and the plugin next to it) so that it runs on a bare GPU machine.
 $(BUILD)/tests/cuda/%.o: tests/cuda/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -111,6 +120,12 @@ $(BUILD)/tests/cuda/%.o: tests/cuda/%.c $(BUILD)/.flags | $(DEPS_STAMP)
 $(BUILD)/backend/cuda/%.o: backend/cuda/%.cu $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# The plugin: nothing but tcu_api_v1 exported (-fvisibility=hidden, and the
+# runtime's own symbols kept inside), every reference resolved (-z defs).
+$(CUDA_LIB): $(CUDA_O)
+	$(CC) -shared -o $@ $^ -Wl,-soname,libtcalc-cuda.so -Wl,--exclude-libs,ALL -Wl,-z,defs -Wl,-O1 \
+	  -L$(CUDA_HOME)/lib64 -lcudart_static -lm -ldl -lrt -pthread
 
 $(BUILD)/libtcalc.a: $(LIB_O)
 	@rm -f $@
@@ -126,8 +141,8 @@ $(BUILD)/tcalc: $(MAIN_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 $(BUILD)/unit-tests: $(UNIT_O) $(BUILD)/librepl.a $(BUILD)/libtcalc.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs $(PKGS) criterion) $(LDLIBS)
 
-$(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a | $(CUDA_LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CHECK_O) $(BUILD)/libtcalc.a $(LDLIBS)
 
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
@@ -136,7 +151,7 @@ RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh tests/r
 
 # Criterion counts a test whose worker LeakSanitizer then reports as
 # passing: the log is searched, so that a leak fails `make check`.
-test: $(BUILD)/tcalc $(BUILD)/unit-tests $(if $(CHECK_C),$(BUILD)/cuda-check)
+test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cuda-check)
 	@$(BUILD)/unit-tests --jobs 2 2> $(BUILD)/unit-tests.log; rc=$$?; cat $(BUILD)/unit-tests.log >&2; \
 	  if grep -q 'ERROR: LeakSanitizer' $(BUILD)/unit-tests.log; then echo "unit tests: memory leaks (see above)" >&2; exit 1; fi; \
 	  exit $$rc
@@ -216,4 +231,4 @@ fuzz-build:
 fuzz: fuzz-build $(BUILD)/gen-dict
 	scripts/fuzz.sh $(FUZZ_BUILD) $(BUILD)/gen-dict $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
--include $(LIB_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d) $(CHECK_O:.o=.d) $(wildcard $(BUILD)/tests/fuzz/*.d)
+-include $(LIB_O:.o=.d) $(CUDA_O:.o=.d) $(REPL_O:.o=.d) $(MAIN_O:.o=.d) $(UNIT_O:.o=.d) $(CHECK_O:.o=.d) $(wildcard $(BUILD)/tests/fuzz/*.d)

@@ -6,9 +6,13 @@
 # 1. Here, on the build machine:
 #        scripts/cuda-device-check.sh --prepare        (or: make carry)
 #    builds CUDA=1 into build/cuda and fills build/carry/ with
-#    bin/{tcalc,cuda-check} (stripped) and lib/ (the shared
-#    libraries `ldd bin/tcalc` lists beyond glibc). build/ is git-ignored, so
-#    build/carry must be named in the device tool's `carry`.
+#    bin/{tcalc,cuda-check} (stripped), bin/libtcalc-cuda.so (the CUDA
+#    engine's plugin, which both load from their own folder) and lib/ (the
+#    shared libraries `ldd bin/tcalc` lists beyond glibc). cuBLAS is not
+#    carried (600 MB): the plugin loads the device's own libcublas.so.13
+#    (the loader's path, then /usr/local/cuda/lib64; TCALC_CUBLAS names
+#    another). build/ is git-ignored, so build/carry must be named in the
+#    device tool's `carry`.
 # 2. Through the device tool, from the repository root:
 #        run(command="scripts/cuda-device-check.sh", carry=["build/carry"],
 #            timeout_s=360)
@@ -33,7 +37,7 @@ if [ "${1:-}" = "--prepare" ]; then
   make -j2 CUDA=1 BUILD=$b $b/tcalc $b/cuda-check
   rm -rf build/carry
   mkdir -p build/carry/bin build/carry/lib
-  for p in tcalc cuda-check; do
+  for p in tcalc cuda-check libtcalc-cuda.so; do
     cp $b/$p build/carry/bin/
     strip --strip-debug build/carry/bin/$p
   done
@@ -50,7 +54,7 @@ if [ "${1:-}" = "--prepare" ]; then
 fi
 
 bin=build/carry/bin
-if [ ! -x $bin/cuda-check ]; then
+if [ ! -x $bin/cuda-check ] || [ ! -f $bin/libtcalc-cuda.so ]; then
   echo "cuda-device-check: $bin is missing: run scripts/cuda-device-check.sh --prepare here and carry build/carry" >&2
   exit 2
 fi
@@ -62,6 +66,9 @@ status=0
 
 echo "== device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv 2>/dev/null || echo "(no nvidia-smi)"
+
+echo "== cuBLAS"
+ls /usr/local/cuda/lib64/libcublas.so* 2>/dev/null || echo "(no libcublas in /usr/local/cuda/lib64)"
 
 echo "== tcalc sees the device"
 $bin/tcalc --engine cuda -e ':engine' || status=1

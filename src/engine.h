@@ -80,6 +80,10 @@ typedef struct tc_engine {
   bool (*supports)(const tc_call *call);    /* kind, op, dtype (and out dtype) */
   int (*run)(tc_call *call, tc_err *err);
   int (*sync)(tc_err *err);
+  /* Optional: why supports(call) is false, when the engine can say more
+   * than "not supported" (the cuda engine: its plugin or cuBLAS is
+   * missing); NULL otherwise. */
+  const char *(*why_not)(const tc_call *call);
 } tc_engine;
 
 extern const tc_engine *const tc_engines[TC_ENGINE_COUNT];

@@ -40,9 +40,17 @@ bool tc_linalg_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   }
 }
 
+/* dtype_unsupported, with the engine's reason when it has one for lacking
+ * the matmul call (the cuda engine without cuBLAS). */
 static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
-  return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s", tc_dtype_name(dt),
-                    tc_engine_name(tc_get_engine()));
+  const tc_engine *e = tc_engines[tc_get_engine()];
+  const char *why = NULL;
+  if (e && e->why_not) {
+    tc_call c = {.kind = TC_CALL_MATMUL, .op = TC_OP_MATMUL, .dtype = mm_kernel_dtype(dt), .nin = 2};
+    if (!e->supports(&c)) why = e->why_not(&c);
+  }
+  return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s%s%s%s", tc_dtype_name(dt),
+                    tc_engine_name(tc_get_engine()), why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 /* A view of t's storage with the given shape and strides (not weak). */

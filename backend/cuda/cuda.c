@@ -1,11 +1,86 @@
 /* The CUDA engine's vtable: capability rows (only those in verified.def are
  * claimed), iteration plans built from tensor views, and dispatch to the
- * stamped kernels in the .cu files through tcu.h. Plain C: no CUDA type
- * crosses into this file or src/. */
+ * stamped kernels in the .cu files. Those are built as a plugin,
+ * libtcalc-cuda.so, with the CUDA runtime linked into it statically; this
+ * file loads it with dlopen the first time the engine is asked for, so a
+ * start that never uses the engine pays nothing for it, and a machine
+ * without the plugin, a GPU or a driver gets engine_unavailable saying why.
+ * Plain C: no CUDA type crosses into this file or src/. */
+#include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "../../src/engine.h"
 #include "tcu.h"
+
+/* ---- the plugin ---- */
+#define PLUGIN_NAME "libtcalc-cuda.so"
+static const tcu_api *T;        /* the plugin's table, once loaded */
+static int plugin_state;        /* 0 not tried, 1 loaded, -1 unavailable */
+static char plugin_why[600];
+static bool emulate;
+
+/* Where the plugin is: $TCALC_CUDA_LIB, else next to the executable, else
+ * in ../lib/tcalc from it (an installed layout); the first that exists, or
+ * the first of them, whose dlopen error then names it. */
+static void plugin_path(char *path, size_t n) {
+  const char *env = getenv("TCALC_CUDA_LIB");
+  if (env && *env) { snprintf(path, n, "%s", env); return; }
+  char exe[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len <= 0) { snprintf(path, n, "%s", PLUGIN_NAME); return; }   /* the loader's search path */
+  exe[len] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  const char *dir = slash ? exe : ".";
+  snprintf(path, n, "%s/../lib/tcalc/" PLUGIN_NAME, dir);
+  if (access(path, F_OK) == 0) {
+    char here[PATH_MAX + 64];
+    snprintf(here, sizeof here, "%s/" PLUGIN_NAME, dir);
+    if (access(here, F_OK) != 0) return;
+  }
+  snprintf(path, n, "%s/" PLUGIN_NAME, dir);
+}
+
+static int plugin_load(void) {
+  if (plugin_state) return plugin_state > 0 ? 0 : -1;
+  plugin_state = -1;
+  char path[PATH_MAX + 64];
+  plugin_path(path, sizeof path);
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(plugin_why, sizeof plugin_why, "cannot load its plugin: %.560s", e ? e : path);
+    return -1;
+  }
+  const tcu_api *api = dlsym(h, TCU_API_SYMBOL);
+  if (!api || api->abi != TCU_ABI || api->api_size != sizeof(tcu_api) || api->plan_size != sizeof(tcu_plan) ||
+      api->splan_size != sizeof(tcu_splan) || api->rplan_size != sizeof(tcu_rplan) ||
+      api->mplan_size != sizeof(tcu_mplan)) {
+    snprintf(plugin_why, sizeof plugin_why, "%.480s is not the plugin of this build of tcalc (%s)", path,
+             api ? "another interface version" : "no " TCU_API_SYMBOL);
+    dlclose(h);
+    return -1;
+  }
+  T = api;
+  T->set_emulate(emulate);
+  plugin_state = 1;
+  return 0;
+}
+
+void tc_cuda_test_emulate(bool on) {
+  emulate = on;
+  if (T) T->set_emulate(on);
+}
+
+const char *tc_cuda_test_blas(void) {
+  static char why[512];
+  if (plugin_load() != 0) return plugin_why;
+  if (T->blas_load(why, sizeof why) != 0) return why;
+  return T->blas_name();
+}
 
 /* ---- capability rows ---- */
 #include "verified.def"
@@ -31,62 +106,88 @@ static bool row_verified(int op, int dt) {
 /* ---- the vtable ---- */
 static int cuda_init(tc_err *err) {
   char why[256] = "";
-  if (tcu_init(why, sizeof why) == 0) return 0;
-  return tc_err_set(err, TC_E_ENGINE, -1, -1, "engine cuda: %s", why);
+  if (plugin_load() != 0) return tc_err_set(err, TC_E_ENGINE, -1, -1, "engine cuda: %s", plugin_why);
+  if (T->init(why, sizeof why) != 0) return tc_err_set(err, TC_E_ENGINE, -1, -1, "engine cuda: %s", why);
+  /* cuBLAS is loaded when an f32/f64 product is first asked for (supports):
+   * its dlopen takes half a second, which a session without one should not
+   * pay; if it is missing, only those products are unsupported. */
+  return 0;
 }
 
-static void *cuda_alloc(size_t nbytes) { return tcu_malloc(nbytes); }
-static void cuda_release(void *p, size_t nbytes) { tcu_free(p, nbytes); }
+/* src/ checks the engine before it runs anything on it, but storage may be
+ * asked for first (tensors made on the current engine); the rest needs
+ * storage, so T is set there. */
+static void *cuda_alloc(size_t nbytes) { return plugin_load() == 0 ? T->malloc(nbytes) : NULL; }
+static void cuda_release(void *p, size_t nbytes) { T->free(p, nbytes); }
 
 /* A runtime status as a tc_err: memory, or the device failing. */
 static int status_err(int st, tc_err *err, int op, int dt, const char *what) {
   if (!st) return 0;
-  if (tcu_is_oom(st)) return tc_err_set(err, TC_E_OOM, op, dt, "cuda: out of device memory during %s", what);
-  return tc_err_set(err, TC_E_ENGINE, op, dt, "cuda: %s failed: %s", what, tcu_strerror(st));
+  if (T->is_oom(st)) return tc_err_set(err, TC_E_OOM, op, dt, "cuda: out of device memory during %s", what);
+  return tc_err_set(err, TC_E_ENGINE, op, dt, "cuda: %s failed: %s", what, T->strerror(st));
 }
 
 static int cuda_upload(void *dst, const void *src, size_t n, tc_err *err) {
-  return status_err(tcu_h2d(dst, src, n), err, -1, -1, "copy to the device");
+  return status_err(T->h2d(dst, src, n), err, -1, -1, "copy to the device");
 }
 static int cuda_download(void *dst, const void *src, size_t n, tc_err *err) {
-  return status_err(tcu_d2h(dst, src, n), err, -1, -1, "copy from the device");
+  return status_err(T->d2h(dst, src, n), err, -1, -1, "copy from the device");
 }
-static int cuda_sync(tc_err *err) { return status_err(tcu_sync(), err, -1, -1, "synchronisation"); }
+static int cuda_sync(tc_err *err) { return status_err(T->sync(), err, -1, -1, "synchronisation"); }
 
 static const tcu_entry *ew_entry(tc_op op, tc_dtype dt) {
   switch (tc_op_kind(op)) {
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_MATH2: return tcu_bin_entry(op, dt);
-  case TC_KIND_COMPARE: return tcu_cmp_entry(op, dt);
-  case TC_KIND_UNARY: case TC_KIND_MATH: case TC_KIND_ROUND: return tcu_un_entry(op, dt);
-  case TC_KIND_LOGICAL: case TC_KIND_PRED: return tcu_pred_entry(op, dt);
-  case TC_KIND_WHERE: return tcu_sel_entry(op, dt);
+  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_MATH2: return T->bin_entry(op, dt);
+  case TC_KIND_COMPARE: return T->cmp_entry(op, dt);
+  case TC_KIND_UNARY: case TC_KIND_MATH: case TC_KIND_ROUND: return T->un_entry(op, dt);
+  case TC_KIND_LOGICAL: case TC_KIND_PRED: return T->pred_entry(op, dt);
+  case TC_KIND_WHERE: return T->sel_entry(op, dt);
   default: return NULL;
   }
 }
 
 /* Same-dtype casts move the stored bits, as on the CPU. */
 static const tcu_entry *cast_entry(tc_dtype from, tc_dtype to) {
-  return from == to ? tcu_copy_entry(tc_dtype_size(from)) : tcu_cast_entry((int)from, (int)to);
+  return from == to ? T->copy_entry(tc_dtype_size(from)) : T->cast_entry((int)from, (int)to);
 }
 
+static bool is_blas_dtype(tc_dtype dt) { return dt == TC_DT_F32 || dt == TC_DT_F64; }
+
+/* Beyond the claimed rows, what the engine can do is what its plugin has
+ * kernels for: asking loads the plugin (not the device). */
 static bool cuda_supports(const tc_call *c) {
+  if (c->kind == TC_CALL_ROW) return allow_unverified || row_verified((int)c->op, (int)c->dtype);
+  if (plugin_load() != 0) return false;
   switch (c->kind) {
-  case TC_CALL_ROW: return allow_unverified || row_verified((int)c->op, (int)c->dtype);
   case TC_CALL_EW: return ew_entry(c->op, c->dtype) != NULL;
   case TC_CALL_CAST: return cast_entry(c->dtype, c->out->dtype) != NULL;
-  case TC_CALL_REDUCE: return tcu_red_entry((int)c->op, (int)c->dtype) != NULL;
-  case TC_CALL_FIND: return tcu_find_entry((int)c->dtype, (int)c->pred) != NULL;
-  case TC_CALL_COPY: return tcu_copy_entry(tc_dtype_size(c->dtype)) != NULL;
-  case TC_CALL_GATHER: return tcu_gather_entry(tc_dtype_size(c->dtype)) != NULL;
-  case TC_CALL_SCATTER: return tcu_scatter_entry((int)c->red, (int)c->dtype) != NULL;
+  case TC_CALL_REDUCE: return T->red_entry((int)c->op, (int)c->dtype) != NULL;
+  case TC_CALL_FIND: return T->find_entry((int)c->dtype, (int)c->pred) != NULL;
+  case TC_CALL_COPY: return T->copy_entry(tc_dtype_size(c->dtype)) != NULL;
+  case TC_CALL_GATHER: return T->gather_entry(tc_dtype_size(c->dtype)) != NULL;
+  case TC_CALL_SCATTER: return T->scatter_entry((int)c->red, (int)c->dtype) != NULL;
   case TC_CALL_NONZERO: return c->dtype == TC_DT_BOOL;
-  case TC_CALL_TRI: return tcu_tri_entry(tc_dtype_size(c->dtype)) != NULL;
-  case TC_CALL_RANGE: return tcu_range_entry((int)c->dtype, c->endpoint) != NULL;
+  case TC_CALL_TRI: return T->tri_entry(tc_dtype_size(c->dtype)) != NULL;
+  case TC_CALL_RANGE: return T->range_entry((int)c->dtype, c->endpoint) != NULL;
   case TC_CALL_RANDOM:
-    return c->dtype == (c->dist == TC_DIST_INT ? TC_DT_I64 : TC_DT_F64) && tcu_random_entry((int)c->dist) != NULL;
-  default:   /* a call kind this engine has no kernels for yet (matmul: TODO) */
+    return c->dtype == (c->dist == TC_DIST_INT ? TC_DT_I64 : TC_DT_F64) && T->random_entry((int)c->dist) != NULL;
+  case TC_CALL_MATMUL:
+    return T->mm_entry((int)c->dtype) != NULL && (!is_blas_dtype(c->dtype) || T->blas_load(NULL, 0) == 0);
+  default:   /* a call kind this engine has no kernels for */
     return false;
   }
+}
+
+/* Why supports() said no, where there is more to say than the row. */
+static const char *cuda_why_not(const tc_call *c) {
+  static char why[512];
+  if (c->kind == TC_CALL_ROW) return NULL;
+  if (plugin_load() != 0) {
+    snprintf(why, sizeof why, "the CUDA engine %.480s", plugin_why);
+    return why;
+  }
+  if (c->kind == TC_CALL_MATMUL && is_blas_dtype(c->dtype) && T->blas_load(why, sizeof why) != 0) return why;
+  return NULL;
 }
 
 /* ---- plans ---- */
@@ -174,8 +275,45 @@ static int interrupted(int rc, tc_err *err) {
 }
 
 static int unsupported(const tc_call *c, tc_err *err) {
-  return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cuda",
-                    tc_dtype_name(c->dtype));
+  const char *why = cuda_why_not(c);
+  return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cuda%s%s%s",
+                    tc_dtype_name(c->dtype), why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
+/* The matrix-product plan: one product's geometry from the last two dims,
+ * the batch dims without size-1 ones, merged where A, B (and the
+ * contiguous C) allow. */
+static void mplan_init(tcu_mplan *p, const tc_call *c) {
+  const tc_tensor *A = c->in[0], *B = c->in[1], *C = c->out;
+  int nb = C->ndim - 2;
+  memset(p, 0, sizeof *p);
+  p->M = C->shape[nb];
+  p->N = C->shape[nb + 1];
+  p->K = A->shape[nb + 1];
+  p->ars = A->strides[nb];
+  p->acs = A->strides[nb + 1];
+  p->brs = B->strides[nb];
+  p->bcs = B->strides[nb + 1];
+  p->nbatch = 1;
+  for (int d = 0; d < nb; d++) {
+    int64_t n = C->shape[d];
+    p->nbatch *= n;
+    if (n == 1) continue;
+    int j = p->nbd;
+    if (j > 0 && p->bstride[0][j - 1] == A->strides[d] * n && p->bstride[1][j - 1] == B->strides[d] * n) {
+      p->bshape[j - 1] *= n;
+      p->bstride[0][j - 1] = A->strides[d];
+      p->bstride[1][j - 1] = B->strides[d];
+    } else {
+      p->bshape[j] = n;
+      p->bstride[0][j] = A->strides[d];
+      p->bstride[1][j] = B->strides[d];
+      p->nbd++;
+    }
+  }
+  p->a = tc_tensor_data(A);
+  p->b = tc_tensor_data(B);
+  p->c = tc_tensor_data(C);
 }
 
 static int cuda_run(tc_call *c, tc_err *err) {
@@ -186,19 +324,19 @@ static int cuda_run(tc_call *c, tc_err *err) {
     const tcu_entry *e = ew_entry(c->op, c->dtype);
     if (!e) return unsupported(c, err);
     plan_init(&p, c->out, c->nin, c->in);
-    st = tcu_run(e, &p);
+    st = T->run(e, &p);
     break;
   }
   case TC_CALL_CAST: case TC_CALL_COPY: {
-    const tcu_entry *e = c->kind == TC_CALL_COPY ? tcu_copy_entry(tc_dtype_size(c->dtype)) : cast_entry(c->dtype, c->out->dtype);
+    const tcu_entry *e = c->kind == TC_CALL_COPY ? T->copy_entry(tc_dtype_size(c->dtype)) : cast_entry(c->dtype, c->out->dtype);
     if (!e) return unsupported(c, err);
     if (tc_numel(c->out) == 0) return 0;
     plan_init(&p, c->out, 1, c->in);
-    st = tcu_run(e, &p);
+    st = T->run(e, &p);
     break;
   }
   case TC_CALL_GATHER: {
-    const tcu_entry *e = tcu_gather_entry(tc_dtype_size(c->dtype));
+    const tcu_entry *e = T->gather_entry(tc_dtype_size(c->dtype));
     if (!e) return unsupported(c, err);
     if (tc_numel(c->out) == 0) return 0;
     plan_init(&p, c->out, 2, c->in);
@@ -206,28 +344,28 @@ static int cuda_run(tc_call *c, tc_err *err) {
     p.arg[0] = c->axis_stride * (int64_t)tc_dtype_size(c->dtype);
     p.arg[1] = c->axis_len;
     p.arg[2] = (int64_t)c->mode;
-    st = tcu_run(e, &p);
+    st = T->run(e, &p);
     break;
   }
   case TC_CALL_SCATTER: {
-    const tcu_sentry *e = tcu_scatter_entry((int)c->red, (int)c->dtype);
+    const tcu_sentry *e = T->scatter_entry((int)c->red, (int)c->dtype);
     if (!e) return unsupported(c, err);
     if (tc_numel(c->out) == 0) return 0;
     tcu_splan s;
     splan_init(&s, c);
-    st = tcu_scatter(e, &s);
+    st = T->scatter(e, &s);
     break;
   }
   case TC_CALL_NONZERO: {
     bool mismatch = false;
     plan_init(&p, c->in[0], 0, NULL);
-    st = tcu_nonzero(&p, (int64_t *)(void *)tc_tensor_data(c->out), tc_numel(c->out), &mismatch);
+    st = T->nonzero(&p, (int64_t *)(void *)tc_tensor_data(c->out), tc_numel(c->out), &mismatch);
     if (!st && mismatch)
       return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, TC_DT_BOOL, "the mask changed while it was read");
     break;
   }
   case TC_CALL_TRI: {
-    const tcu_entry *e = tcu_tri_entry(tc_dtype_size(c->dtype));
+    const tcu_entry *e = T->tri_entry(tc_dtype_size(c->dtype));
     if (!e) return unsupported(c, err);
     if (tc_numel(c->out) == 0) return 0;
     plan_init(&p, c->out, 1, c->in);
@@ -235,12 +373,12 @@ static int cuda_run(tc_call *c, tc_err *err) {
     p.arg[1] = c->out->shape[c->out->ndim - 1];
     p.arg[2] = c->k;
     p.arg[3] = c->op == TC_OP_TRIL;
-    st = tcu_run(e, &p);
+    st = T->run(e, &p);
     break;
   }
   case TC_CALL_RANGE: case TC_CALL_RANDOM: {
-    const tcu_entry *e = c->kind == TC_CALL_RANGE ? tcu_range_entry((int)c->dtype, c->endpoint)
-                                                  : tcu_random_entry((int)c->dist);
+    const tcu_entry *e = c->kind == TC_CALL_RANGE ? T->range_entry((int)c->dtype, c->endpoint)
+                                                  : T->random_entry((int)c->dist);
     if (!e || !cuda_supports(c)) return unsupported(c, err);
     if (tc_numel(c->out) == 0) return 0;
     plan_init(&p, c->out, 0, NULL);
@@ -256,20 +394,28 @@ static int cuda_run(tc_call *c, tc_err *err) {
       p.arg[2] = (int64_t)c->rrange;
       p.arg[3] = (int64_t)c->dist;
     }
-    st = tcu_run(e, &p);
+    st = T->run(e, &p);
     break;
   }
   case TC_CALL_FIND: {
-    const tcu_entry *e = tcu_find_entry((int)c->dtype, (int)c->pred);
+    const tcu_entry *e = T->find_entry((int)c->dtype, (int)c->pred);
     if (!e) return unsupported(c, err);
     plan_init(&p, c->in[0], 0, NULL);
     p.arg[0] = c->lo;
     p.arg[1] = c->hi;
-    st = tcu_find(e, &p, &c->found);
+    st = T->find(e, &p, &c->found);
+    break;
+  }
+  case TC_CALL_MATMUL: {
+    if (!cuda_supports(c)) return unsupported(c, err);
+    if (tc_numel(c->out) == 0) return 0;
+    tcu_mplan mp;
+    mplan_init(&mp, c);
+    st = T->matmul(T->mm_entry((int)c->dtype), &mp);
     break;
   }
   case TC_CALL_REDUCE: {
-    const tcu_rentry *e = tcu_red_entry((int)c->op, (int)c->dtype);
+    const tcu_rentry *e = T->red_entry((int)c->op, (int)c->dtype);
     if (!e) return unsupported(c, err);
     const tc_tensor *x = c->in[0];
     int nk = x->ndim - c->nred;
@@ -282,7 +428,7 @@ static int cuda_run(tc_call *c, tc_err *err) {
     r.rdim = coalesce(x, nk, x->ndim, r.rshape, r.rstride);
     r.in = tc_tensor_data(x);
     r.out = tc_tensor_data(c->out);
-    st = tcu_reduce(e, &r);
+    st = T->reduce(e, &r);
     break;
   }
   default:
@@ -301,4 +447,5 @@ const tc_engine tc_cuda_engine = {
   .supports = cuda_supports,
   .run = cuda_run,
   .sync = cuda_sync,
+  .why_not = cuda_why_not,
 };

@@ -1,8 +1,10 @@
 /* The CUDA runtime side of the engine: device discovery, memory (with a
  * small cache of freed blocks, since cudaFree synchronises and repeated ops
- * allocate the same sizes), copies, launches, and the host emulation switch
- * the parity suite uses on machines without a GPU. The runtime is linked
- * statically, so a machine without a driver only makes tcu_init fail. */
+ * allocate the same sizes), copies, launches, the host emulation switch
+ * the parity suite uses on machines without a GPU, and the plugin's one
+ * export, the table tcalc reaches all of it through (tcu_api in tcu.h).
+ * The runtime is linked statically into the plugin, so a machine without a
+ * driver only makes tcu_init fail. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@ static bool emulate;
 static int state;            /* 0: not tried, 1: usable, -1: unusable */
 static char why_not[256];
 
-extern "C" void tc_cuda_test_emulate(bool on) {
+extern "C" void tcu_set_emulate(bool on) {
   emulate = on;
   state = 0;
 }
@@ -106,8 +108,13 @@ extern "C" int tcu_sync(void) {
   return (int)cudaDeviceSynchronize();
 }
 
-extern "C" const char *tcu_strerror(int status) { return cudaGetErrorString((cudaError_t)status); }
-extern "C" bool tcu_is_oom(int status) { return status == (int)cudaErrorMemoryAllocation; }
+extern "C" const char *tcu_blas_strerror(int status);
+extern "C" const char *tcu_strerror(int status) {
+  if (status >= TCU_E_BLAS) return tcu_blas_strerror(status - TCU_E_BLAS);
+  return cudaGetErrorString((cudaError_t)status);
+}
+/* (cuBLAS status 3 is CUBLAS_STATUS_ALLOC_FAILED) */
+extern "C" bool tcu_is_oom(int status) { return status == (int)cudaErrorMemoryAllocation || status == TCU_E_BLAS + 3; }
 
 /* ---- launches ---- */
 extern "C" int tcu_launch(const void *kernel, int64_t blocks, void **args) {
@@ -143,3 +150,16 @@ extern "C" int tcu_find(const tcu_entry *e, const tcu_plan *p, int64_t *found) {
   *found = res == none ? -1 : (int64_t)res;
   return st;
 }
+
+/* ---- the plugin's export ---- */
+extern "C" __attribute__((visibility("default"))) const tcu_api tcu_api_v1;
+const tcu_api tcu_api_v1 = {
+  TCU_ABI,
+  sizeof(tcu_api), sizeof(tcu_plan), sizeof(tcu_splan), sizeof(tcu_rplan), sizeof(tcu_mplan),
+  tcu_init, tcu_set_emulate, tcu_malloc, tcu_free, tcu_h2d, tcu_d2h, tcu_sync, tcu_strerror, tcu_is_oom,
+  tcu_bin_entry, tcu_cmp_entry, tcu_un_entry, tcu_pred_entry, tcu_sel_entry, tcu_cast_entry, tcu_red_entry,
+  tcu_find_entry, tcu_copy_entry, tcu_gather_entry, tcu_tri_entry, tcu_range_entry, tcu_random_entry,
+  tcu_scatter_entry, tcu_mm_entry,
+  tcu_run, tcu_find, tcu_reduce, tcu_scatter, tcu_nonzero, tcu_matmul,
+  tcu_blas_load, tcu_blas_name,
+};

@@ -1,8 +1,11 @@
-/* The seam between the CUDA engine's C side (cuda.c: the vtable, plans,
- * capability rows) and its CUDA side (*.cu: kernels, the runtime). Plain C
- * types only, so that src/ and the C side never see a CUDA type. Every
- * tcu_* function returning int returns 0 or a CUDA runtime error number
- * (tcu_strerror() names it). */
+/* The seam between the CUDA engine's C side (cuda.c, compiled into tcalc:
+ * the vtable, plans, capability rows) and its CUDA side (*.cu: kernels, the
+ * runtime, cuBLAS), which is built as a plugin, libtcalc-cuda.so, that
+ * cuda.c loads with dlopen when the engine is first asked for. The plugin
+ * hands over one table of functions, tcu_api, and exports nothing else.
+ * Plain C types only, so that src/ and the C side never see a CUDA type.
+ * Every function returning int returns 0 or a CUDA runtime error number
+ * (strerror() names it; TCU_E_BLAS + n is cuBLAS status n). */
 #ifndef TC_TCU_H
 #define TC_TCU_H
 #include <stdbool.h>
@@ -83,6 +86,84 @@ typedef struct tcu_rentry {
   bool sequential;    /* only the one-thread-per-row strategy keeps the CPU's result */
 } tcu_rentry;
 
+/* A matrix-product plan (TC_CALL_MATMUL): nbatch products C_b = A_b @ B_b
+ * with A_b [M, K], B_b [K, N] at any element strides and C contiguous
+ * ([nbatch, M, N]). Product b's operands start at a + offa(b), b + offb(b),
+ * from the batch dims (size-1 dims dropped, adjacent ones merged; stride 0
+ * where an operand is broadcast). Strides in elements, not bytes. */
+typedef struct tcu_mplan {
+  int64_t M, N, K;
+  int64_t ars, acs, brs, bcs;
+  int64_t nbatch;
+  int nbd;
+  int64_t bshape[TC_MAX_DIMS];
+  int64_t bstride[2][TC_MAX_DIMS];   /* [0] A, [1] B */
+  const char *a, *b;
+  char *c;
+} tcu_mplan;
+
+/* One stamped matrix-product kernel (integers, bool, and the floats where
+ * cuBLAS is not used) and its host emulation. */
+typedef struct tcu_mentry {
+  const void *k;
+  void (*host)(const tcu_mplan *p);
+  int dt;
+  size_t esize;
+} tcu_mentry;
+
+/* The pre-check scans' predicates, as tc_pred in engine.h (RANGE: an
+ * element outside [arg[0], arg[1]]). */
+enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
+
+#define TCU_E_BLAS 100000   /* status TCU_E_BLAS + n: cuBLAS failed with status n */
+
+/* The plugin's table (one exported data symbol, TCU_API_SYMBOL). abi and
+ * the sizes let tcalc refuse a plugin from another build. */
+#define TCU_ABI 1
+#define TCU_API_SYMBOL "tcu_api_v1"
+typedef struct tcu_api {
+  int abi;
+  size_t api_size, plan_size, splan_size, rplan_size, mplan_size;
+  /* the runtime */
+  int (*init)(char *why, size_t n);        /* 0 when a device is usable; else why says why */
+  void (*set_emulate)(bool on);             /* host emulation (tests): see tc_cuda_test_emulate */
+  void *(*malloc)(size_t n);                /* NULL on failure */
+  void (*free)(void *p, size_t n);
+  int (*h2d)(void *dst, const void *src, size_t n);
+  int (*d2h)(void *dst, const void *src, size_t n);
+  int (*sync)(void);
+  const char *(*strerror)(int status);
+  bool (*is_oom)(int status);
+  /* kernel tables (NULL: no kernel) and their launches */
+  const tcu_entry *(*bin_entry)(int op, int dt);
+  const tcu_entry *(*cmp_entry)(int op, int dt);
+  const tcu_entry *(*un_entry)(int op, int dt);
+  const tcu_entry *(*pred_entry)(int op, int dt);
+  const tcu_entry *(*sel_entry)(int op, int dt);
+  const tcu_entry *(*cast_entry)(int from, int to);
+  const tcu_rentry *(*red_entry)(int op, int dt);
+  const tcu_entry *(*find_entry)(int dt, int pred);
+  const tcu_entry *(*copy_entry)(size_t esize);
+  const tcu_entry *(*gather_entry)(size_t esize);
+  const tcu_entry *(*tri_entry)(size_t esize);
+  const tcu_entry *(*range_entry)(int dt, bool endpoint);
+  const tcu_entry *(*random_entry)(int dist);
+  const tcu_sentry *(*scatter_entry)(int red, int dt);
+  const tcu_mentry *(*mm_entry)(int dt);
+  int (*run)(const tcu_entry *e, const tcu_plan *p);
+  int (*find)(const tcu_entry *e, const tcu_plan *p, int64_t *found);
+  int (*reduce)(const tcu_rentry *e, tcu_rplan *p);
+  int (*scatter)(const tcu_sentry *e, const tcu_splan *p);
+  int (*nonzero)(const tcu_plan *p, int64_t *out, int64_t count, bool *mismatch);
+  int (*matmul)(const tcu_mentry *e, const tcu_mplan *p);
+  /* cuBLAS (f32/f64 products): loaded on first ask; 0 when usable, else why
+   * says why; its name (path) once loaded */
+  int (*blas_load)(char *why, size_t n);
+  const char *(*blas_name)(void);
+} tcu_api;
+
+/* ---- inside the plugin (the .cu files) ---- */
+#ifdef __CUDACC__
 /* Kernel tables (NULL: no kernel). */
 const tcu_entry *tcu_bin_entry(int op, int dt);
 const tcu_entry *tcu_cmp_entry(int op, int dt);
@@ -91,9 +172,7 @@ const tcu_entry *tcu_pred_entry(int op, int dt);
 const tcu_entry *tcu_sel_entry(int op, int dt);
 const tcu_entry *tcu_cast_entry(int from, int to);
 const tcu_rentry *tcu_red_entry(int op, int dt);
-/* The pre-check scan for integer dtype dt; pred as tc_pred in engine.h
- * (RANGE: an element outside [arg[0], arg[1]]). */
-enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
+/* The pre-check scan for integer dtype dt. */
 const tcu_entry *tcu_find_entry(int dt, int pred);
 /* Data movement (index.cu): bit copies, gather and triangles by element
  * size in bytes; ranges by dtype; random numbers by tc_dist; scatter by
@@ -124,15 +203,28 @@ int tcu_run(const tcu_entry *e, const tcu_plan *p);
 int tcu_find(const tcu_entry *e, const tcu_plan *p, int64_t *found);
 /* Runs a reduction, choosing its strategy from (m, n), and waits for it. */
 int tcu_reduce(const tcu_rentry *e, tcu_rplan *p);
+/* Matrix products (matmul.cu): the plain kernel by dtype (NULL: none);
+ * tcu_matmul runs a plan through cuBLAS (f32, f64 on a device) or the
+ * entry's kernel, and waits for it. */
+const tcu_mentry *tcu_mm_entry(int dt);
+int tcu_matmul(const tcu_mentry *e, const tcu_mplan *p);
+int tcu_blas_load(char *why, size_t n);
+const char *tcu_blas_name(void);
+void tcu_set_emulate(bool on);
+bool tcu_emulating(void);
+#endif /* __CUDACC__ */
 
-/* ---- test hooks (the parity suite; never reached from tcalc itself) ---- */
+/* ---- test hooks in cuda.c (the parity suite, unit tests; never reached
+ * from tcalc itself) ---- */
 /* Runs every kernel's host emulation on host memory instead of a device, so
  * the engine's plans, tables and kernel bodies can be checked on a machine
- * without a GPU. Set before the engine is first used. */
+ * without a GPU (float products take the emulated plain kernel, not
+ * cuBLAS). Set before the engine is first used. */
 void tc_cuda_test_emulate(bool on);
-bool tcu_emulating(void);
 /* Lets the engine claim every row it has kernels for, verified or not. */
 void tc_cuda_test_unverified(bool on);
+/* The cuBLAS the engine uses (loading it), or why there is none. */
+const char *tc_cuda_test_blas(void);
 
 #ifdef __cplusplus
 }

@@ -155,6 +155,18 @@ else
   check ":engine cuda without CUDA" engine_unavailable "$("$bin" -j -e ':engine cuda' | $PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])')"
 fi
 
+# The CUDA engine is a plugin (libtcalc-cuda.so) loaded only when asked for:
+# a start on the CPU engine maps nothing of it.
+LD_DEBUG=files "$bin" -e '1 + 1' > /dev/null 2> "$tmp/ld"
+check "a cpu start does not load the CUDA plugin" 0 "$(grep -c 'libtcalc-cuda' "$tmp/ld")"
+TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so "$bin" --engine cuda -e '1' > "$tmp/out" 2> "$tmp/err"
+check "--engine cuda with no plugin: exit 1" 1 $?
+case $(cat "$tmp/err") in
+  *"engine cuda: this build of tcalc has no cuda engine"*|*"engine cuda: cannot load its plugin: /nonexistent/libtcalc-cuda.so: "*) ok ;;
+  *) bad "--engine cuda with no plugin: $(cat "$tmp/err")" ;;
+esac
+check "--engine auto with no plugin: cpu" cpu "$(TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so "$bin" --engine auto -e ':engine')"
+
 # ---- --caps (SPEC 7) ----
 "$bin" --list-functions > funcs
 "$bin" --caps --json > caps.json

@@ -1,9 +1,10 @@
 /* The CUDA device benchmark that scripts/cuda-device-check.sh runs on a GPU
  * machine: elementwise and reduction throughput through the public API
  * (plan, launch and wait included), as a fraction of the H200's HBM
- * bandwidth. A plain program, like the parity suite; without a device it
- * prints "skipped: no CUDA device" and exits 0. Timings are printed, never
- * checked: this is not a test.
+ * bandwidth, and matrix products at 4096 (i64: the wrapping kernel; f32:
+ * cuBLAS) in operations per second. A plain program, like the parity suite;
+ * without a device it prints "skipped: no CUDA device" and exits 0. Timings
+ * are printed, never checked: this is not a test.
  *
  *   cuda-check bench [--emulate] [--small]   (--small: 1M elements, for trying it out) */
 #include <stdio.h>
@@ -36,8 +37,10 @@ static tc_tensor *filled(tc_engine_id e, tc_dtype dt, int ndim, const int64_t *s
   unsigned char *buf = malloc((size_t)n * es);
   if (!buf) { fprintf(stderr, "cuda-check bench: out of host memory\n"); exit(2); }
   for (int64_t i = 0; i < n; i++) {
+    int32_t v = (int32_t)(i % 1000) - 500;
     if (dt == TC_DT_F32) { float f = (float)(i % 1000) * 0.001f; memcpy(buf + i * 4, &f, 4); }
-    else { int32_t v = (int32_t)(i % 1000) - 500; memcpy(buf + (size_t)i * es, &v, es < 4 ? es : 4); }
+    else if (dt == TC_DT_I64) { int64_t w = v; memcpy(buf + i * 8, &w, 8); }
+    else { memcpy(buf + (size_t)i * es, &v, es < 4 ? es : 4); }
   }
   tc_set_engine(e);
   tc_tensor *t = tc_tensor_from_host(dt, ndim, shape, buf, &err);
@@ -66,6 +69,8 @@ static tc_tensor *op_sum_cols(tc_tensor *a, tc_tensor *b, tc_err *err) {
   return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
 }
 
+static tc_tensor *op_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_matmul(a, b, err); }
+
 /* Median seconds of `runs` calls (after one warm-up). */
 static double timeit(tc_engine_id e, bench_fn f, tc_tensor *a, tc_tensor *b, int runs) {
   double t[32];
@@ -82,6 +87,12 @@ static double timeit(tc_engine_id e, bench_fn f, tc_tensor *a, tc_tensor *b, int
   }
   qsort(t, (size_t)runs, sizeof t[0], cmp_double);
   return t[runs / 2];
+}
+
+static void mm_line(const char *what, double s, double ops) {
+  if (s < 0) return;
+  printf("%-44s %9.3f ms  %8.1f Gop/s (a multiply-add is 2 ops)\n", what, s * 1e3, ops / s * 1e-9);
+  fflush(stdout);
 }
 
 static void line(const char *what, double s, double bytes) {
@@ -134,6 +145,20 @@ int bench_main(int argc, char **argv) {
   line("cpu engine: add i32 [n] + [n]", timeit(TC_ENGINE_CPU, op_add, a, b, 3), 3 * i32);
   tc_tensor_free(a);
   tc_tensor_free(b);
-  printf("matmul i64 and f32 at 4096: not measured (no matmul op on main yet)\n");
+  /* Matrix products: 2 * m * n * k operations each. */
+  printf("cuBLAS: %s\n", tc_cuda_test_blas());
+  int64_t side_mm = small ? 512 : 4096, mm[2] = {side_mm, side_mm};
+  double ops = 2.0 * (double)side_mm * (double)side_mm * (double)side_mm;
+  char what[64];
+  const tc_dtype mdt[2] = {TC_DT_I64, TC_DT_F32};
+  for (int i = 0; i < 2; i++) {
+    a = filled(TC_ENGINE_CUDA, mdt[i], 2, mm);
+    b = filled(TC_ENGINE_CUDA, mdt[i], 2, mm);
+    snprintf(what, sizeof what, "matmul %s [%lld,%lld] @ [%lld,%lld]%s", tc_dtype_name(mdt[i]), (long long)side_mm,
+             (long long)side_mm, (long long)side_mm, (long long)side_mm, !i ? "" : emulate ? " (emulated kernel)" : " (cuBLAS)");
+    mm_line(what, timeit(TC_ENGINE_CUDA, op_matmul, a, b, small ? 3 : 5), ops);
+    tc_tensor_free(a);
+    tc_tensor_free(b);
+  }
   return 0;
 }

@@ -63,6 +63,8 @@ typedef struct spec {
   unsigned char *data;     /* row-major, numel * size bytes */
   bool weak;
   bool transposed;         /* 2-D: made as a permuted view of its transpose */
+  bool flipped;            /* made as a view with every stride negative */
+  bool strided;            /* made as a view of every other element along the last dim */
   bool on_cpu;             /* given to the CUDA run as a CPU tensor (explicit copy) */
 } spec;
 
@@ -264,6 +266,7 @@ typedef struct pcase {
   tc_scatter_red red;
   uint64_t seed;
   char path[64];      /* a file written on the CPU, for loaders */
+  int64_t kred;       /* matrix products: terms per result (for the sum tolerance) */
 } pcase;
 
 /* A row's verdict: the first failure wins. */
@@ -300,6 +303,29 @@ static tc_tensor *make(tc_engine_id e, const spec *s, tc_err *err) {
     int perm[2] = {1, 0};
     t = base ? tc_view_permute(base, perm, err) : NULL;
     tc_tensor_free(base);
+  } else if ((s->flipped || s->strided) && s->ndim > 0) {
+    /* the same values, read through negative strides or a stride of 2 */
+    size_t es = tc_dtype_size(s->dt);
+    int64_t n = spec_numel(s), bshape[4], strides[4], off = 0, st = 1;
+    for (int i = 0; i < s->ndim; i++) bshape[i] = s->shape[i];
+    if (s->strided) bshape[s->ndim - 1] *= 2;
+    for (int i = s->ndim - 1; i >= 0; i--) { strides[i] = st; st *= bshape[i] ? bshape[i] : 1; }
+    unsigned char *tmp = xmalloc((size_t)(s->strided ? 2 * n : n) * es);
+    for (int64_t i = 0; i < n; i++) {
+      if (s->strided) {   /* element i at 2i; the gaps hold its neighbour */
+        memcpy(tmp + (size_t)(2 * i) * es, s->data + (size_t)i * es, es);
+        memcpy(tmp + (size_t)(2 * i + 1) * es, s->data + (size_t)(n - 1 - i) * es, es);
+      } else {
+        memcpy(tmp + (size_t)(n - 1 - i) * es, s->data + (size_t)i * es, es);
+      }
+    }
+    tc_tensor *base = tc_tensor_from_host(s->dt, s->ndim, bshape, tmp, err);
+    free(tmp);
+    if (s->strided) strides[s->ndim - 1] = 2;
+    else
+      for (int i = 0; i < s->ndim; i++) { off += (s->shape[i] - 1) * strides[i]; strides[i] = -strides[i]; }
+    t = base ? tc_view(base, s->ndim, s->shape, strides, off, err) : NULL;
+    tc_tensor_free(base);
   } else {
     t = tc_tensor_from_host(s->dt, s->ndim, s->shape, s->data, err);
   }
@@ -321,6 +347,14 @@ static tc_tensor *apply(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_KIND_CAST: return tc_cast(in[0], c->to, err);
   case TC_KIND_REDUCE: return tc_reduce(c->op, in[0], &c->axes, c->keepdims, err);
   case TC_KIND_INFO: return tc_contiguous(in[0], err);   /* metadata and a round trip of the data */
+  case TC_KIND_MATMUL:
+    switch (c->op) {
+    case TC_OP_DOT: return tc_dot(in[0], in[1], err);
+    case TC_OP_OUTER: return tc_outer(in[0], in[1], err);
+    case TC_OP_TENSORDOT: return tc_tensordot(in[0], in[1], c->nd, c->dims, c->dims2, err);
+    case TC_OP_TRACE: return tc_trace(in[0], err);
+    default: return tc_matmul(in[0], in[1], err);
+    }
   default: return tc_unary(c->op, in[0], err);
   }
 }
@@ -362,7 +396,33 @@ static unsigned char *abs_sums(const pcase *c, tc_tensor *x) {
   return buf;
 }
 
-static void compare(row *r, const pcase *c, tc_tensor *x, tc_tensor *o1, tc_tensor *o2) {
+/* The same product of the inputs' magnitudes, in f64 on the CPU: each
+ * result's sum(|x|) for the sum tolerance of matrix products. */
+static unsigned char *abs_products(const pcase *c, tc_tensor **in) {
+  tc_err err;
+  tc_err_clear(&err);
+  tc_set_engine(TC_ENGINE_CPU);
+  tc_tensor *a[3] = {0}, *s = NULL;
+  bool ok = true;
+  for (int i = 0; i < c->nin && ok; i++) {
+    tc_tensor *f = tc_cast(in[i], TC_DT_F64, &err);
+    a[i] = f ? tc_unary(TC_OP_ABS, f, &err) : NULL;
+    tc_tensor_free(f);
+    ok = a[i] != NULL;
+  }
+  if (ok) s = apply(c, a, &err);
+  unsigned char *buf = NULL;
+  if (s) {
+    buf = xmalloc((size_t)tc_numel(s) * 8);
+    if (tc_tensor_to_host(s, buf, &err) != 0) { free(buf); buf = NULL; }
+  }
+  for (int i = 0; i < 3; i++) tc_tensor_free(a[i]);
+  tc_tensor_free(s);
+  return buf;
+}
+
+static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_tensor *o2) {
+  tc_tensor *x = in[0];
   if (tc_tensor_engine(o2) != TC_ENGINE_CUDA) { row_fail(r, c, "the cuda result lives on %s", tc_engine_name(tc_tensor_engine(o2))); return; }
   if (o1->dtype != o2->dtype || o1->ndim != o2->ndim || o1->weak != o2->weak ||
       memcmp(o1->shape, o2->shape, sizeof(int64_t) * (size_t)o1->ndim)) {
@@ -383,8 +443,9 @@ static void compare(row *r, const pcase *c, tc_tensor *x, tc_tensor *o1, tc_tens
     goto done;
   }
   tc_tolerance tol = tc_op_tolerance(c->op, o1->dtype);
-  int64_t nred = x && n ? tc_numel(x) / n : 0;
-  if (tol.sum) sums = abs_sums(c, x);
+  bool mm = tc_op_kind(c->op) == TC_KIND_MATMUL;
+  int64_t nred = mm ? c->kred : x && n ? tc_numel(x) / n : 0;
+  if (tol.sum) sums = mm ? abs_products(c, in) : abs_sums(c, x);
   for (int64_t i = 0; i < n; i++) {
     bool ok;
     if (tc_dtype_class(o1->dtype) != TC_CLASS_FLT) ok = !memcmp(b1 + (size_t)i * es, b2 + (size_t)i * es, es);
@@ -440,7 +501,7 @@ static void run_case(row *r, pcase *c) {
   } else if (!o1 || !o2) {
     row_fail(r, c, "only %s fails: %s: %s", o1 ? "cuda" : "cpu", tc_code_name(o1 ? e2.code : e1.code), o1 ? e2.msg : e1.msg);
   } else {
-    compare(r, c, t1[0], o1, o2);
+    compare(r, c, t1, o1, o2);
   }
 done:
   tc_tensor_free(o1);
@@ -1238,6 +1299,133 @@ static void io_rows(row *r) {
   if (load) remove(c.path);
 }
 
+/* ---- matrix products ---- */
+enum { MM_T = 1, MM_FLIP = 2, MM_STEP = 4, MM_EDGE = 8, MM_WIDE = 16 };
+
+/* An operand: random values of the dtype (ints over their whole range),
+ * edge values, or floats of every magnitude with NaN, inf and -0; made as a
+ * transposed, flipped or strided view when asked. */
+static void mm_spec(spec *s, tc_dtype dt, int nd, const int64_t *shape, int flags) {
+  spec_init(s, dt, nd, shape);
+  bool flt = tc_dtype_class(dt) == TC_CLASS_FLT;
+  if ((flags & MM_EDGE) && !flt) fill_edges(s);
+  else fill(s, dt == TC_DT_BOOL ? G_BOOL : flt && (flags & (MM_EDGE | MM_WIDE)) ? G_WIDE : G_RANDOM);
+  s->transposed = (flags & MM_T) && nd == 2;
+  s->flipped = (flags & MM_FLIP) != 0;
+  s->strided = (flags & MM_STEP) != 0;
+}
+
+/* a (shape sa) op b (shape sb); kred: terms per result. */
+static void mm_case(row *r, const char *what, int nda, const int64_t *sa, int fa, int ndb, const int64_t *sb, int fb,
+                    int64_t kred) {
+  pcase c;
+  case_begin(&c, r, what, 2);
+  mm_spec(&c.in[0], r->dt, nda, sa, fa);
+  mm_spec(&c.in[1], r->dt, ndb, sb, fb);
+  c.kred = kred;
+  run_case(r, &c);
+  case_free(&c);
+}
+
+static void tensordot_case(row *r, const char *what, int nda, const int64_t *sa, int ndb, const int64_t *sb, int n,
+                           const int64_t *xa, const int64_t *xb, int64_t kred) {
+  pcase c;
+  case_begin(&c, r, what, 2);
+  mm_spec(&c.in[0], r->dt, nda, sa, 0);
+  mm_spec(&c.in[1], r->dt, ndb, sb, MM_T);
+  c.nd = n;
+  for (int i = 0; i < n; i++) { c.dims[i] = xa[i]; c.dims2[i] = xb[i]; }
+  c.kred = kred;
+  run_case(r, &c);
+  case_free(&c);
+}
+
+static void trace_case(row *r, const char *what, int nd, const int64_t *shape, int flags) {
+  pcase c;
+  case_begin(&c, r, what, 1);
+  mm_spec(&c.in[0], r->dt, nd, shape, flags);
+  c.kred = shape[0] < shape[1] ? shape[0] : shape[1];
+  run_case(r, &c);
+  case_free(&c);
+}
+
+/* Shapes cross the CUDA kernel's 64 x 64 tiles and 16-deep k steps; views
+ * (transposed, flipped, strided) reach cuBLAS as its transposes or are
+ * packed first; batch dims broadcast with stride 0 and do not merge. */
+static void matmul_rows(row *r) {
+  bool flt = tc_dtype_class(r->dt) == TC_CLASS_FLT;
+  switch (r->op) {
+  case TC_OP_MATMUL: {
+    int64_t a1[2] = {17, 23}, b1[2] = {23, 19}, a2[2] = {65, 17}, b2[2] = {17, 130}, one[2] = {1, 1};
+    int64_t a3[2] = {130, 70}, b3[2] = {70, 66}, a4[2] = {3, 1000}, b4[2] = {1000, 5}, v[1] = {37};
+    int64_t m5[2] = {5, 37}, b5[2] = {37, 5}, a6[4] = {3, 1, 5, 7}, b6[3] = {4, 7, 6}, a7[4] = {2, 3, 4, 5}, v7[1] = {5};
+    int64_t a8[3] = {500, 3, 4}, b8[3] = {500, 4, 2}, a9[2] = {3, 0}, b9[2] = {0, 4}, a10[2] = {0, 5}, b10[2] = {5, 3};
+    int64_t e1[2] = {2, 3}, e2[2] = {4, 5}, a11[3] = {3, 33, 40}, b11[2] = {40, 65};
+    mm_case(r, flt ? "[17,23] @ [23,19], wide values with inf, nan, -0" : "[17,23] @ [23,19], edge values", 2, a1,
+            MM_EDGE, 2, b1, MM_EDGE, 23);
+    mm_case(r, "[65,17] @ [17,130]", 2, a2, 0, 2, b2, 0, 17);
+    mm_case(r, "[1,1] @ [1,1]", 2, one, 0, 2, one, 0, 1);
+    mm_case(r, "[130,70] @ [70,66]", 2, a3, 0, 2, b3, 0, 70);
+    mm_case(r, "[130,70] transposed @ [70,66]", 2, a3, MM_T, 2, b3, 0, 70);
+    mm_case(r, "[130,70] @ [70,66] transposed", 2, a3, 0, 2, b3, MM_T, 70);
+    mm_case(r, "[130,70] transposed @ [70,66] transposed", 2, a3, MM_T, 2, b3, MM_T, 70);
+    mm_case(r, "[130,70] flipped @ [70,66] strided (packed for cuBLAS)", 2, a3, MM_FLIP, 2, b3, MM_STEP, 70);
+    mm_case(r, "[3,1000] @ [1000,5] (long k)", 2, a4, 0, 2, b4, 0, 1000);
+    mm_case(r, "[37] @ [37,5]", 1, v, 0, 2, b5, 0, 37);
+    mm_case(r, "[5,37] @ [37]", 2, m5, 0, 1, v, 0, 37);
+    mm_case(r, "[37] @ [37] flipped", 1, v, 0, 1, v, MM_FLIP, 37);
+    mm_case(r, "[3,1,5,7] @ [4,7,6] (batch broadcast)", 4, a6, 0, 3, b6, 0, 7);
+    mm_case(r, "[2,3,4,5] @ [5]", 4, a7, 0, 1, v7, 0, 5);
+    mm_case(r, "[3,33,40] flipped @ [40,65] (batch over a flipped stack)", 3, a11, MM_FLIP, 2, b11, 0, 40);
+    mm_case(r, "[500,3,4] @ [500,4,2] (many small products)", 3, a8, 0, 3, b8, 0, 4);
+    mm_case(r, "[3,0] @ [0,4] (k = 0: zeros)", 2, a9, 0, 2, b9, 0, 0);
+    mm_case(r, "[0,5] @ [5,3] (empty)", 2, a10, 0, 2, b10, 0, 5);
+    mm_case(r, "[2,3] @ [4,5] (inner dimensions differ)", 2, e1, 0, 2, e2, 0, 3);
+    if (!quick) {
+      int64_t al[2] = {257, 1031}, bl[2] = {1031, 263};
+      mm_case(r, "[257,1031] @ [1031,263]", 2, al, 0, 2, bl, 0, 1031);
+      mm_case(r, "[257,1031] transposed @ [1031,263]", 2, al, MM_T, 2, bl, MM_WIDE, 1031);
+    }
+    break;
+  }
+  case TC_OP_DOT: {
+    int64_t v[1] = {37}, m[2] = {5, 37}, mt[2] = {37, 5}, a[2] = {4, 5}, b[2] = {5, 6}, a3[3] = {2, 3, 4}, b3[3] = {5, 4, 6};
+    mm_case(r, "[37] . [37]", 1, v, 0, 1, v, 0, 37);
+    mm_case(r, "[5,37] . [37]", 2, m, 0, 1, v, 0, 37);
+    mm_case(r, "[37] . [37,5] transposed", 1, v, 0, 2, mt, MM_T, 37);
+    mm_case(r, flt ? "[4,5] . [5,6], wide values" : "[4,5] . [5,6], edge values", 2, a, MM_EDGE, 2, b, MM_EDGE, 5);
+    mm_case(r, "[2,3,4] . [5,4,6] (over a's last and b's second-to-last axis)", 3, a3, 0, 3, b3, 0, 4);
+    mm_case(r, "0-d . [37] (a multiply)", 0, v, 0, 1, v, 0, 1);
+    break;
+  }
+  case TC_OP_OUTER: {
+    int64_t v[1] = {37}, w[1] = {29}, m[2] = {3, 4}, e[1] = {0};
+    mm_case(r, flt ? "[37] x [29], wide values" : "[37] x [29], edge values", 1, v, MM_EDGE, 1, w, MM_EDGE, 1);
+    mm_case(r, "[3,4] transposed x [29] (flattened)", 2, m, MM_T, 1, w, 0, 1);
+    mm_case(r, "[37] flipped x [0]", 1, v, MM_FLIP, 1, e, 0, 1);
+    break;
+  }
+  case TC_OP_TENSORDOT: {
+    int64_t a[3] = {3, 4, 5}, b[3] = {4, 5, 6}, a2[3] = {4, 3, 5}, b2[3] = {5, 4, 6}, m[2] = {6, 7}, n[2] = {8, 9};
+    int64_t xa[2] = {1, 2}, xb[2] = {0, 1}, xa2[2] = {0, 2}, xb2[2] = {1, 0};
+    tensordot_case(r, "[3,4,5] . [4,5,6] over 2 axes", 3, a, 3, b, 2, xa, xb, 20);
+    tensordot_case(r, "[4,3,5] . [5,4,6] over a (0, 2) with b (1, 0)", 3, a2, 3, b2, 2, xa2, xb2, 20);
+    tensordot_case(r, "[6,7] . [8,9] over 0 axes (an outer product)", 2, m, 2, n, 0, xa, xb, 1);
+    break;
+  }
+  case TC_OP_TRACE: {
+    int64_t s1[2] = {7, 7}, s2[2] = {5, 9}, s3[3] = {4, 4, 3}, s4[2] = {0, 3}, s5[2] = {200, 200};
+    trace_case(r, flt ? "[7,7], wide values" : "[7,7], edge values", 2, s1, MM_EDGE);
+    trace_case(r, "[5,9] transposed", 2, s2, MM_T);
+    trace_case(r, "[4,4,3] flipped", 3, s3, MM_FLIP);
+    trace_case(r, "[0,3] (empty)", 2, s4, 0);
+    trace_case(r, "[200,200]", 2, s5, 0);
+    break;
+  }
+  default: break;
+  }
+}
+
 static void test_row(row *r) {
   switch (tc_op_kind(r->op)) {
   case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
@@ -1251,6 +1439,7 @@ static void test_row(row *r) {
   case TC_KIND_INDEX: index_rows(r); break;
   case TC_KIND_CTOR: ctor_rows(r); break;
   case TC_KIND_IO: io_rows(r); break;
+  case TC_KIND_MATMUL: matmul_rows(r); break;
   case TC_KIND_UNARY: case TC_KIND_LOGICAL: case TC_KIND_MATH: case TC_KIND_ROUND: case TC_KIND_PRED:
     unary_rows(r);
     break;

@@ -141,6 +141,101 @@ Test(cuda_emulated, session_moves_operands_and_verifies) {
 }
 #endif
 
+Test(cuda, missing_plugin_is_engine_unavailable_with_the_reason) {
+  setenv("TCALC_CUDA_LIB", "/nonexistent/libtcalc-cuda.so", 1);
+  tc_err err;
+  tc_err_clear(&err);
+  cr_assert_neq(tc_engine_check(TC_ENGINE_CUDA, &err), 0);
+  cr_assert_eq(err.code, TC_E_ENGINE);
+  cr_assert_eq(err.engine, TC_ENGINE_CUDA);
+#ifdef TC_HAVE_CUDA
+  cr_assert(strstr(err.msg, "engine cuda: cannot load its plugin: /nonexistent/libtcalc-cuda.so: "), "%s", err.msg);
+  /* and the capability questions answer no instead of loading anything */
+  tc_call c = {.kind = TC_CALL_MATMUL, .op = TC_OP_MATMUL, .dtype = TC_DT_I64, .nin = 2};
+  cr_assert(!tc_engines[TC_ENGINE_CUDA]->supports(&c));
+  cr_assert(strstr(tc_engines[TC_ENGINE_CUDA]->why_not(&c), "/nonexistent/libtcalc-cuda.so"));
+#else
+  cr_assert_str_eq(err.msg, "engine cuda: this build of tcalc has no cuda engine");
+#endif
+}
+
+#ifdef TC_HAVE_CUDA
+/* [r, c] of 0, 1, 2, ... (i64) on the cuda engine. */
+static tc_tensor *counting(int64_t r, int64_t c) {
+  tc_err err;
+  tc_err_clear(&err);
+  int64_t shape[2] = {r, c}, v[64];
+  for (int64_t i = 0; i < r * c; i++) v[i] = i;
+  tc_set_engine(TC_ENGINE_CUDA);
+  tc_tensor *t = tc_tensor_from_host(TC_DT_I64, 2, shape, v, &err);
+  cr_assert_not_null(t, "%s", err.msg);
+  return t;
+}
+
+/* Without cuBLAS only the float products are missing, saying why. */
+static void products_without_cublas(const char *setting, const char *why) {
+  setenv("TCALC_CUBLAS", setting, 1);
+  tc_cuda_test_emulate(true);
+  tc_cuda_test_unverified(true);
+  tc_set_engine(TC_ENGINE_CUDA);
+  tc_err err;
+  tc_err_clear(&err);
+  cr_assert_eq(tc_engine_check(TC_ENGINE_CUDA, &err), 0, "%s", err.msg);
+  tc_tensor *a = counting(3, 4), *b = counting(4, 2);
+  tc_tensor *p = tc_matmul(a, b, &err);
+  cr_assert_not_null(p, "%s", err.msg);
+  int64_t got[6], want[6] = {28, 34, 76, 98, 124, 162};
+  cr_assert_eq(tc_tensor_to_host(p, got, &err), 0);
+  cr_assert_arr_eq(got, want, sizeof want);
+  tc_tensor_free(p);
+  const tc_dtype flts[3] = {TC_DT_F32, TC_DT_F64, TC_DT_BF16};
+  for (int i = 0; i < 3; i++) {
+    tc_tensor *fa = tc_cast(a, flts[i], &err), *fb = fa ? tc_cast(b, flts[i], &err) : NULL;
+    cr_assert_not_null(fb, "%s", err.msg);
+    tc_err_clear(&err);
+    cr_assert_null(tc_matmul(fa, fb, &err));
+    cr_assert_eq(err.code, TC_E_DTYPE);
+    cr_assert(strstr(err.msg, why), "%s", err.msg);
+    cr_assert(!strncmp(err.msg, "matmul: not supported for ", 26), "%s", err.msg);
+    tc_err_clear(&err);
+    tc_tensor *s = tc_add(fa, fb, &err);   /* the rest of the engine works */
+    cr_assert_null(s);   /* [3,4] + [4,2] do not broadcast: the add ran its checks on cuda */
+    cr_assert_eq(err.code, TC_E_SHAPE, "%s", err.msg);
+    tc_tensor_free(fa);
+    tc_tensor_free(fb);
+  }
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+}
+
+Test(cuda_emulated, products_without_cublas) {
+  products_without_cublas("/nonexistent/libcublas.so.13", "(cuBLAS could not be loaded: /nonexistent/libcublas.so.13: ");
+}
+
+Test(cuda_emulated, products_with_cublas_turned_off) {
+  products_without_cublas("none", "(cuBLAS is turned off (TCALC_CUBLAS=none))");
+}
+
+Test(cuda_emulated, session_matmul) {
+  tc_cuda_test_emulate(true);
+  tc_cuda_test_unverified(true);
+  unsetenv("TCALC_CUBLAS");
+  int st;
+  char *out = run("a = i64([[9007199254740993, 2], [3, -4]])\nb = f32([[1.5, 2], [3, 4]])\n:engine cuda\n"
+                  "a @ [[1, 0], [0, 1]]\n:verify a @ a\n:verify b @ b\n:verify trace(b)\n:verify dot([1, 2], [3, 4])\n",
+                  false, &st);
+  cr_assert_str_eq(out,
+                   "[[9007199254740993,                2],\n"
+                   " [               3,               -4]]  i64[2,2]\n"
+                   "verify: identical on cpu and cuda (i64[2, 2])\n"
+                   "verify: identical on cpu and cuda (f32[2, 2])\n"
+                   "verify: identical on cpu and cuda (f32[])\n"
+                   "verify: identical on cpu and cuda (i64[])\n");
+  cr_assert_eq(st, 0);
+  free(out);
+}
+#endif
+
 Test(cuda, verify_needs_both_engines) {
   int st;
   char *out = run(":verify 1 + 1\n", true, &st);
