@@ -512,8 +512,23 @@ done:
   }
 }
 
+/* A case of row r's op (and dtype, for the kinds that take one) with nin
+ * operands, to be filled in, then run on both engines and freed. */
+static void case_begin(pcase *c, row *r, const char *what, int nin) {
+  memset(c, 0, sizeof *c);
+  c->what = what;
+  c->op = r->op;
+  c->nin = nin;
+  c->to = r->dt;
+}
+
 static void case_free(pcase *c) {
   for (int i = 0; i < c->nin; i++) spec_free(&c->in[i]);
+}
+
+static void case_end(row *r, pcase *c) {
+  run_case(r, c);
+  case_free(c);
 }
 
 /* ---- the cases of each kind of row ---- */
@@ -542,22 +557,15 @@ static void binary_rows(row *r) {
   tc_check chk = tc_op_check(op);
   pcase c;
   /* every pair of edge values */
-  memset(&c, 0, sizeof c);
-  c.what = "edge x edge";
-  c.op = op;
-  c.nin = 2;
+  case_begin(&c, r, "edge x edge", 2);
   cross(&c.in[0], &c.in[1], dt);
   tame_rhs(op, &c.in[1]);
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
   /* exponents and shift counts over their whole interesting range */
   if (is_int && (chk == TC_CHECK_NEGEXP || chk == TC_CHECK_NEGSHIFT)) {
     int64_t ie[32];
     int ni = int_edges(dt, ie), nb = 70;
-    memset(&c, 0, sizeof c);
-    c.what = "edge x count 0..69";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, "edge x count 0..69", 2);
     spec_1d(&c.in[0], dt, (int64_t)ni * nb);
     spec_1d(&c.in[1], dt, (int64_t)ni * nb);
     for (int i = 0; i < ni; i++)
@@ -565,70 +573,50 @@ static void binary_rows(row *r) {
         put(dt, c.in[0].data, i * nb + j, true, ie[i], 0);
         put(dt, c.in[1].data, i * nb + j, true, j, 0);
       }
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   /* random data across block boundaries */
   for (int k = 0; k < nsizes(); k++) {
-    memset(&c, 0, sizeof c);
-    c.what = k == 3 ? "random, (1<<20)+7 elements" : k == 2 ? "random, 1023 elements" : k == 1 ? "random, 31 elements" : "random, 1 element";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, k == 3 ? "random, (1<<20)+7 elements" : k == 2 ? "random, 1023 elements" : k == 1 ? "random, 31 elements" : "random, 1 element", 2);
     spec_1d(&c.in[0], dt, sizes[k]);
     spec_1d(&c.in[1], dt, sizes[k]);
     fill(&c.in[0], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
     fill(&c.in[1], dt == TC_DT_BOOL ? G_BOOL : is_int && chk != TC_CHECK_ZERO && chk != TC_CHECK_NONE ? G_SMALL : G_NONZERO);
     tame_rhs(op, &c.in[1]);
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   /* scalar broadcast both ways (stride 0), weak scalars, and N-D broadcast */
   for (int side = 0; side < 2; side++) {
-    memset(&c, 0, sizeof c);
-    c.what = side ? "0-d scalar op tensor" : "tensor op 0-d scalar";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, side ? "0-d scalar op tensor" : "tensor op 0-d scalar", 2);
     spec_1d(&c.in[side], dt, 1023);
     fill(&c.in[side], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
     spec_init(&c.in[1 - side], dt, 0, NULL);
     put(dt, c.in[1 - side].data, 0, is_int || dt == TC_DT_BOOL, 3, 2.5);
     if (side) tame_rhs(op, &c.in[1]);
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   if (dt != TC_DT_BOOL) {
-    memset(&c, 0, sizeof c);
-    c.what = "tensor op weak literal 3";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, "tensor op weak literal 3", 2);
     spec_1d(&c.in[0], dt, 257);
     fill(&c.in[0], G_RANDOM);
     spec_init(&c.in[1], is_int ? TC_DT_I64 : TC_DT_F64, 0, NULL);
     put(c.in[1].dt, c.in[1].data, 0, is_int, 3, 3.0);
     c.in[1].weak = true;
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   {
     int64_t sa[2] = {37, 1}, sb[2] = {1, 29};
-    memset(&c, 0, sizeof c);
-    c.what = "[37,1] op [1,29] broadcast";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, "[37,1] op [1,29] broadcast", 2);
     spec_init(&c.in[0], dt, 2, sa);
     spec_init(&c.in[1], dt, 2, sb);
     fill(&c.in[0], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
     fill(&c.in[1], dt == TC_DT_BOOL ? G_BOOL : G_NONZERO);
     tame_rhs(op, &c.in[1]);
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   {
     int64_t s[2] = {33, 65};
-    memset(&c, 0, sizeof c);
-    c.what = "transposed view op contiguous, a CPU operand copied";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, "transposed view op contiguous, a CPU operand copied", 2);
     spec_init(&c.in[0], dt, 2, s);
     spec_init(&c.in[1], dt, 2, s);
     fill(&c.in[0], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
@@ -636,19 +624,14 @@ static void binary_rows(row *r) {
     tame_rhs(op, &c.in[1]);
     c.in[0].transposed = true;
     c.in[1].on_cpu = true;
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   {
     int64_t s0 = 0, s2[2] = {3, 0};
-    memset(&c, 0, sizeof c);
-    c.what = "empty [3,0] op [0]";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, "empty [3,0] op [0]", 2);
     spec_init(&c.in[0], dt, 2, s2);
     spec_init(&c.in[1], dt, 1, &s0);
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   /* the domain pre-check: first, middle and last positions, and through a
    * broadcast (the index is the first result position that reads it) */
@@ -656,10 +639,7 @@ static void binary_rows(row *r) {
     int64_t bad = chk == TC_CHECK_ZERO ? 0 : -1;
     int64_t pos[3] = {0, 511, 1022};
     for (int k = 0; k < 3; k++) {
-      memset(&c, 0, sizeof c);
-      c.what = k == 0 ? "pre-check, first element" : k == 1 ? "pre-check, middle element" : "pre-check, last element";
-      c.op = op;
-      c.nin = 2;
+      case_begin(&c, r, k == 0 ? "pre-check, first element" : k == 1 ? "pre-check, middle element" : "pre-check, last element", 2);
       spec_1d(&c.in[0], dt, 1023);
       spec_1d(&c.in[1], dt, 1023);
       fill(&c.in[0], G_RANDOM);
@@ -667,14 +647,10 @@ static void binary_rows(row *r) {
       tame_rhs(op, &c.in[1]);
       put(dt, c.in[1].data, pos[k], true, bad, 0);
       if (pos[k] < 1022) put(dt, c.in[1].data, pos[k] + (1023 - pos[k]) / 2, true, bad, 0);   /* a later one must not win */
-      run_case(r, &c);
-      case_free(&c);
+      case_end(r, &c);
     }
     int64_t sa[2] = {31, 33}, sb[2] = {1, 33};
-    memset(&c, 0, sizeof c);
-    c.what = "pre-check through a broadcast";
-    c.op = op;
-    c.nin = 2;
+    case_begin(&c, r, "pre-check through a broadcast", 2);
     spec_init(&c.in[0], dt, 2, sa);
     spec_init(&c.in[1], dt, 2, sb);
     fill(&c.in[0], G_RANDOM);
@@ -682,67 +658,42 @@ static void binary_rows(row *r) {
     tame_rhs(op, &c.in[1]);
     put(dt, c.in[1].data, 17, true, bad, 0);
     c.in[1].transposed = false;
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
 }
 
 static void unary_rows(row *r) {
   pcase c;
   tc_dtype dt = r->dt;
-  memset(&c, 0, sizeof c);
-  c.what = "edge values";
-  c.op = r->op;
-  c.nin = 1;
+  case_begin(&c, r, "edge values", 1);
   spec_1d(&c.in[0], dt, 200);
   fill_edges(&c.in[0]);
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
   for (int k = 0; k < nsizes(); k++) {
-    memset(&c, 0, sizeof c);
-    c.what = k == 3 ? "random, (1<<20)+7 elements" : k == 2 ? "random, 1023 elements" : k == 1 ? "random, 31 elements" : "random, 1 element";
-    c.op = r->op;
-    c.nin = 1;
+    case_begin(&c, r, k == 3 ? "random, (1<<20)+7 elements" : k == 2 ? "random, 1023 elements" : k == 1 ? "random, 31 elements" : "random, 1 element", 1);
     spec_1d(&c.in[0], dt, sizes[k]);
     fill(&c.in[0], dt == TC_DT_BOOL ? G_BOOL : k == 2 && tc_dtype_class(dt) == TC_CLASS_FLT ? G_WIDE : G_RANDOM);
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   if (tc_dtype_class(dt) == TC_CLASS_FLT) {
-    memset(&c, 0, sizeof c);
-    c.what = "positive values";
-    c.op = r->op;
-    c.nin = 1;
+    case_begin(&c, r, "positive values", 1);
     spec_1d(&c.in[0], dt, 1000);
     fill(&c.in[0], G_POS);
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   int64_t s[2] = {33, 65}, s0 = 0;
-  memset(&c, 0, sizeof c);
-  c.what = "transposed view";
-  c.op = r->op;
-  c.nin = 1;
+  case_begin(&c, r, "transposed view", 1);
   spec_init(&c.in[0], dt, 2, s);
   fill(&c.in[0], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
   c.in[0].transposed = true;
-  run_case(r, &c);
-  case_free(&c);
-  memset(&c, 0, sizeof c);
-  c.what = "0-d";
-  c.op = r->op;
-  c.nin = 1;
+  case_end(r, &c);
+  case_begin(&c, r, "0-d", 1);
   spec_init(&c.in[0], dt, 0, NULL);
   fill(&c.in[0], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
-  run_case(r, &c);
-  case_free(&c);
-  memset(&c, 0, sizeof c);
-  c.what = "empty";
-  c.op = r->op;
-  c.nin = 1;
+  case_end(r, &c);
+  case_begin(&c, r, "empty", 1);
   spec_init(&c.in[0], dt, 1, &s0);
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 static void select_rows(row *r) {
@@ -750,52 +701,37 @@ static void select_rows(row *r) {
   tc_dtype dt = r->dt;
   bool where = r->op == TC_OP_WHERE;
   for (int k = 0; k < nsizes(); k++) {
-    memset(&c, 0, sizeof c);
-    c.what = k == 3 ? "random, (1<<20)+7 elements" : "random";
-    c.op = r->op;
-    c.nin = 3;
+    case_begin(&c, r, k == 3 ? "random, (1<<20)+7 elements" : "random", 3);
     for (int i = 0; i < 3; i++) {
       spec_1d(&c.in[i], where && i == 0 ? TC_DT_BOOL : dt, sizes[k]);
       fill(&c.in[i], where && i == 0 ? G_BOOL : dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
     }
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   int64_t s1[2] = {37, 1}, s2[2] = {1, 29};
-  memset(&c, 0, sizeof c);
-  c.what = "[37,1], [1,29], 0-d broadcast";
-  c.op = r->op;
-  c.nin = 3;
+  case_begin(&c, r, "[37,1], [1,29], 0-d broadcast", 3);
   spec_init(&c.in[0], where ? TC_DT_BOOL : dt, 2, s1);
   spec_init(&c.in[1], dt, 2, s2);
   spec_init(&c.in[2], dt, 0, NULL);
   for (int i = 0; i < 3; i++) fill(&c.in[i], (where && i == 0) || dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
-  run_case(r, &c);
-  case_free(&c);
-  memset(&c, 0, sizeof c);
-  c.what = "edge values";
-  c.op = r->op;
-  c.nin = 3;
+  case_end(r, &c);
+  case_begin(&c, r, "edge values", 3);
   spec_1d(&c.in[0], where ? TC_DT_BOOL : dt, 200);
   spec_1d(&c.in[1], dt, 200);
   spec_1d(&c.in[2], dt, 200);
   if (where) fill(&c.in[0], G_BOOL); else fill_edges(&c.in[0]);
   fill_edges(&c.in[1]);
   fill(&c.in[2], dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 static void cast_rows(row *r) {
   pcase c;
   for (int to = 0; to < TC_DT_COUNT; to++) {
     for (int k = 0; k < 3; k++) {
-      memset(&c, 0, sizeof c);
-      c.what = k == 0 ? "edge values" : k == 1 ? "random (1<<20)+7" : "transposed view";
       if (k == 1 && quick) continue;
-      c.op = TC_OP_CAST;
+      case_begin(&c, r, k == 0 ? "edge values" : k == 1 ? "random (1<<20)+7" : "transposed view", 1);
       c.to = (tc_dtype)to;
-      c.nin = 1;
       if (k == 2) {
         int64_t s[2] = {33, 65};
         spec_init(&c.in[0], r->dt, 2, s);
@@ -805,8 +741,7 @@ static void cast_rows(row *r) {
       }
       if (k == 0) fill_edges(&c.in[0]);
       else fill(&c.in[0], r->dt == TC_DT_BOOL ? G_BOOL : tc_dtype_class(r->dt) == TC_CLASS_FLT ? G_WIDE : G_RANDOM);
-      run_case(r, &c);
-      case_free(&c);
+      case_end(r, &c);
       if (r->failed) return;
     }
   }
@@ -815,10 +750,7 @@ static void cast_rows(row *r) {
 static void reduce_case(row *r, const char *what, int ndim, const int64_t *shape, int naxes, const int *axes,
                         gen_kind g, bool edges, bool transposed) {
   pcase c;
-  memset(&c, 0, sizeof c);
-  c.what = what;
-  c.op = r->op;
-  c.nin = 1;
+  case_begin(&c, r, what, 1);
   spec_init(&c.in[0], r->dt, ndim, shape);
   if (edges) fill_edges(&c.in[0]);
   else fill(&c.in[0], r->dt == TC_DT_BOOL ? G_BOOL : g);
@@ -826,8 +758,7 @@ static void reduce_case(row *r, const char *what, int ndim, const int64_t *shape
   c.axes.all = naxes < 0;
   c.axes.n = naxes < 0 ? 0 : naxes;
   for (int i = 0; i < c.axes.n; i++) c.axes.axis[i] = axes[i];
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 static void reduce_rows(row *r) {
@@ -866,26 +797,18 @@ static void reduce_rows(row *r) {
   if (flt) {
     /* where the first NaN and ties land decides max/min/argmax/argmin */
     pcase c;
-    memset(&c, 0, sizeof c);
-    c.what = "NaN at 700 and 900 of 1023, ties";
-    c.op = r->op;
-    c.nin = 1;
+    case_begin(&c, r, "NaN at 700 and 900 of 1023, ties", 1);
     spec_1d(&c.in[0], r->dt, 1023);
     for (int64_t i = 0; i < 1023; i++) put(r->dt, c.in[0].data, i, false, 0, (double)(i % 5));
     put(r->dt, c.in[0].data, 700, false, 0, NAN);
     put(r->dt, c.in[0].data, 900, false, 0, -NAN);
     c.axes.all = true;
-    run_case(r, &c);
-    case_free(&c);
-    memset(&c, 0, sizeof c);
-    c.what = "+0 and -0 ties";
-    c.op = r->op;
-    c.nin = 1;
+    case_end(r, &c);
+    case_begin(&c, r, "+0 and -0 ties", 1);
     spec_1d(&c.in[0], r->dt, 64);
     for (int64_t i = 0; i < 64; i++) put(r->dt, c.in[0].data, i, false, 0, i % 2 ? 0.0 : -0.0);
     c.axes.all = true;
-    run_case(r, &c);
-    case_free(&c);
+    case_end(r, &c);
   }
   int64_t e0 = 0, e30[2] = {3, 0}, e03[2] = {0, 3};
   reduce_case(r, "empty [0]", 1, &e0, -1, NULL, G_RANDOM, false, false);
@@ -897,22 +820,14 @@ static void reduce_rows(row *r) {
 static void info_rows(row *r) {
   int64_t s[2] = {33, 65}, s0 = 0;
   pcase c;
-  memset(&c, 0, sizeof c);
-  c.what = "upload, view, download";
-  c.op = r->op;
-  c.nin = 1;
+  case_begin(&c, r, "upload, view, download", 1);
   spec_init(&c.in[0], r->dt, 2, s);
   fill(&c.in[0], r->dt == TC_DT_BOOL ? G_BOOL : G_RANDOM);
   c.in[0].transposed = true;
-  run_case(r, &c);
-  case_free(&c);
-  memset(&c, 0, sizeof c);
-  c.what = "empty";
-  c.op = r->op;
-  c.nin = 1;
+  case_end(r, &c);
+  case_begin(&c, r, "empty", 1);
   spec_init(&c.in[0], r->dt, 1, &s0);
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 /* ---- shape ops, indexing, constructors, files ---- */
@@ -973,14 +888,6 @@ static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
   }
 }
 
-static void case_begin(pcase *c, row *r, const char *what, int nin) {
-  memset(c, 0, sizeof *c);
-  c->what = what;
-  c->op = r->op;
-  c->nin = nin;
-  c->to = r->dt;
-}
-
 static void x_spec(spec *s, tc_dtype dt, int ndim, const int64_t *shape, bool transposed) {
   spec_init(s, dt, ndim, shape);
   fill(s, dt == TC_DT_BOOL ? G_BOOL : tc_dtype_class(dt) == TC_CLASS_FLT ? G_WIDE : G_RANDOM);
@@ -1003,62 +910,62 @@ static void shape_rows(row *r) {
     case_begin(&c, r, "transposed [6,35] to [5,42]", 1);
     x_spec(&c.in[0], dt, 2, s2, true);
     c.nd = 2; c.dims[0] = 5; c.dims[1] = -1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "empty [0] to [0,3]", 1);
     x_spec(&c.in[0], dt, 1, &s0, false);
     c.nd = 2; c.dims[0] = 0; c.dims[1] = 3;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_TRANSPOSE:
     case_begin(&c, r, "[4,5,6] perm (2,0,1)", 1);
     x_spec(&c.in[0], dt, 3, s3, false);
     c.nd = 3; c.dims[0] = 2; c.dims[1] = 0; c.dims[2] = 1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "[6,35] reversed", 1);
     x_spec(&c.in[0], dt, 2, s2, false);
     c.nd = -1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_EXPAND_DIMS:
     case_begin(&c, r, "[4,5,6] axis -2", 1);
     x_spec(&c.in[0], dt, 3, s3, false);
     c.iarg[0] = -2;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_SQUEEZE:
     case_begin(&c, r, "[3,1] all", 1);
     x_spec(&c.in[0], dt, 2, col, false);
     c.axes.all = true;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_FLATTEN:
     case_begin(&c, r, "transposed [6,35]", 1);
     x_spec(&c.in[0], dt, 2, s2, true);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_BROADCAST_TO:
     case_begin(&c, r, "[3,1] to [4,3,5]", 1);
     x_spec(&c.in[0], dt, 2, col, false);
     c.nd = 3; c.dims[0] = 4; c.dims[1] = 3; c.dims[2] = 5;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_CONCAT: case TC_OP_STACK:
     for (int axis = 0; axis < 2; axis++) {
       case_begin(&c, r, axis ? "three [6,35] along axis 1, one transposed" : "three [6,35] along axis 0, one transposed", 3);
       for (int i = 0; i < 3; i++) x_spec(&c.in[i], dt, 2, s2, i == 1);
       c.iarg[0] = axis;
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     break;
   case TC_OP_FLIP:
     case_begin(&c, r, "[4,5,6] all axes (negative strides)", 1);
     x_spec(&c.in[0], dt, 3, s3, false);
     c.axes.all = true;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "[4,5,6] axis 1", 1);
     x_spec(&c.in[0], dt, 3, s3, false);
     c.axes.n = 1; c.axes.axis[0] = 1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_TRIL: case TC_OP_TRIU: {
     int64_t ks[3] = {0, 2, -1};
@@ -1066,7 +973,7 @@ static void shape_rows(row *r) {
       case_begin(&c, r, k == 0 ? "[5,7] k=0" : k == 1 ? "[2,5,7] k=2" : "transposed [5,7] k=-1", 1);
       x_spec(&c.in[0], dt, k == 1 ? 3 : 2, k == 1 ? b3 : m, k == 2);
       c.iarg[0] = ks[k];
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     break;
   }
@@ -1075,11 +982,11 @@ static void shape_rows(row *r) {
     case_begin(&c, r, "1-D [9] k=1 (a matrix)", 1);
     x_spec(&c.in[0], dt, 1, &v, false);
     c.iarg[0] = 1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "transposed [5,7] k=-1 (a diagonal)", 1);
     x_spec(&c.in[0], dt, 2, m, true);
     c.iarg[0] = -1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   }
   default: break;
@@ -1107,24 +1014,24 @@ static void index_rows(row *r) {
       }
       c.iarg[0] = 1;
       c.mode = modes[k];
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     case_begin(&c, r, "mode error, out of bounds at [23]", 2);
     x_spec(&c.in[0], dt, 2, xs, false);
     idx_spec(&c.in[1], TC_DT_I64, 1, &ns, -7, 7);
     put(TC_DT_I64, c.in[1].data, 23, true, 7, 0);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "x[idx] with an i32 index", 2);
     c.variant = V_GETITEM_INT;
     x_spec(&c.in[0], dt, 2, xs, false);
     idx_spec(&c.in[1], TC_DT_I32, 1, &ns, -7, 7);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "x[mask] (nonzero)", 2);
     c.variant = V_GETITEM_MASK;
     x_spec(&c.in[0], dt, 2, xs, false);
     spec_init(&c.in[1], TC_DT_BOOL, 2, xs);
     fill(&c.in[1], G_BOOL);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     if (!quick) {
       int64_t n = ((int64_t)1 << 20) + 7;
       case_begin(&c, r, "x[mask] over (1<<20)+7 elements", 2);
@@ -1132,7 +1039,7 @@ static void index_rows(row *r) {
       x_spec(&c.in[0], dt, 1, &n, false);
       spec_init(&c.in[1], TC_DT_BOOL, 1, &n);
       fill(&c.in[1], G_BOOL);
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     break;
   }
@@ -1141,18 +1048,18 @@ static void index_rows(row *r) {
     x_spec(&c.in[0], dt, 2, xs, true);
     idx_spec(&c.in[1], TC_DT_I64, 2, is2, -9, 9);
     c.iarg[0] = 1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "mode wrap, axis 0", 2);
     x_spec(&c.in[0], dt, 2, xs, false);
     idx_spec(&c.in[1], TC_DT_I16, 2, is0, -30, 30);
     c.mode = TC_MODE_WRAP;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_DYNAMIC_SLICE:
     case_begin(&c, r, "[7,9] starts (-3, 5) sizes (4, 6)", 1);
     x_spec(&c.in[0], dt, 2, xs, true);
     c.nd = 2; c.dims[0] = -3; c.dims[1] = 5; c.dims2[0] = 4; c.dims2[1] = 6;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_SCATTER: {
     for (int red = 0; red <= TC_SCATTER_MIN; red++) {
@@ -1169,7 +1076,7 @@ static void index_rows(row *r) {
         c.iarg[0] = 1;
         c.red = (tc_scatter_red)red;
         c.mode = modes[k];
-        run_case(r, &c); case_free(&c);
+        case_end(r, &c);
       }
       static char what1[TC_SCATTER_MIN + 1][80];
       snprintf(what1[red], sizeof what1[red], "1-D [100], 5000 duplicate indices, %s", tc_scatter_red_name((tc_scatter_red)red));
@@ -1178,7 +1085,7 @@ static void index_rows(row *r) {
       idx_spec(&c.in[1], TC_DT_I64, 1, &many, -100, 100);
       x_spec(&c.in[2], dt, 1, &many, false);
       c.red = (tc_scatter_red)red;
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     case_begin(&c, r, "mode error, out of bounds at [17]", 3);
     x_spec(&c.in[0], dt, 2, xs, false);
@@ -1186,20 +1093,20 @@ static void index_rows(row *r) {
     put(TC_DT_I64, c.in[1].data, 17, true, -10, 0);
     x_spec(&c.in[2], dt, 0, NULL, false);
     c.iarg[0] = 1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "x[idx] = 0-d value", 3);
     c.variant = V_SETITEM_INT;
     x_spec(&c.in[0], dt, 2, xs, false);
     idx_spec(&c.in[1], TC_DT_I64, 1, &ns, -7, 7);
     x_spec(&c.in[2], dt, 0, NULL, false);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "x[mask] = 0-d value", 3);
     c.variant = V_SETITEM_MASK;
     x_spec(&c.in[0], dt, 2, xs, false);
     spec_init(&c.in[1], TC_DT_BOOL, 2, xs);
     fill(&c.in[1], G_BOOL);
     x_spec(&c.in[2], dt, 0, NULL, false);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   }
   default: break;
@@ -1214,7 +1121,7 @@ static void ctor_rows(row *r) {
   case TC_OP_ZEROS: case TC_OP_ONES:
     case_begin(&c, r, "[3,1000]", 0);
     c.nd = 2; c.dims[0] = 3; c.dims[1] = 1000;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_FULL:
     case_begin(&c, r, "[3,1000] of a weak 3", 1);
@@ -1222,12 +1129,12 @@ static void ctor_rows(row *r) {
     spec_init(&c.in[0], TC_DT_I64, 0, NULL);
     put(TC_DT_I64, c.in[0].data, 0, true, 3, 0);
     c.in[0].weak = true;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     case_begin(&c, r, "[4,5] broadcast from a [5] of the dtype", 1);
     c.nd = 2; c.dims[0] = 4; c.dims[1] = 5;
     c.to = (tc_dtype)-1;
     x_spec(&c.in[0], dt, 1, &c.dims[1], false);
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_ARANGE:
     for (int k = 0; k < 2; k++) {
@@ -1241,7 +1148,7 @@ static void ctor_rows(row *r) {
         put(c.in[1].dt, c.in[1].data, 0, isint, 100000, 700.5);
         put(c.in[2].dt, c.in[2].data, 0, isint, 3, 0.375);
       }
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     break;
   case TC_OP_LINSPACE:
@@ -1250,13 +1157,13 @@ static void ctor_rows(row *r) {
       c.farg[0] = k ? -3 : 0.1;
       c.farg[1] = k ? 7 : 1e3;
       c.iarg[0] = k ? 1 : 1001;
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     break;
   case TC_OP_EYE:
     case_begin(&c, r, "7 x 9, k=1", 0);
     c.iarg[0] = 7; c.iarg[1] = 9; c.iarg[2] = 1;
-    run_case(r, &c); case_free(&c);
+    case_end(r, &c);
     break;
   case TC_OP_RAND: case TC_OP_RANDN: case TC_OP_RANDINT:
     for (int k = 0; k < 2; k++) {
@@ -1268,7 +1175,7 @@ static void ctor_rows(row *r) {
       c.seed = k ? ((uint64_t)1 << 40) + 3 : 42;
       c.iarg[0] = k ? INT64_MIN : -5;
       c.iarg[1] = k ? INT64_MAX : 17;
-      run_case(r, &c); case_free(&c);
+      case_end(r, &c);
     }
     break;
   default: break;
@@ -1294,8 +1201,7 @@ static void io_rows(row *r) {
   } else {
     c.in[0] = x;
   }
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
   if (load) remove(c.path);
 }
 
@@ -1323,8 +1229,7 @@ static void mm_case(row *r, const char *what, int nda, const int64_t *sa, int fa
   mm_spec(&c.in[0], r->dt, nda, sa, fa);
   mm_spec(&c.in[1], r->dt, ndb, sb, fb);
   c.kred = kred;
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 static void tensordot_case(row *r, const char *what, int nda, const int64_t *sa, int ndb, const int64_t *sb, int n,
@@ -1336,8 +1241,7 @@ static void tensordot_case(row *r, const char *what, int nda, const int64_t *sa,
   c.nd = n;
   for (int i = 0; i < n; i++) { c.dims[i] = xa[i]; c.dims2[i] = xb[i]; }
   c.kred = kred;
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 static void trace_case(row *r, const char *what, int nd, const int64_t *shape, int flags) {
@@ -1345,8 +1249,7 @@ static void trace_case(row *r, const char *what, int nd, const int64_t *shape, i
   case_begin(&c, r, what, 1);
   mm_spec(&c.in[0], r->dt, nd, shape, flags);
   c.kred = shape[0] < shape[1] ? shape[0] : shape[1];
-  run_case(r, &c);
-  case_free(&c);
+  case_end(r, &c);
 }
 
 /* Shapes cross the CUDA kernel's 64 x 64 tiles and 16-deep k steps; views
