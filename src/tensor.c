@@ -131,11 +131,26 @@ void tc_set_contiguous_strides(tc_tensor *t) {
   }
 }
 
-static tc_tensor *tensor_shell(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
+/* A shape a new tensor or a view may have: at most TC_MAX_DIMS
+ * dimensions, none negative, and an element count that fits in int64 (a
+ * view of 2^64 elements would read as empty and print as nothing). */
+static bool shape_ok(tc_dtype dt, int ndim, const int64_t *shape, int64_t *numel, tc_err *err) {
   if (ndim < 0 || ndim > TC_MAX_DIMS) {
-    tc_err_set(err, TC_E_BAD_ARG, -1, -1, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
-    return NULL;
+    tc_err_set(err, TC_E_BAD_ARG, -1, (int)dt, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
+    return false;
   }
+  if (tc_shape_numel(ndim, shape, numel)) return true;
+  char buf[256];
+  tc_format_dims(buf, sizeof buf, ndim, shape);
+  bool neg = false;
+  for (int i = 0; i < ndim; i++) neg |= shape[i] < 0;
+  if (neg) tc_err_set(err, TC_E_BAD_ARG, -1, (int)dt, "shape %s has a negative dimension", buf);
+  else tc_err_set(err, TC_E_OOM, -1, (int)dt, "shape %s has more elements than can be counted", buf);
+  return false;
+}
+
+/* A tensor struct of a shape shape_ok passed, without storage. */
+static tc_tensor *tensor_shell(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
   tc_tensor *t = calloc(1, sizeof *t);
   if (!t) { tc_err_set(err, TC_E_OOM, -1, -1, "allocation failed"); return NULL; }
   t->refcnt = 1;
@@ -147,19 +162,7 @@ static tc_tensor *tensor_shell(tc_dtype dt, int ndim, const int64_t *shape, tc_e
 
 tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
   int64_t n;
-  if (ndim > TC_MAX_DIMS || !tc_shape_numel(ndim, shape, &n)) {
-    char buf[256];
-    tc_format_dims(buf, sizeof buf, ndim > TC_MAX_DIMS ? TC_MAX_DIMS : ndim, shape);
-    if (ndim > TC_MAX_DIMS)
-      tc_err_set(err, TC_E_BAD_ARG, -1, (int)dt, "a tensor may have at most %d dimensions", TC_MAX_DIMS);
-    else {
-      bool neg = false;
-      for (int i = 0; i < ndim; i++) neg |= shape[i] < 0;
-      if (neg) tc_err_set(err, TC_E_BAD_ARG, -1, (int)dt, "shape %s has a negative dimension", buf);
-      else tc_err_set(err, TC_E_OOM, -1, (int)dt, "shape %s has more elements than can be counted", buf);
-    }
-    return NULL;
-  }
+  if (!shape_ok(dt, ndim, shape, &n, err)) return NULL;
   uint64_t bytes;
   if (__builtin_mul_overflow((uint64_t)n, (uint64_t)tc_dtype_size(dt), &bytes)) {
     tc_err_set(err, TC_E_OOM, -1, (int)dt, "a result of %lld elements is too large", (long long)n);
@@ -253,27 +256,10 @@ static tc_tensor *view_of(tc_tensor *t, tc_err *err) {
   return v;
 }
 
-/* A view's element count must be countable like a new tensor's: a view
- * of 2^64 elements would read as empty (tc_numel) and print as nothing. */
-static bool countable(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
-  int64_t n;
-  if (tc_shape_numel(ndim, shape, &n)) return true;
-  char buf[256];
-  tc_format_dims(buf, sizeof buf, ndim, shape);
-  bool neg = false;
-  for (int i = 0; i < ndim; i++) neg |= shape[i] < 0;
-  if (neg) tc_err_set(err, TC_E_BAD_ARG, -1, (int)dt, "shape %s has a negative dimension", buf);
-  else tc_err_set(err, TC_E_OOM, -1, (int)dt, "shape %s has more elements than can be counted", buf);
-  return false;
-}
-
 tc_tensor *tc_view_broadcast(tc_tensor *t, int ndim, const int64_t *shape, tc_err *err) {
   if (ndim < t->ndim) goto bad;
-  if (ndim > TC_MAX_DIMS) {
-    tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
-    return NULL;
-  }
-  if (!countable(t->dtype, ndim, shape, err)) return NULL;
+  int64_t n;
+  if (!shape_ok(t->dtype, ndim, shape, &n, err)) return NULL;
   tc_tensor *v = view_of(t, err);
   if (!v) return NULL;
   v->ndim = ndim;
@@ -296,11 +282,8 @@ bad:;
 }
 
 tc_tensor *tc_view(tc_tensor *t, int ndim, const int64_t *shape, const int64_t *strides, int64_t offset, tc_err *err) {
-  if (ndim < 0 || ndim > TC_MAX_DIMS) {
-    tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "a tensor may have at most %d dimensions, not %d", TC_MAX_DIMS, ndim);
-    return NULL;
-  }
-  if (!countable(t->dtype, ndim, shape, err)) return NULL;
+  int64_t n;
+  if (!shape_ok(t->dtype, ndim, shape, &n, err)) return NULL;
   tc_tensor *v = view_of(t, err);
   if (!v) return NULL;
   v->ndim = ndim;
