@@ -432,22 +432,30 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* :time STMT. `full` is the whole command line and STMT starts at `off`; the
- * statement is parsed in a copy with the command blanked out, so that error
- * positions point into the line as typed. */
+parse_status runner_parse_command(const char *full, size_t off, arena *ar, tc_err *err, char **copy, node **stmt) {
+  int32_t len = (int32_t)strlen(full);
+  *copy = strdup(full);
+  if (!*copy) {
+    tc_err_set(err, TC_E_OOM, -1, -1, "%s", "out of memory");
+    return PARSE_ERROR;
+  }
+  memset(*copy, ' ', off);
+  parser p;
+  parser_init(&p, *copy, len, ar, err);
+  return parse_statement(&p, stmt);
+}
+
+/* :time STMT. `full` is the whole command line and STMT starts at `off`. */
 static void cmd_time(runner *r, const char *full, size_t off) {
   arena ar = {0};
   tc_err err;
-  parser p;
   tc_err_clear(&err);
   int32_t len = (int32_t)strlen(full);
-  char *text = strdup(full);
-  if (!text) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
-  memset(text, ' ', off);
-  const char *shown = full;
-  parser_init(&p, text, len, &ar, &err);
+  char *text;
   node *stmt;
-  parse_status st = parse_statement(&p, &stmt);
+  parse_status st = runner_parse_command(full, off, &ar, &err, &text, &stmt);
+  if (!text) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
+  const char *shown = full;
   if (st != PARSE_OK) {
     if (st == PARSE_END || st == PARSE_EMPTY) cmd_error(r, TC_E_BAD_ARG, "%s", ":time needs a statement");
     else report(r, &err, shown, len, r->cmd_line);

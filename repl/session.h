@@ -44,6 +44,12 @@ void runner_text(runner *r, const char *text);
 void runner_interrupted(runner *r);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
+/* Parses the statement of a session command (:time, :verify) that starts
+ * at off in the command line full, in a copy of the line with the command
+ * blanked out, so that error positions point into the line as typed.
+ * *copy is that copy, to free after the arena; NULL (and PARSE_ERROR,
+ * out_of_memory in err) when it cannot be made. */
+parse_status runner_parse_command(const char *full, size_t off, arena *ar, tc_err *err, char **copy, node **stmt);
 /* :verify STMT: runs an expression on both engines and compares (verify.c).
  * full is the whole command line; STMT starts at off. */
 void runner_verify(runner *r, const char *full, size_t off);

@@ -166,23 +166,17 @@ static void print_outcome(runner *r, const outcome *o, const tc_tensor *t, tc_to
 void runner_verify(runner *r, const char *full, size_t off) {
   arena ar = {0};
   tc_err err;
-  parser p;
   tc_err_clear(&err);
-  /* parse the statement where it stands in the line, so that carets and
-   * columns point into the command line as typed */
   int32_t len = (int32_t)strlen(full);
-  char *src = strdup(full);
   const char *text = full;
+  char *src;
+  node *stmt;
+  parse_status st = runner_parse_command(full, off, &ar, &err, &src, &stmt);
   if (!src) {
-    tc_err_set(&err, TC_E_OOM, -1, -1, "%s", "out of memory");
     err.engine = -1;
     report_err(r, &err, NULL, 0);
     return;
   }
-  memset(src, ' ', off);
-  parser_init(&p, src, len, &ar, &err);
-  node *stmt;
-  parse_status st = parse_statement(&p, &stmt);
   if (st != PARSE_OK || stmt->kind == N_ASSIGN) {
     if (st == PARSE_OK || st == PARSE_END || st == PARSE_EMPTY) {
       tc_err_clear(&err);
