@@ -68,7 +68,20 @@ echo "== device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv 2>/dev/null || echo "(no nvidia-smi)"
 
 echo "== cuBLAS"
+# The plugin looks for libcublas.so.13 on the loader's path, then in
+# /usr/local/cuda/lib64. The device image may hold cuBLAS only inside a
+# Python wheel (nvidia-cublas): find one there rather than lose the float
+# matmul rows to a missing library.
+if [ -z "${TCALC_CUBLAS:-}" ] && ! ls /usr/local/cuda/lib64/libcublas.so.13 >/dev/null 2>&1 &&
+   ! { command -v ldconfig >/dev/null 2>&1 && ldconfig -p | grep -q 'libcublas\.so\.13'; }; then
+  found=$(find /opt /usr/local /usr/lib -name 'libcublas.so.13*' -type f 2>/dev/null | head -1)
+  if [ -n "$found" ]; then
+    export TCALC_CUBLAS="$found"
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$found")"
+  fi
+fi
 ls /usr/local/cuda/lib64/libcublas.so* 2>/dev/null || echo "(no libcublas in /usr/local/cuda/lib64)"
+echo "TCALC_CUBLAS=${TCALC_CUBLAS:-(unset: loader path, then /usr/local/cuda/lib64)}"
 
 echo "== tcalc sees the device"
 $bin/tcalc --engine cuda -e ':engine' || status=1
