@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "engine.h"
+#include "kexpr.h"
 #include "cuda/tcu.h"
 #include "check.h"
 
@@ -88,14 +89,10 @@ static void put(tc_dtype dt, unsigned char *buf, int64_t i, bool is_int, int64_t
   int64_t v = is_int ? iv : (isnan(fv) ? 0 : fv >= 0x1p63 ? INT64_MAX : fv < -0x1p63 ? INT64_MIN : (int64_t)fv);
   switch (dt) {
   case TC_DT_BOOL: *p = is_int ? iv != 0 : fv != 0; break;
-  case TC_DT_I8: { int8_t x = (int8_t)(uint8_t)(uint64_t)v; memcpy(p, &x, 1); break; }
-  case TC_DT_I16: { int16_t x = (int16_t)(uint16_t)(uint64_t)v; memcpy(p, &x, 2); break; }
-  case TC_DT_I32: { int32_t x = (int32_t)(uint32_t)(uint64_t)v; memcpy(p, &x, 4); break; }
-  case TC_DT_I64: memcpy(p, &v, 8); break;
-  case TC_DT_BF16: { tc_bf16 h = tc_f64_to_bf16(f); memcpy(p, &h, 2); break; }
-  case TC_DT_F16: { tc_f16 h = tc_f64_to_f16(f); memcpy(p, &h, 2); break; }
-  case TC_DT_F32: { float x = (float)f; memcpy(p, &x, 4); break; }
-  case TC_DT_F64: memcpy(p, &f, 8); break;
+#define PUT_INT(E, n_, S, ...) case TC_DT_##E: { S x = (S)(tc_u_##E)(uint64_t)v; memcpy(p, &x, sizeof x); break; }
+#define PUT_FLT(E, n_, S, ...) case TC_DT_##E: { S x = tc_fromd_##E(f); memcpy(p, &x, sizeof x); break; }
+  TC_FOR_INT(PUT_INT, _)
+  TC_FOR_FLT(PUT_FLT, _)
   default: break;
   }
 }
@@ -104,27 +101,18 @@ static void put(tc_dtype dt, unsigned char *buf, int64_t i, bool is_int, int64_t
 static double get_f(tc_dtype dt, const unsigned char *buf, int64_t i) {
   const unsigned char *p = buf + (size_t)i * tc_dtype_size(dt);
   switch (dt) {
-  case TC_DT_BOOL: return *p;
-  case TC_DT_I8: { int8_t x; memcpy(&x, p, 1); return x; }
-  case TC_DT_I16: { int16_t x; memcpy(&x, p, 2); return x; }
-  case TC_DT_I32: { int32_t x; memcpy(&x, p, 4); return x; }
-  case TC_DT_I64: { int64_t x; memcpy(&x, p, 8); return (double)x; }
-  case TC_DT_BF16: { tc_bf16 h; memcpy(&h, p, 2); return tc_bf16_to_f32(h); }
-  case TC_DT_F16: { tc_f16 h; memcpy(&h, p, 2); return tc_f16_to_f32(h); }
-  case TC_DT_F32: { float x; memcpy(&x, p, 4); return x; }
-  case TC_DT_F64: { double x; memcpy(&x, p, 8); return x; }
+#define GET_F(E, n_, S, C, CLS, B, LD, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return (double)LD(x); }
+  TC_FOR_ALL(GET_F, _)
   default: return 0;
   }
 }
 
+/* Element i as an integer: exact for bool and the ints, floats truncated. */
 static int64_t get_i(tc_dtype dt, const unsigned char *buf, int64_t i) {
   const unsigned char *p = buf + (size_t)i * tc_dtype_size(dt);
   switch (dt) {
-  case TC_DT_BOOL: return *p;
-  case TC_DT_I8: { int8_t x; memcpy(&x, p, 1); return x; }
-  case TC_DT_I16: { int16_t x; memcpy(&x, p, 2); return x; }
-  case TC_DT_I32: { int32_t x; memcpy(&x, p, 4); return x; }
-  case TC_DT_I64: { int64_t x; memcpy(&x, p, 8); return x; }
+#define GET_I(E, n_, S, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return x; }
+  TC_FOR_INTB(GET_I, _)
   default: return (int64_t)get_f(dt, buf, i);
   }
 }
