@@ -208,9 +208,8 @@ extern "C" const tcu_sentry *tcu_scatter_entry(int red, int dt) {
 
 extern "C" int tcu_scatter(const tcu_sentry *e, const tcu_splan *p) {
   if (tcu_emulating()) { e->host(p); return 0; }
-  int64_t blocks = (p->npar + TCU_THREADS - 1) / TCU_THREADS;
   void *args[1] = {(void *)p};
-  int st = tcu_launch(e->k, blocks > ((int64_t)1 << 16) ? (int64_t)1 << 16 : blocks, args);
+  int st = tcu_launch(e->k, tcu_grid_threads(p->npar), args);
   return st ? st : tcu_sync();
 }
 

@@ -10,6 +10,11 @@
 #define TCU_HD __host__ __device__ __forceinline__
 
 extern "C" int tcu_launch(const void *kernel, int64_t blocks, void **args);
+/* Grid sizes for the two kinds of grid-stride kernel: one thread per item
+ * (enough blocks to fill the device, each thread then loops over the rest),
+ * and one block per item. */
+extern "C" int64_t tcu_grid_threads(int64_t items);
+extern "C" int64_t tcu_grid_blocks(int64_t items);
 
 /* Byte offsets of element i of the plan's output in each operand. */
 template <int NOP, bool ND>

@@ -280,11 +280,6 @@ __global__ void __launch_bounds__(TCU_THREADS) tcu_pack_kernel(const tcu_pack p)
   }
 }
 
-static int64_t grid_for(int64_t n) {
-  int64_t b = (n + TCU_THREADS - 1) / TCU_THREADS;
-  return b < 1 ? 1 : b > ((int64_t)1 << 20) ? (int64_t)1 << 20 : b;
-}
-
 /* Operand x (0: A, 1: B) of p into new memory *buf, p rewritten to read it. */
 static int pack(tcu_mplan *p, int x, size_t es, char **buf, size_t *bytes) {
   tcu_pack k;
@@ -307,7 +302,7 @@ static int pack(tcu_mplan *p, int x, size_t es, char **buf, size_t *bytes) {
   k.dst = *buf;
   void *args[1] = {&k};
   int st = tcu_launch(es == 4 ? (const void *)tcu_pack_kernel<uint32_t> : (const void *)tcu_pack_kernel<uint64_t>,
-                      grid_for(k.n), args);
+                      tcu_grid_threads(k.n), args);
   if (st) return st;
   int64_t s = k.rows * k.cols;
   for (int d = p->nbd - 1; d >= 0; d--)
@@ -406,6 +401,6 @@ extern "C" int tcu_matmul(const tcu_mentry *e, const tcu_mplan *p) {
     return gemm(e->dt, p);
   int64_t per = ((p->M + MM_T - 1) / MM_T) * ((p->N + MM_T - 1) / MM_T);
   void *args[1] = {(void *)p};
-  int st = tcu_launch(e->k, per * p->nbatch > ((int64_t)1 << 20) ? (int64_t)1 << 20 : per * p->nbatch, args);
+  int st = tcu_launch(e->k, tcu_grid_blocks(per * p->nbatch), args);
   return st ? st : tcu_sync();
 }

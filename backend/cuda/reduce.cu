@@ -287,12 +287,6 @@ extern "C" const tcu_rentry *tcu_red_entry(int op, int dt) {
   return rtable[op][dt].seq ? &rtable[op][dt] : NULL;
 }
 
-static int64_t blocks_for(int64_t n) {
-  int64_t b = (n + TCU_THREADS - 1) / TCU_THREADS;
-  return b < 1 ? 1 : b > ((int64_t)1 << 16) ? (int64_t)1 << 16 : b;
-}
-static int64_t cap_blocks(int64_t n) { return n < 1 ? 1 : n > ((int64_t)1 << 20) ? (int64_t)1 << 20 : n; }
-
 extern "C" int tcu_reduce(const tcu_rentry *e, tcu_rplan *p) {
   int strat = strategy(e, p);
   int st = 0;
@@ -305,11 +299,11 @@ extern "C" int tcu_reduce(const tcu_rentry *e, tcu_rplan *p) {
     e->host(p, strat);
   } else {
     void *args[1] = {(void *)p};
-    if (strat == TCU_SEQ) st = tcu_launch(e->seq, blocks_for(p->m), args);
-    else if (strat == TCU_BLOCK) st = tcu_launch(e->block, cap_blocks(p->m), args);
+    if (strat == TCU_SEQ) st = tcu_launch(e->seq, tcu_grid_threads(p->m), args);
+    else if (strat == TCU_BLOCK) st = tcu_launch(e->block, tcu_grid_blocks(p->m), args);
     else {
-      st = tcu_launch(e->split1, cap_blocks(p->m * p->parts), args);
-      if (!st) st = tcu_launch(e->split2, cap_blocks(p->m), args);
+      st = tcu_launch(e->split1, tcu_grid_blocks(p->m * p->parts), args);
+      if (!st) st = tcu_launch(e->split2, tcu_grid_blocks(p->m), args);
     }
     if (!st) st = tcu_sync();
   }

@@ -123,17 +123,17 @@ extern "C" int tcu_launch(const void *kernel, int64_t blocks, void **args) {
   return (int)cudaLaunchKernel(kernel, dim3((unsigned)blocks), dim3(TCU_THREADS), args, 0, 0);
 }
 
-/* Grid-stride kernels: enough blocks to fill the device, each thread then
- * loops over the rest. */
-static int64_t ew_blocks(int64_t n) {
-  int64_t b = (n + TCU_THREADS - 1) / TCU_THREADS;
+extern "C" int64_t tcu_grid_threads(int64_t items) {
+  int64_t b = (items + TCU_THREADS - 1) / TCU_THREADS;
   return b > ((int64_t)1 << 16) ? (int64_t)1 << 16 : b;
 }
+
+extern "C" int64_t tcu_grid_blocks(int64_t items) { return items > ((int64_t)1 << 20) ? (int64_t)1 << 20 : items; }
 
 extern "C" int tcu_run(const tcu_entry *e, const tcu_plan *p) {
   if (emulate) { e->host(p); return 0; }
   void *args[1] = {(void *)p};
-  int st = tcu_launch(p->ndim == 1 ? e->k1 : e->kn, ew_blocks(p->n), args);
+  int st = tcu_launch(p->ndim == 1 ? e->k1 : e->kn, tcu_grid_threads(p->n), args);
   return st ? st : tcu_sync();
 }
 
