@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "kexpr.h"
 #include "print.h"
 
 /* ---- numbers ---- */
@@ -76,19 +77,16 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
   snprintf(buf, n, "%s", out);
 }
 
-/* Reads element i of host data as text. */
-static void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision) {
+void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision) {
   const char *p = (const char *)data + (size_t)i * tc_dtype_size(dt);
   switch (dt) {
   case TC_DT_BOOL: snprintf(buf, n, "%s", *(const uint8_t *)p ? "true" : "false"); return;
-  case TC_DT_I8: snprintf(buf, n, "%d", *(const int8_t *)p); return;
-  case TC_DT_I16: snprintf(buf, n, "%d", *(const int16_t *)(const void *)p); return;
-  case TC_DT_I32: snprintf(buf, n, "%d", *(const int32_t *)(const void *)p); return;
-  case TC_DT_I64: snprintf(buf, n, "%lld", (long long)*(const int64_t *)(const void *)p); return;
-  case TC_DT_BF16: fmt_float(buf, n, tc_bf16_to_f32(*(const tc_bf16 *)(const void *)p), dt, precision); return;
-  case TC_DT_F16: fmt_float(buf, n, tc_f16_to_f32(*(const tc_f16 *)(const void *)p), dt, precision); return;
-  case TC_DT_F32: fmt_float(buf, n, *(const float *)(const void *)p, dt, precision); return;
-  case TC_DT_F64: fmt_float(buf, n, *(const double *)(const void *)p, dt, precision); return;
+#define FMT_INT(E, n_, S, ...) \
+  case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); snprintf(buf, n, "%lld", (long long)x); return; }
+#define FMT_FLT(E, n_, S, C, CLS, B, LD, ...) \
+  case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); fmt_float(buf, n, (double)LD(x), dt, precision); return; }
+  TC_FOR_INT(FMT_INT, _)
+  TC_FOR_FLT(FMT_FLT, _)
   case TC_DT_COUNT: break;
   }
   snprintf(buf, n, "?");

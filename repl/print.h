@@ -9,6 +9,9 @@ typedef struct print_opts { int precision; bool full; } print_opts;
 /* Shortest text that reads back to the same value in dtype dt (Python's
  * repr style), or `precision` significant digits when > 0. */
 void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision);
+/* Element i of row-major host data of dtype dt as text (integers exactly;
+ * floats as fmt_float). */
+void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision);
 /* Writes a value as text (with the dtype[shape] trailer for tensors). */
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err);
 /* Writes a value as one JSON object line. */

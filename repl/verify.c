@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "engine.h"
+#include "kexpr.h"
 #include "session.h"
 
 static void failed(runner *r) {
@@ -38,23 +39,12 @@ static void tolerance_of(const node *n, tc_dtype dt, tc_tolerance *t) {
   for (int i = 0; i < n->nkids; i++) tolerance_of(n->kids[i], dt, t);
 }
 
+/* Element of a float dtype as a double (exact). */
 static double elem_f(tc_dtype dt, const unsigned char *p) {
   switch (dt) {
-  case TC_DT_BF16: { tc_bf16 h; memcpy(&h, p, 2); return tc_bf16_to_f32(h); }
-  case TC_DT_F16: { tc_f16 h; memcpy(&h, p, 2); return tc_f16_to_f32(h); }
-  case TC_DT_F32: { float x; memcpy(&x, p, 4); return x; }
-  default: { double x; memcpy(&x, p, 8); return x; }
-  }
-}
-
-static void elem_text(char *buf, size_t n, tc_dtype dt, const unsigned char *p) {
-  switch (dt) {
-  case TC_DT_BOOL: snprintf(buf, n, "%s", *p ? "true" : "false"); return;
-  case TC_DT_I8: { int8_t x; memcpy(&x, p, 1); snprintf(buf, n, "%d", x); return; }
-  case TC_DT_I16: { int16_t x; memcpy(&x, p, 2); snprintf(buf, n, "%d", x); return; }
-  case TC_DT_I32: { int32_t x; memcpy(&x, p, 4); snprintf(buf, n, "%d", x); return; }
-  case TC_DT_I64: { int64_t x; memcpy(&x, p, 8); snprintf(buf, n, "%lld", (long long)x); return; }
-  default: fmt_float(buf, n, elem_f(dt, p), dt, 0); return;
+#define ELEM_F(E, n_, S, C, CLS, B, LD, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return (double)LD(x); }
+  TC_FOR_FLT(ELEM_F, _)
+  default: return NAN;
   }
 }
 
@@ -100,8 +90,8 @@ static int compare(tc_tensor *a, tc_tensor *b, tc_tolerance tol, outcome *o, tc_
     if (!ok) {
       o->match = false;
       o->at = i;
-      elem_text(o->cpu, sizeof o->cpu, a->dtype, p);
-      elem_text(o->cuda, sizeof o->cuda, a->dtype, q);
+      fmt_elem(o->cpu, sizeof o->cpu, x, i, a->dtype, 0);
+      fmt_elem(o->cuda, sizeof o->cuda, y, i, a->dtype, 0);
       break;
     }
   }
