@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
-#include "kexpr.h"
 #include "print.h"
 
 /* ---- numbers ---- */
@@ -78,18 +77,13 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
 }
 
 void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision) {
+  if ((unsigned)dt >= TC_DT_COUNT) { snprintf(buf, n, "?"); return; }
   const char *p = (const char *)data + (size_t)i * tc_dtype_size(dt);
-  switch (dt) {
-  case TC_DT_BOOL: snprintf(buf, n, "%s", *(const uint8_t *)p ? "true" : "false"); return;
-#define FMT_INT(E, n_, S, ...) \
-  case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); snprintf(buf, n, "%lld", (long long)x); return; }
-#define FMT_FLT(E, n_, S, C, CLS, B, LD, ...) \
-  case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); fmt_float(buf, n, (double)LD(x), dt, precision); return; }
-  TC_FOR_INT(FMT_INT, _)
-  TC_FOR_FLT(FMT_FLT, _)
-  case TC_DT_COUNT: break;
+  switch (tc_dtype_class(dt)) {
+  case TC_CLASS_BOOL: snprintf(buf, n, "%s", *(const uint8_t *)p ? "true" : "false"); return;
+  case TC_CLASS_INT: snprintf(buf, n, "%lld", (long long)tc_dtype_load_i64(dt, p)); return;
+  case TC_CLASS_FLT: fmt_float(buf, n, tc_dtype_load_f64(dt, p), dt, precision); return;
   }
-  snprintf(buf, n, "?");
 }
 
 /* The elements of t in row-major order in host memory. A contiguous tensor

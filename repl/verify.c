@@ -8,7 +8,6 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "engine.h"
-#include "kexpr.h"
 #include "session.h"
 
 static void failed(runner *r) {
@@ -37,15 +36,6 @@ static void tolerance_of(const node *n, tc_dtype dt, tc_tolerance *t) {
     t->sum |= o.sum;
   }
   for (int i = 0; i < n->nkids; i++) tolerance_of(n->kids[i], dt, t);
-}
-
-/* Element of a float dtype as a double (exact). */
-static double elem_f(tc_dtype dt, const unsigned char *p) {
-  switch (dt) {
-#define ELEM_F(E, n_, S, C, CLS, B, LD, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return (double)LD(x); }
-  TC_FOR_FLT(ELEM_F, _)
-  default: return NAN;
-  }
 }
 
 typedef struct outcome {
@@ -77,7 +67,7 @@ static int compare(tc_tensor *a, tc_tensor *b, tc_tolerance tol, outcome *o, tc_
     if (!memcmp(p, q, es)) continue;
     bool ok = false;
     if (flt) {
-      double u = elem_f(a->dtype, p), v = elem_f(a->dtype, q);
+      double u = tc_dtype_load_f64(a->dtype, p), v = tc_dtype_load_f64(a->dtype, q);
       int64_t d = tc_ulp_distance(a->dtype, u, v);
       if (isnan(u) && isnan(v)) { ok = true; d = 0; }
       else if (tol.sum) ok = tc_sum_close(a->dtype, u, v, fmax(fabs(u), fabs(v)), (int64_t)1 << 31);

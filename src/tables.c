@@ -1,6 +1,8 @@
 /* Lookups generated from dtypes.def, ops.def and errors.def. */
+#include <math.h>
 #include <string.h>
 #include "engine.h"
+#include "kexpr.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -15,6 +17,25 @@ const char *tc_dtype_name(tc_dtype dt) { return dtype_info[dt].name; }
 size_t tc_dtype_size(tc_dtype dt) { return dtype_info[dt].size; }
 tc_class tc_dtype_class(tc_dtype dt) { return dtype_info[dt].cls; }
 int tc_dtype_bits(tc_dtype dt) { return dtype_info[dt].bits; }
+
+double tc_dtype_load_f64(tc_dtype dt, const void *p) {
+  switch (dt) {
+#define X(E, n, S, C, CLS, B, LD, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return (double)LD(x); }
+  TC_DTYPES(X, _)
+#undef X
+  case TC_DT_COUNT: break;
+  }
+  return NAN;
+}
+
+int64_t tc_dtype_load_i64(tc_dtype dt, const void *p) {
+  switch (dt) {
+#define X(E, n, S, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return x; }
+  TC_FOR_INTB(X, _)
+#undef X
+  default: return 0;
+  }
+}
 
 int tc_dtype_from_name(const char *name) {
   for (int i = 0; i < TC_DT_COUNT; i++)

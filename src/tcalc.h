@@ -94,6 +94,10 @@ int tc_dtype_from_name(const char *name);       /* -1 if none */
 size_t tc_dtype_size(tc_dtype dt);
 tc_class tc_dtype_class(tc_dtype dt);
 int tc_dtype_bits(tc_dtype dt);
+/* One stored element at p: as a double (exact, but for i64 beyond 2^53),
+ * and, of bool and integer dtypes, as an int64 (exact; 0 for floats). */
+double tc_dtype_load_f64(tc_dtype dt, const void *p);
+int64_t tc_dtype_load_i64(tc_dtype dt, const void *p);
 const char *tc_op_name(tc_op op);
 const char *tc_op_symbol(tc_op op);
 tc_kind tc_op_kind(tc_op op);

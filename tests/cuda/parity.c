@@ -99,22 +99,13 @@ static void put(tc_dtype dt, unsigned char *buf, int64_t i, bool is_int, int64_t
 
 /* Element i as a double (exact for every dtype but the widest ints). */
 static double get_f(tc_dtype dt, const unsigned char *buf, int64_t i) {
-  const unsigned char *p = buf + (size_t)i * tc_dtype_size(dt);
-  switch (dt) {
-#define GET_F(E, n_, S, C, CLS, B, LD, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return (double)LD(x); }
-  TC_FOR_ALL(GET_F, _)
-  default: return 0;
-  }
+  return tc_dtype_load_f64(dt, buf + (size_t)i * tc_dtype_size(dt));
 }
 
 /* Element i as an integer: exact for bool and the ints, floats truncated. */
 static int64_t get_i(tc_dtype dt, const unsigned char *buf, int64_t i) {
-  const unsigned char *p = buf + (size_t)i * tc_dtype_size(dt);
-  switch (dt) {
-#define GET_I(E, n_, S, ...) case TC_DT_##E: { S x; memcpy(&x, p, sizeof x); return x; }
-  TC_FOR_INTB(GET_I, _)
-  default: return (int64_t)get_f(dt, buf, i);
-  }
+  if (tc_dtype_class(dt) == TC_CLASS_FLT) return (int64_t)get_f(dt, buf, i);
+  return tc_dtype_load_i64(dt, buf + (size_t)i * tc_dtype_size(dt));
 }
 
 static int64_t imax(tc_dtype dt) { return dt == TC_DT_BOOL ? 1 : (int64_t)(((uint64_t)1 << (tc_dtype_bits(dt) - 1)) - 1); }
