@@ -431,35 +431,35 @@ int set_tensor(value *out, tc_tensor *t) {
 static int call_op(ctx *c, tc_op op, args *a, value *out) {
   tc_tensor *x = NULL, *y = NULL, *z = NULL;
   tc_err *err = c->err;
-  switch (tc_op_kind(op)) {
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
+  switch (tc_op_family(op)) {
+  case TC_FAM_BIN: case TC_FAM_CMP:
     if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y)) return -1;
     return set_tensor(out, tc_binary(op, x, y, err));
-  case TC_KIND_UNARY: case TC_KIND_LOGICAL: case TC_KIND_MATH: case TC_KIND_ROUND: case TC_KIND_PRED:
+  case TC_FAM_UN: case TC_FAM_PRED:
     if (arg_tensor(c, a, 0, &x)) return -1;
     return set_tensor(out, tc_unary(op, x, err));
-  case TC_KIND_WHERE:
+  case TC_FAM_SEL:
     if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y) || arg_tensor(c, a, 2, &z)) return -1;
     return set_tensor(out, tc_where(x, y, z, err));
-  case TC_KIND_CLIP:
+  case TC_FAM_CLIP:
     if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y) || arg_tensor(c, a, 2, &z)) return -1;
     return set_tensor(out, tc_clip(x, y, z, err));
-  case TC_KIND_CAST: {
+  case TC_FAM_CAST: {
     tc_dtype dt;
     if (arg_tensor(c, a, 0, &x) || arg_dtype(c, a, 1, &dt)) return -1;
     return set_tensor(out, tc_cast(x, dt, err));
   }
-  case TC_KIND_REDUCE: {
+  case TC_FAM_REDUCE: {
     tc_axes ax;
     bool keep;
     if (arg_tensor(c, a, 0, &x) || arg_axes(c, a, 1, &ax) || arg_bool(c, a, 2, &keep)) return -1;
     return set_tensor(out, tc_reduce(op, x, &ax, keep, err));
   }
-  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO:
     return call_family(c, op, a, out);
-  case TC_KIND_MATMUL:
+  case TC_FAM_MATMUL:
     return call_matmul(c, op, a, out);
-  case TC_KIND_INFO: {
+  case TC_FAM_INFO: {
     if (arg_tensor(c, a, 0, &x)) return -1;
     if (op == TC_OP_DTYPE) {
       out->kind = V_STR;

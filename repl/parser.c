@@ -179,9 +179,7 @@ static int find_op(const parser *p, bool prefix) {
   for (int op = 0; op < TC_OP_COUNT; op++) {
     const char *sym = tc_op_symbol((tc_op)op);
     if (!*sym || !is_op(p, sym)) continue;
-    tc_kind k = tc_op_kind((tc_op)op);
-    bool unary = k == TC_KIND_UNARY || k == TC_KIND_LOGICAL;
-    if (unary == prefix) return op;
+    if ((tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX) == prefix) return op;
   }
   return -1;
 }
@@ -425,14 +423,14 @@ static node *parse_expr(parser *p, int rbp) {
     if (op < 0) break;
     int lbp = tc_op_bp((tc_op)op);
     if (lbp <= rbp) break;
-    bool cmp = tc_op_kind((tc_op)op) == TC_KIND_COMPARE;
-    if (cmp && !left->paren && left->kind == N_BINOP && tc_op_kind((tc_op)left->op) == TC_KIND_COMPARE) {
+    bool nonassoc = tc_op_assoc((tc_op)op) == TC_ASSOC_NONASSOC;
+    if (nonassoc && !left->paren && left->kind == N_BINOP && tc_op_assoc((tc_op)left->op) == TC_ASSOC_NONASSOC) {
       left = fail_at(p, p->tok.start, p->tok.end, "%s", "comparisons do not chain; combine them with &");
       break;
     }
     token t = p->tok;
     advance(p);
-    bool right = op == TC_OP_POW;
+    bool right = tc_op_assoc((tc_op)op) == TC_ASSOC_RIGHT;
     node *rhs = parse_expr(p, right ? lbp - 1 : lbp);
     if (!rhs) { left = NULL; break; }
     node *n = new_node(p, N_BINOP, left->start, rhs->end);

@@ -243,28 +243,6 @@ static void json_text(runner *r, const char *type, const char *text) {
   emit_outcome(r, o);
 }
 
-static const char *kind_title(tc_kind k) {
-  switch (k) {
-  case TC_KIND_BINARY: return "arithmetic";
-  case TC_KIND_BITWISE: case TC_KIND_SHIFT: return "bitwise";
-  case TC_KIND_COMPARE: return "comparison";
-  case TC_KIND_UNARY: case TC_KIND_LOGICAL: return "unary";
-  case TC_KIND_MATH: case TC_KIND_MATH2: return "math";
-  case TC_KIND_ROUND: return "rounding";
-  case TC_KIND_PRED: return "predicates";
-  case TC_KIND_WHERE: case TC_KIND_CLIP: return "selection";
-  case TC_KIND_CAST: return "casts";
-  case TC_KIND_REDUCE: return "reductions";
-  case TC_KIND_INFO: return "information";
-  case TC_KIND_SHAPE: return "shape";
-  case TC_KIND_INDEX: return "indexing";
-  case TC_KIND_CTOR: return "construction";
-  case TC_KIND_IO: return "files";
-  case TC_KIND_MATMUL: return "matrix products";
-  }
-  return "other";
-}
-
 /* Writes :help (all) or :help NAME. Everything comes from the tables. */
 static int help_text(FILE *f, const char *name) {
   if (!name || !*name) {
@@ -273,7 +251,7 @@ static int help_text(FILE *f, const char *name) {
     const char *titles[TC_OP_COUNT];
     int nt = 0;
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      const char *t = kind_title(tc_op_kind((tc_op)op));
+      const char *t = tc_op_group((tc_op)op);
       int j = 0;
       while (j < nt && strcmp(titles[j], t)) j++;
       if (j == nt) titles[nt++] = t;
@@ -281,7 +259,7 @@ static int help_text(FILE *f, const char *name) {
     for (int j = 0; j < nt; j++) {
       int col = fprintf(f, "  %-12s", titles[j]);
       for (int op = 0; op < TC_OP_COUNT; op++) {
-        if (strcmp(kind_title(tc_op_kind((tc_op)op)), titles[j])) continue;
+        if (strcmp(tc_op_group((tc_op)op), titles[j])) continue;
         char item[64];
         const char *sym = tc_op_symbol((tc_op)op);
         int w = snprintf(item, sizeof item, *sym ? " %s (%s)" : " %s", tc_op_name((tc_op)op), sym);
@@ -309,8 +287,7 @@ static int help_text(FILE *f, const char *name) {
       for (int op = 0; op < TC_OP_COUNT; op++) {
         if (tc_op_bp((tc_op)op) != bp || !*tc_op_symbol((tc_op)op)) continue;
         fprintf(f, "%s%s", any ? " " : "\n  ", tc_op_symbol((tc_op)op));
-        tc_kind k = tc_op_kind((tc_op)op);
-        if (k == TC_KIND_UNARY || k == TC_KIND_LOGICAL) fputs("x", f);
+        if (tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX) fputs("x", f);
         any = true;
       }
     }
@@ -330,8 +307,7 @@ static int help_text(FILE *f, const char *name) {
   tc_op op = (tc_op)e->op;
   fprintf(f, "%s(%s)", tc_op_name(op), tc_op_signature(op));
   if (*tc_op_symbol(op)) {
-    tc_kind k = tc_op_kind(op);
-    fprintf(f, k == TC_KIND_UNARY || k == TC_KIND_LOGICAL ? "    operator: %sx" : "    operator: a %s b", tc_op_symbol(op));
+    fprintf(f, tc_op_assoc(op) == TC_ASSOC_PREFIX ? "    operator: %sx" : "    operator: a %s b", tc_op_symbol(op));
   }
   fprintf(f, "\n  %s\n", tc_op_doc(op));
   for (int eng = 0; eng < TC_ENGINE_COUNT; eng++) {

@@ -62,42 +62,12 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
   return 0;
 }
 
-/* The dtype an op's kernel runs in for operands of dtype dt. */
-static tc_dtype kernel_dtype(tc_op op, tc_dtype dt) {
-  tc_class c = tc_dtype_class(dt);
-  switch (tc_op_kind(op)) {
-  case TC_KIND_MATH:
-  case TC_KIND_MATH2:
-    return c == TC_CLASS_FLT ? dt : TC_DT_F64;
-  case TC_KIND_ROUND:
-    return c == TC_CLASS_BOOL ? TC_DT_F64 : dt;
-  case TC_KIND_REDUCE:
-    if ((op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD) && c == TC_CLASS_BOOL) return TC_DT_I64;
-    if (op == TC_OP_MEAN && c != TC_CLASS_FLT) return TC_DT_F64;
-    return dt;
-  default:
-    return dt;
-  }
-}
+static tc_dtype kernel_dtype(tc_op op, tc_dtype dt) { return tc_op_kernel_dtype(op, dt); }
+static tc_dtype result_dtype(tc_op op, tc_dtype kdt) { return tc_op_result_dtype(op, kdt); }
 
-static tc_dtype result_dtype(tc_op op, tc_dtype kdt) {
-  switch (tc_op_kind(op)) {
-  case TC_KIND_COMPARE:
-  case TC_KIND_LOGICAL:
-  case TC_KIND_PRED:
-    return TC_DT_BOOL;
-  case TC_KIND_REDUCE:
-    if (op == TC_OP_ARGMAX || op == TC_OP_ARGMIN) return TC_DT_I64;
-    if (op == TC_OP_ANY || op == TC_OP_ALL) return TC_DT_BOOL;
-    return kdt;
-  default:
-    return kdt;
-  }
-}
-
-/* ROUND-kind ops are the identity on integers unless a kernel exists. */
+/* Ops of the ROUNDING rule are the identity on integers unless a kernel exists. */
 static bool round_is_identity(tc_op op, tc_dtype dt, const tc_engine *e) {
-  if (tc_op_kind(op) != TC_KIND_ROUND || tc_dtype_class(dt) != TC_CLASS_INT) return false;
+  if (tc_op_rule(op) != TC_RULE_ROUNDING || tc_dtype_class(dt) != TC_CLASS_INT) return false;
   tc_call c = {.kind = TC_CALL_EW, .op = op, .dtype = dt, .nin = 1};
   return !e->supports(&c);
 }
@@ -110,14 +80,7 @@ static bool cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to) {
 }
 
 static bool kernel_supported(const tc_engine *e, tc_op op, tc_dtype kdt) {
-  tc_call c = {.op = op, .dtype = kdt, .nin = 1};
-  switch (tc_op_kind(op)) {
-  case TC_KIND_REDUCE: c.kind = TC_CALL_REDUCE; break;
-  case TC_KIND_WHERE: c.kind = TC_CALL_EW; c.nin = 3; break;
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
-    c.kind = TC_CALL_EW; c.nin = 2; break;
-  default: c.kind = TC_CALL_EW; break;
-  }
+  tc_call c = {.kind = tc_op_is_ew(op) ? TC_CALL_EW : TC_CALL_REDUCE, .op = op, .dtype = kdt, .nin = tc_op_arity(op)};
   return e->supports(&c);
 }
 
@@ -128,18 +91,18 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   if (!e) return false;
   tc_call row = {.kind = TC_CALL_ROW, .op = op, .dtype = dt};
   if (!e->supports(&row)) return false;
-  switch (tc_op_kind(op)) {
-  case TC_KIND_INFO:
+  switch (tc_op_family(op)) {
+  case TC_FAM_INFO:
     return true;
-  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO:
     return family_supported(e, op, dt);
-  case TC_KIND_CAST:
+  case TC_FAM_CAST:
     for (int t = 0; t < TC_DT_COUNT; t++)
       if (!cast_supported(e, dt, (tc_dtype)t)) return false;
     return true;
-  case TC_KIND_CLIP:
+  case TC_FAM_CLIP:
     return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
-  case TC_KIND_MATMUL:
+  case TC_FAM_MATMUL:
     return tc_linalg_supported(op, dt, eid);
   default:
     if (round_is_identity(op, dt, e)) return true;
@@ -173,7 +136,7 @@ static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
   if (tc_engine_check(e, err) != 0) { annotate(err, op, (int)dt); return -1; }
   return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s%s", tc_dtype_name(dt),
                     tc_engine_name(e),
-                    tc_dtype_class(dt) == TC_CLASS_BOOL && tc_op_kind(op) == TC_KIND_BINARY
+                    tc_dtype_class(dt) == TC_CLASS_BOOL && tc_op_rule(op) == TC_RULE_ARITH
                         ? " (cast bool to a number first)" : "");
 }
 
@@ -270,7 +233,7 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
 
 /* ---- operations ---- */
 tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
-  if (tc_op_kind(op) == TC_KIND_MATMUL) return tc_linalg_binary(op, a, b, err);   /* a @ b */
+  if (tc_op_family(op) == TC_FAM_MATMUL) return tc_linalg_binary(op, a, b, err);   /* a @ b */
   tc_dtype dt;
   if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
   tc_dtype kdt = kernel_dtype(op, dt);
@@ -279,7 +242,7 @@ tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   if (ops[0]) ops[1] = operand(b, kdt, err);
   tc_tensor *out = ops[1] ? run_ew(op, kdt, result_dtype(op, kdt), 2, ops, err) : NULL;
   release(ops, 2);
-  if (out) out->weak = a->weak && b->weak && out->dtype != TC_DT_BOOL;
+  if (out) out->weak = a->weak && b->weak && tc_op_keeps_weak(op) && out->dtype != TC_DT_BOOL;
   else annotate(err, op, (int)kdt);
   return out;
 }
@@ -291,7 +254,7 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
   tc_tensor *ops[1] = {operand(x, kdt, err)};
   tc_tensor *out = ops[0] ? run_ew(op, kdt, result_dtype(op, kdt), 1, ops, err) : NULL;
   release(ops, 1);
-  if (out) out->weak = x->weak && out->dtype != TC_DT_BOOL;
+  if (out) out->weak = x->weak && tc_op_keeps_weak(op) && out->dtype != TC_DT_BOOL;
   else annotate(err, op, (int)kdt);
   return out;
 }
@@ -412,7 +375,7 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
     memcpy(out->shape, kdshape, sizeof(int64_t) * (size_t)x->ndim);
     tc_set_contiguous_strides(out);
   }
-  out->weak = x->weak && odt == kdt && odt != TC_DT_BOOL && !(op == TC_OP_ARGMAX || op == TC_OP_ARGMIN);
+  out->weak = x->weak && tc_op_keeps_weak(op) && odt == kdt && odt != TC_DT_BOOL;
   return out;
 }
 

@@ -44,23 +44,65 @@ int tc_dtype_from_name(const char *name) {
 }
 
 static const struct {
-  const char *name, *sym, *sig, *doc;
-  tc_kind kind;
+  const char *name, *sym, *sig, *doc, *group;
+  tc_family fam;
+  tc_rule rule;
   int bp;
+  tc_assoc assoc;
   tc_check check;
 } op_info[] = {
-#define X(E, n, sym, kind, bp, check, sig, doc, ...) {#n, sym, sig, doc, TC_KIND_##kind, bp, TC_CHECK_##check},
+#define X(E, n, sym, fam, rule, group, bp, assoc, check, sig, doc, ...) \
+  {#n, sym, sig, doc, group, TC_FAM_##fam, TC_RULE_##rule, bp, TC_ASSOC_##assoc, TC_CHECK_##check},
   TC_OPS(X, _)
+#undef X
+};
+
+static const struct { int arity; bool ew; } fam_info[] = {
+#define X(F, arity, ew) {arity, ew},
+  TC_FAMILIES(X)
 #undef X
 };
 
 const char *tc_op_name(tc_op op) { return op_info[op].name; }
 const char *tc_op_symbol(tc_op op) { return op_info[op].sym; }
-tc_kind tc_op_kind(tc_op op) { return op_info[op].kind; }
+tc_family tc_op_family(tc_op op) { return op_info[op].fam; }
+tc_rule tc_op_rule(tc_op op) { return op_info[op].rule; }
+const char *tc_op_group(tc_op op) { return op_info[op].group; }
 int tc_op_bp(tc_op op) { return op_info[op].bp; }
+tc_assoc tc_op_assoc(tc_op op) { return op_info[op].assoc; }
 tc_check tc_op_check(tc_op op) { return op_info[op].check; }
 const char *tc_op_signature(tc_op op) { return op_info[op].sig; }
 const char *tc_op_doc(tc_op op) { return op_info[op].doc; }
+int tc_op_arity(tc_op op) { return fam_info[op_info[op].fam].arity; }
+bool tc_op_is_ew(tc_op op) { return fam_info[op_info[op].fam].ew; }
+
+tc_dtype tc_op_kernel_dtype(tc_op op, tc_dtype dt) {
+  tc_class c = tc_dtype_class(dt);
+  switch (op_info[op].rule) {
+#define X(R, kernel, result, weak) case TC_RULE_##R: return kernel;
+    TC_RULES(X)
+#undef X
+  default: (void)c; return dt;
+  }
+}
+
+tc_dtype tc_op_result_dtype(tc_op op, tc_dtype kdt) {
+  switch (op_info[op].rule) {
+#define X(R, kernel, result, weak) case TC_RULE_##R: return result;
+    TC_RULES(X)
+#undef X
+  default: return kdt;
+  }
+}
+
+bool tc_op_keeps_weak(tc_op op) {
+  static const bool keeps[] = {
+#define X(R, kernel, result, weak) weak,
+    TC_RULES(X)
+#undef X
+  };
+  return keeps[op_info[op].rule];
+}
 
 static const struct { const char *name; tc_op op; } aliases[] = {
 #define X(a, E, ...) {#a, TC_OP_##E},

@@ -31,17 +31,20 @@ typedef enum {
   TC_OP_COUNT
 } tc_op;
 
+/* The op table's columns (src/ops.def). */
 typedef enum {
-  TC_KIND_BINARY, TC_KIND_BITWISE, TC_KIND_SHIFT, TC_KIND_COMPARE,
-  TC_KIND_UNARY, TC_KIND_LOGICAL, TC_KIND_MATH, TC_KIND_MATH2,
-  TC_KIND_ROUND, TC_KIND_PRED, TC_KIND_WHERE, TC_KIND_CLIP, TC_KIND_CAST,
-  TC_KIND_REDUCE, TC_KIND_INFO,
-  TC_KIND_SHAPE,   /* shape ops, views where possible (src/shape.c) */
-  TC_KIND_INDEX,   /* take, take_along_axis, dynamic_slice, scatter (src/index.c) */
-  TC_KIND_CTOR,    /* constructors and random numbers (src/ctor.c) */
-  TC_KIND_IO,      /* .npy and CSV files (src/io.c) */
-  TC_KIND_MATMUL   /* matrix products: matmul, dot, outer, tensordot, trace */
-} tc_kind;
+#define TC_X_(F, ...) TC_FAM_##F,
+  TC_FAMILIES(TC_X_)
+#undef TC_X_
+} tc_family;
+
+typedef enum {
+#define TC_X_(R, ...) TC_RULE_##R,
+  TC_RULES(TC_X_)
+#undef TC_X_
+} tc_rule;
+
+typedef enum { TC_ASSOC_NONE, TC_ASSOC_LEFT, TC_ASSOC_RIGHT, TC_ASSOC_NONASSOC, TC_ASSOC_PREFIX } tc_assoc;
 
 typedef enum { TC_CHECK_NONE, TC_CHECK_ZERO, TC_CHECK_NEGEXP, TC_CHECK_NEGSHIFT } tc_check;
 
@@ -100,8 +103,20 @@ double tc_dtype_load_f64(tc_dtype dt, const void *p);
 int64_t tc_dtype_load_i64(tc_dtype dt, const void *p);
 const char *tc_op_name(tc_op op);
 const char *tc_op_symbol(tc_op op);
-tc_kind tc_op_kind(tc_op op);
+tc_family tc_op_family(tc_op op);
+tc_rule tc_op_rule(tc_op op);
+const char *tc_op_group(tc_op op);               /* :help's heading */
 int tc_op_bp(tc_op op);
+tc_assoc tc_op_assoc(tc_op op);
+/* The tensor operands its kernel takes (TC_FAMILIES), and whether it is
+ * elementwise (a kernel from backend/ew.def). */
+int tc_op_arity(tc_op op);
+bool tc_op_is_ew(tc_op op);
+/* The dtype op's kernel computes in for operands of dtype dt, the dtype of
+ * its result, and whether a result of weak operands stays weak (TC_RULES). */
+tc_dtype tc_op_kernel_dtype(tc_op op, tc_dtype dt);
+tc_dtype tc_op_result_dtype(tc_op op, tc_dtype kdt);
+bool tc_op_keeps_weak(tc_op op);
 tc_check tc_op_check(tc_op op);
 const char *tc_op_signature(tc_op op);
 const char *tc_op_doc(tc_op op);
@@ -293,19 +308,13 @@ double tc_unit_roundoff(tc_dtype dt);
 bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 
 /* Convenience wrappers generated from the op table: tc_add(a, b, err), ... */
-#define TC_X_(E, name, sym, kind, ...) TC_WRAP_##kind(E, name)
-#define TC_WRAP_BINARY(E, name) static inline tc_tensor *tc_##name(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_##E, a, b, err); }
-#define TC_WRAP_BITWISE TC_WRAP_BINARY
-#define TC_WRAP_SHIFT TC_WRAP_BINARY
-#define TC_WRAP_COMPARE TC_WRAP_BINARY
-#define TC_WRAP_MATH2 TC_WRAP_BINARY
-#define TC_WRAP_UNARY(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, tc_err *err) { return tc_unary(TC_OP_##E, x, err); }
-#define TC_WRAP_LOGICAL TC_WRAP_UNARY
-#define TC_WRAP_MATH TC_WRAP_UNARY
-#define TC_WRAP_ROUND TC_WRAP_UNARY
-#define TC_WRAP_PRED TC_WRAP_UNARY
+#define TC_X_(E, name, sym, fam, ...) TC_WRAP_##fam(E, name)
+#define TC_WRAP_BIN(E, name) static inline tc_tensor *tc_##name(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_##E, a, b, err); }
+#define TC_WRAP_CMP TC_WRAP_BIN
+#define TC_WRAP_UN(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, tc_err *err) { return tc_unary(TC_OP_##E, x, err); }
+#define TC_WRAP_PRED TC_WRAP_UN
 #define TC_WRAP_REDUCE(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err) { return tc_reduce(TC_OP_##E, x, axes, keepdims, err); }
-#define TC_WRAP_WHERE(E, name)
+#define TC_WRAP_SEL(E, name)
 #define TC_WRAP_CLIP(E, name)
 #define TC_WRAP_CAST(E, name)
 #define TC_WRAP_INFO(E, name)

@@ -104,35 +104,20 @@ TC_FOR_ALL(K_COPY, _)
 static const un_fn copy_table[TC_DT_COUNT] = {TC_FOR_ALL(K_COPY_ENTRY, _)};
 
 /* ---- running ---- */
-typedef enum { FAM_NONE, FAM_BIN, FAM_CMP, FAM_UN, FAM_PRED, FAM_SEL } family;
-
-static family family_of(tc_op op) {
-  switch (tc_op_kind(op)) {
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_MATH2: return FAM_BIN;
-  case TC_KIND_COMPARE: return FAM_CMP;
-  case TC_KIND_UNARY: case TC_KIND_MATH: case TC_KIND_ROUND: return FAM_UN;
-  case TC_KIND_LOGICAL: case TC_KIND_PRED: return FAM_PRED;
-  case TC_KIND_WHERE: return FAM_SEL;
-  default: return FAM_NONE;
-  }
-}
-
-static any_fn ew_kernel(tc_op op, tc_dtype dt) {
-  return family_of(op) == FAM_NONE ? NULL : ew_table[op][dt];
-}
+static any_fn ew_kernel(tc_op op, tc_dtype dt) { return tc_op_is_ew(op) ? ew_table[op][dt] : NULL; }
 
 bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }
 bool cpu_supports_cast(const tc_call *c) { return cast_table[c->dtype][c->out->dtype] != NULL; }
 
-typedef struct { family fam; any_fn fn; } ew_ctx;
+typedef struct { int arity; any_fn fn; } ew_ctx;
 
 static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   const ew_ctx *ctx = ctx_;
   (void)pos;
-  switch (ctx->fam) {
-  case FAM_BIN: case FAM_CMP: ((bin_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2]); break;
-  case FAM_UN: case FAM_PRED: ((un_fn)ctx->fn)(n, p[0], p[1], s[1]); break;
-  case FAM_SEL: ((sel_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2], p[3], s[3]); break;
+  switch (ctx->arity) {   /* the kernel's signature is its family's arity */
+  case 1: ((un_fn)ctx->fn)(n, p[0], p[1], s[1]); break;
+  case 2: ((bin_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2]); break;
+  case 3: ((sel_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2], p[3], s[3]); break;
   default: break;
   }
   return 0;
@@ -146,7 +131,7 @@ static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
 }
 
 int cpu_run_ew(tc_call *c, tc_err *err) {
-  ew_ctx ctx = {.fam = family_of(c->op), .fn = ew_kernel(c->op, c->dtype)};
+  ew_ctx ctx = {.arity = tc_op_arity(c->op), .fn = ew_kernel(c->op, c->dtype)};
   if (!ctx.fn)
     return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
   return run_plan(c, &ctx, err);
@@ -154,6 +139,6 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
 
 int cpu_run_cast(tc_call *c, tc_err *err) {
   un_fn fn = c->dtype == c->out->dtype ? copy_table[c->dtype] : cast_table[c->dtype][c->out->dtype];
-  ew_ctx ctx = {.fam = FAM_UN, .fn = (any_fn)fn};
+  ew_ctx ctx = {.arity = 1, .fn = (any_fn)fn};
   return run_plan(c, &ctx, err);
 }

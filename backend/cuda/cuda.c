@@ -136,12 +136,12 @@ static int cuda_download(void *dst, const void *src, size_t n, tc_err *err) {
 static int cuda_sync(tc_err *err) { return status_err(T->sync(), err, -1, -1, "synchronisation"); }
 
 static const tcu_entry *ew_entry(tc_op op, tc_dtype dt) {
-  switch (tc_op_kind(op)) {
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_MATH2: return T->bin_entry(op, dt);
-  case TC_KIND_COMPARE: return T->cmp_entry(op, dt);
-  case TC_KIND_UNARY: case TC_KIND_MATH: case TC_KIND_ROUND: return T->un_entry(op, dt);
-  case TC_KIND_LOGICAL: case TC_KIND_PRED: return T->pred_entry(op, dt);
-  case TC_KIND_WHERE: return T->sel_entry(op, dt);
+  switch (tc_op_family(op)) {
+  case TC_FAM_BIN: return T->bin_entry(op, dt);
+  case TC_FAM_CMP: return T->cmp_entry(op, dt);
+  case TC_FAM_UN: return T->un_entry(op, dt);
+  case TC_FAM_PRED: return T->pred_entry(op, dt);
+  case TC_FAM_SEL: return T->sel_entry(op, dt);
   default: return NULL;
   }
 }

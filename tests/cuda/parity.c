@@ -316,17 +316,16 @@ static tc_tensor *make(tc_engine_id e, const spec *s, tc_err *err) {
 static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err);
 
 static tc_tensor *apply(const pcase *c, tc_tensor **in, tc_err *err) {
-  switch (tc_op_kind(c->op)) {
-  case TC_KIND_SHAPE: case TC_KIND_INDEX: case TC_KIND_CTOR: case TC_KIND_IO:
+  switch (tc_op_family(c->op)) {
+  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO:
     return apply_family(c, in, err);
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
-    return tc_binary(c->op, in[0], in[1], err);
-  case TC_KIND_WHERE: return tc_where(in[0], in[1], in[2], err);
-  case TC_KIND_CLIP: return tc_clip(in[0], in[1], in[2], err);
-  case TC_KIND_CAST: return tc_cast(in[0], c->to, err);
-  case TC_KIND_REDUCE: return tc_reduce(c->op, in[0], &c->axes, c->keepdims, err);
-  case TC_KIND_INFO: return tc_contiguous(in[0], err);   /* metadata and a round trip of the data */
-  case TC_KIND_MATMUL:
+  case TC_FAM_BIN: case TC_FAM_CMP: return tc_binary(c->op, in[0], in[1], err);
+  case TC_FAM_SEL: return tc_where(in[0], in[1], in[2], err);
+  case TC_FAM_CLIP: return tc_clip(in[0], in[1], in[2], err);
+  case TC_FAM_CAST: return tc_cast(in[0], c->to, err);
+  case TC_FAM_REDUCE: return tc_reduce(c->op, in[0], &c->axes, c->keepdims, err);
+  case TC_FAM_INFO: return tc_contiguous(in[0], err);   /* metadata and a round trip of the data */
+  case TC_FAM_MATMUL:
     switch (c->op) {
     case TC_OP_DOT: return tc_dot(in[0], in[1], err);
     case TC_OP_OUTER: return tc_outer(in[0], in[1], err);
@@ -422,7 +421,7 @@ static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_te
     goto done;
   }
   tc_tolerance tol = tc_op_tolerance(c->op, o1->dtype);
-  bool mm = tc_op_kind(c->op) == TC_KIND_MATMUL;
+  bool mm = tc_op_family(c->op) == TC_FAM_MATMUL;
   int64_t nred = mm ? c->kred : x && n ? tc_numel(x) / n : 0;
   if (tol.sum) sums = mm ? abs_products(c, in) : abs_sums(c, x);
   for (int64_t i = 0; i < n; i++) {
@@ -1309,22 +1308,18 @@ static void matmul_rows(row *r) {
 }
 
 static void test_row(row *r) {
-  switch (tc_op_kind(r->op)) {
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
-    binary_rows(r);
-    break;
-  case TC_KIND_WHERE: case TC_KIND_CLIP: select_rows(r); break;
-  case TC_KIND_CAST: cast_rows(r); break;
-  case TC_KIND_REDUCE: reduce_rows(r); break;
-  case TC_KIND_INFO: info_rows(r); break;
-  case TC_KIND_SHAPE: shape_rows(r); break;
-  case TC_KIND_INDEX: index_rows(r); break;
-  case TC_KIND_CTOR: ctor_rows(r); break;
-  case TC_KIND_IO: io_rows(r); break;
-  case TC_KIND_MATMUL: matmul_rows(r); break;
-  case TC_KIND_UNARY: case TC_KIND_LOGICAL: case TC_KIND_MATH: case TC_KIND_ROUND: case TC_KIND_PRED:
-    unary_rows(r);
-    break;
+  switch (tc_op_family(r->op)) {
+  case TC_FAM_BIN: case TC_FAM_CMP: binary_rows(r); break;
+  case TC_FAM_UN: case TC_FAM_PRED: unary_rows(r); break;
+  case TC_FAM_SEL: case TC_FAM_CLIP: select_rows(r); break;
+  case TC_FAM_CAST: cast_rows(r); break;
+  case TC_FAM_REDUCE: reduce_rows(r); break;
+  case TC_FAM_INFO: info_rows(r); break;
+  case TC_FAM_SHAPE: shape_rows(r); break;
+  case TC_FAM_INDEX: index_rows(r); break;
+  case TC_FAM_CTOR: ctor_rows(r); break;
+  case TC_FAM_IO: io_rows(r); break;
+  case TC_FAM_MATMUL: matmul_rows(r); break;
   default: {
     pcase c;
     case_begin(&c, r, "-", 0);

@@ -19,21 +19,36 @@ typedef struct {
   double tol;   /* ulps of the result dtype; 0 exact; TOL_ANYZERO */
 } ref;
 
-static bool is_binary_kind(tc_kind k) {
-  return k == TC_KIND_BINARY || k == TC_KIND_BITWISE || k == TC_KIND_SHIFT || k == TC_KIND_COMPARE ||
-         k == TC_KIND_MATH2;
+/* The suite's own grouping of elementwise ops, read from the table's
+ * columns (family, dtype rule, help group). */
+typedef enum { K_OTHER, K_ARITH, K_MATH2, K_BITS, K_CMP, K_UNARY, K_LOGICAL, K_MATH, K_ROUND, K_PRED } tkind;
+static tkind kind_of(tc_op op) {
+  tc_rule r = tc_op_rule(op);
+  const char *g = tc_op_group(op);
+  switch (tc_op_family(op)) {
+  case TC_FAM_CMP: return K_CMP;
+  case TC_FAM_BIN: return r == TC_RULE_FLOAT ? K_MATH2 : !strcmp(g, "bitwise") ? K_BITS : K_ARITH;
+  case TC_FAM_UN: return r == TC_RULE_FLOAT ? K_MATH : r == TC_RULE_ROUNDING ? K_ROUND : K_UNARY;
+  case TC_FAM_PRED: return !strcmp(g, "unary") ? K_LOGICAL : K_PRED;
+  default: return K_OTHER;
+  }
 }
-static bool is_unary_kind(tc_kind k) {
-  return k == TC_KIND_UNARY || k == TC_KIND_LOGICAL || k == TC_KIND_MATH || k == TC_KIND_ROUND ||
-         k == TC_KIND_PRED;
+
+static bool is_binary_kind(tkind k) {
+  return k == K_ARITH || k == K_BITS || k == K_CMP ||
+         k == K_MATH2;
+}
+static bool is_unary_kind(tkind k) {
+  return k == K_UNARY || k == K_LOGICAL || k == K_MATH || k == K_ROUND ||
+         k == K_PRED;
 }
 
 /* SPEC 3-4: the dtype a result has for inputs of dtype dt. */
 static tc_dtype expect_dtype(tc_op op, tc_dtype dt) {
-  switch (tc_op_kind(op)) {
-  case TC_KIND_COMPARE: case TC_KIND_PRED: case TC_KIND_LOGICAL: return TC_DT_BOOL;
-  case TC_KIND_MATH: case TC_KIND_MATH2: return tt_is_flt(dt) ? dt : TC_DT_F64;
-  case TC_KIND_ROUND: return dt == TC_DT_BOOL ? TC_DT_F64 : dt;
+  switch (kind_of(op)) {
+  case K_CMP: case K_PRED: case K_LOGICAL: return TC_DT_BOOL;
+  case K_MATH: case K_MATH2: return tt_is_flt(dt) ? dt : TC_DT_F64;
+  case K_ROUND: return dt == TC_DT_BOOL ? TC_DT_F64 : dt;
   default: return dt;
   }
 }
@@ -191,20 +206,20 @@ static ref ref_unary(tc_op op, tc_dtype dt, int64_t xi, double xf) {
   double x = flt ? xf : (double)xi;
   int bits = tt_bits(dt);
   double m;
-  switch (tc_op_kind(op)) {
-  case TC_KIND_MATH:
+  switch (kind_of(op)) {
+  case K_MATH:
     if (!libm1(op, x, &m)) { r.known = false; break; }
     r.f = flt ? tt_round(m, dt) : m;
     r.tol = op == TC_OP_SQRT ? 0 : math_tol(flt ? dt : TC_DT_F64);
     if (op == TC_OP_RSQRT && dt == TC_DT_F64) r.tol = 1;
     return r;
-  case TC_KIND_PRED:
+  case K_PRED:
     if (op == TC_OP_ISNAN) r.i = flt && isnan(x);
     else if (op == TC_OP_ISINF) r.i = flt && isinf(x);
     else if (op == TC_OP_ISFINITE) r.i = !flt || isfinite(x);
     else r.known = false;
     return r;
-  case TC_KIND_LOGICAL:
+  case K_LOGICAL:
     if (op == TC_OP_LOGICAL_NOT) r.i = flt ? x == 0 : xi == 0;
     else r.known = false;
     return r;
@@ -465,10 +480,10 @@ static void check_unary(tc_op op, tc_dtype dt) {
 }
 
 /* One test per kind family, looping over the op table and dtypes. */
-static void run_family(bool (*pick)(tc_kind), void (*check)(tc_op, tc_dtype)) {
+static void run_family(bool (*pick)(tkind), void (*check)(tc_op, tc_dtype)) {
   int ran = 0;
   for (int op = 0; op < TC_OP_COUNT; op++) {
-    if (!pick(tc_op_kind((tc_op)op))) continue;
+    if (!pick(kind_of((tc_op)op))) continue;
     for (int dt = 0; dt < TC_DT_COUNT; dt++) {
       if (!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
       check((tc_op)op, (tc_dtype)dt);
@@ -480,11 +495,11 @@ static void run_family(bool (*pick)(tc_kind), void (*check)(tc_op, tc_dtype)) {
   TT_DONE();
 }
 
-static bool pick_arith(tc_kind k) { return k == TC_KIND_BINARY || k == TC_KIND_MATH2; }
-static bool pick_bits(tc_kind k) { return k == TC_KIND_BITWISE || k == TC_KIND_SHIFT; }
-static bool pick_cmp(tc_kind k) { return k == TC_KIND_COMPARE; }
-static bool pick_un(tc_kind k) { return k == TC_KIND_UNARY || k == TC_KIND_LOGICAL || k == TC_KIND_PRED; }
-static bool pick_math(tc_kind k) { return k == TC_KIND_MATH || k == TC_KIND_ROUND; }
+static bool pick_arith(tkind k) { return k == K_ARITH || k == K_MATH2; }
+static bool pick_bits(tkind k) { return k == K_BITS; }
+static bool pick_cmp(tkind k) { return k == K_CMP; }
+static bool pick_un(tkind k) { return k == K_UNARY || k == K_LOGICAL || k == K_PRED; }
+static bool pick_math(tkind k) { return k == K_MATH || k == K_ROUND; }
 
 Test(elementwise, arithmetic_all_claimed_dtypes) { run_family(pick_arith, check_binary); }
 Test(elementwise, bitwise_and_shifts_all_claimed_dtypes) { run_family(pick_bits, check_binary); }
@@ -495,7 +510,7 @@ Test(elementwise, math_and_rounding_all_claimed_dtypes) { run_family(pick_math, 
 /* The kinds above must cover every elementwise kind in the table. */
 Test(elementwise, every_elementwise_op_is_in_a_family) {
   for (int op = 0; op < TC_OP_COUNT; op++) {
-    tc_kind k = tc_op_kind((tc_op)op);
+    tkind k = kind_of((tc_op)op);
     if (is_binary_kind(k)) cr_assert(pick_arith(k) || pick_bits(k) || pick_cmp(k));
     if (is_unary_kind(k)) cr_assert(pick_un(k) || pick_math(k));
   }
@@ -719,11 +734,11 @@ Test(elementwise, math_on_int_and_bool_is_f64_rounding_keeps_ints) {
     if (tt_is_flt((tc_dtype)dt)) continue;
     tc_tensor *x = tt_iscalar((tc_dtype)dt, 1);
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      tc_kind k = tc_op_kind((tc_op)op);
-      if (k != TC_KIND_MATH && k != TC_KIND_ROUND) continue;
+      tkind k = kind_of((tc_op)op);
+      if (k != K_MATH && k != K_ROUND) continue;
       tc_tensor *o = tc_unary((tc_op)op, x, &err);
       cr_assert_not_null(o, "%s(%s): %s", tc_op_name((tc_op)op), tt_name((tc_dtype)dt), err.msg);
-      tc_dtype want = k == TC_KIND_MATH || dt == TC_DT_BOOL ? TC_DT_F64 : (tc_dtype)dt;
+      tc_dtype want = k == K_MATH || dt == TC_DT_BOOL ? TC_DT_F64 : (tc_dtype)dt;
       cr_expect_eq(o->dtype, want, "%s(%s) gives %s", tc_op_name((tc_op)op), tt_name((tc_dtype)dt),
                    tt_name(o->dtype));
       tc_tensor_free(o);

@@ -256,7 +256,7 @@ static void check_op_dtype(tc_op op, tc_dtype dt) {
 Test(reduce, every_claimed_op_dtype_axes_layouts) {
   int ran = 0;
   for (int op = 0; op < TC_OP_COUNT; op++) {
-    if (tc_op_kind((tc_op)op) != TC_KIND_REDUCE) continue;
+    if (tc_op_family((tc_op)op) != TC_FAM_REDUCE) continue;
     for (int dt = 0; dt < TC_DT_COUNT; dt++)
       if (tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) { check_op_dtype((tc_op)op, (tc_dtype)dt); ran++; }
   }
@@ -270,7 +270,7 @@ Test(reduce, empty_tensors) {
   const int64_t shapes[3][2] = {{0, 0}, {2, 0}, {0, 3}};
   const int nds[3] = {1, 2, 2};
   for (int op = 0; op < TC_OP_COUNT; op++) {
-    if (tc_op_kind((tc_op)op) != TC_KIND_REDUCE || !known_op((tc_op)op)) continue;
+    if (tc_op_family((tc_op)op) != TC_FAM_REDUCE || !known_op((tc_op)op)) continue;
     for (int dt = 0; dt < TC_DT_COUNT; dt++) {
       if (!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
       for (int s = 0; s < 3; s++)
@@ -338,7 +338,7 @@ Test(reduce, invalid_axes) {
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      if (tc_op_kind((tc_op)op) != TC_KIND_REDUCE || !tc_op_supported((tc_op)op, TC_DT_I32, TC_ENGINE_CPU)) continue;
+      if (tc_op_family((tc_op)op) != TC_FAM_REDUCE || !tc_op_supported((tc_op)op, TC_DT_I32, TC_ENGINE_CPU)) continue;
       err = tt_err();
       cr_expect_null(tc_reduce((tc_op)op, x, &bad[k], false, &err));
       cr_expect_eq(err.code, TC_E_AXIS, "case %zu %s: code %d", k, tc_op_name((tc_op)op), err.code);

@@ -22,26 +22,26 @@ static int call(tc_op op, tc_dtype dt, tc_tensor **out, tc_err *err) {
   tc_tensor *a = operand(dt), *b = operand(dt);
   *out = NULL;
   int unknown = 0;
-  switch (tc_op_kind(op)) {
-  case TC_KIND_BINARY: case TC_KIND_BITWISE: case TC_KIND_SHIFT: case TC_KIND_COMPARE: case TC_KIND_MATH2:
+  switch (tc_op_family(op)) {
+  case TC_FAM_BIN: case TC_FAM_CMP:
     *out = tc_binary(op, a, b, err);
     break;
-  case TC_KIND_UNARY: case TC_KIND_LOGICAL: case TC_KIND_MATH: case TC_KIND_ROUND: case TC_KIND_PRED:
+  case TC_FAM_UN: case TC_FAM_PRED:
     *out = tc_unary(op, a, err);
     break;
-  case TC_KIND_WHERE: {
+  case TC_FAM_SEL: {
     tc_tensor *c = operand(TC_DT_BOOL);
     *out = tc_where(c, a, b, err);
     tc_tensor_free(c);
     break;
   }
-  case TC_KIND_CLIP: {
+  case TC_FAM_CLIP: {
     tc_tensor *lo = tt_tensor(dt, 0, NULL, (const int64_t[]){0}, (const double[]){0.3});
     *out = tc_clip(a, lo, b, err);
     tc_tensor_free(lo);
     break;
   }
-  case TC_KIND_CAST:
+  case TC_FAM_CAST:
     /* claimed means a cast from dt to every dtype */
     for (int to = 0; to < TC_DT_COUNT; to++) {
       tc_tensor_free(*out);
@@ -50,7 +50,7 @@ static int call(tc_op op, tc_dtype dt, tc_tensor **out, tc_err *err) {
       cr_expect_eq((*out)->dtype, to);
     }
     break;
-  case TC_KIND_REDUCE: {
+  case TC_FAM_REDUCE: {
     tc_axes all = {.all = true};
     *out = tc_reduce(op, a, &all, false, err);
     break;
