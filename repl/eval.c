@@ -238,7 +238,7 @@ static int eval_list(ctx *c, node *n, value *out) {
       break;
     }
     if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions"); break; }
-    if (!el[i]->weak && (strong < 0 || el[i]->dtype > el[strong]->dtype)) strong = i;
+    if (!el[i]->weak && (strong < 0 || tc_promote(el[i]->dtype, el[strong]->dtype) != el[strong]->dtype)) strong = i;
   }
   tc_dtype dt = TC_DT_BOOL;
   for (int i = 0; i < k && rc == 0; i++) {

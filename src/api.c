@@ -7,8 +7,6 @@
 #include "linalg.h"
 
 /* ---- typing ---- */
-tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return a > b ? a : b; }
-
 /* The smallest and largest value of an i64 tensor (a weak literal: one
  * element, or a view broadcast from one); false when it has none. */
 static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {

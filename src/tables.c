@@ -43,6 +43,35 @@ int tc_dtype_from_name(const char *name) {
   return -1;
 }
 
+/* The promotion table of dtypes.def: each cell prefixed with TC_DT_ (for
+ * rows of up to 16 dtypes). */
+#define PR_1(a) TC_DT_##a
+#define PR_2(a, ...) TC_DT_##a, PR_1(__VA_ARGS__)
+#define PR_3(a, ...) TC_DT_##a, PR_2(__VA_ARGS__)
+#define PR_4(a, ...) TC_DT_##a, PR_3(__VA_ARGS__)
+#define PR_5(a, ...) TC_DT_##a, PR_4(__VA_ARGS__)
+#define PR_6(a, ...) TC_DT_##a, PR_5(__VA_ARGS__)
+#define PR_7(a, ...) TC_DT_##a, PR_6(__VA_ARGS__)
+#define PR_8(a, ...) TC_DT_##a, PR_7(__VA_ARGS__)
+#define PR_9(a, ...) TC_DT_##a, PR_8(__VA_ARGS__)
+#define PR_10(a, ...) TC_DT_##a, PR_9(__VA_ARGS__)
+#define PR_11(a, ...) TC_DT_##a, PR_10(__VA_ARGS__)
+#define PR_12(a, ...) TC_DT_##a, PR_11(__VA_ARGS__)
+#define PR_13(a, ...) TC_DT_##a, PR_12(__VA_ARGS__)
+#define PR_14(a, ...) TC_DT_##a, PR_13(__VA_ARGS__)
+#define PR_15(a, ...) TC_DT_##a, PR_14(__VA_ARGS__)
+#define PR_16(a, ...) TC_DT_##a, PR_15(__VA_ARGS__)
+#define PR_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
+#define PR_ROW(...) PR_PICK(__VA_ARGS__, PR_16, PR_15, PR_14, PR_13, PR_12, PR_11, PR_10, PR_9, PR_8, PR_7, \
+                            PR_6, PR_5, PR_4, PR_3, PR_2, PR_1, )(__VA_ARGS__)
+static const tc_dtype promotion[TC_DT_COUNT][TC_DT_COUNT] = {
+#define X(A, ...) [TC_DT_##A] = {PR_ROW(__VA_ARGS__)},
+  TC_PROMOTIONS(X)
+#undef X
+};
+
+tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return promotion[a][b]; }
+
 static const struct {
   const char *name, *sym, *sig, *doc, *group;
   tc_family fam;

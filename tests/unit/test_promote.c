@@ -287,3 +287,20 @@ Test(promote, weak_broadcast_view) {
   cr_expect(r[0] == -6 && r[1] == -5 && r[2] == -4);
   tc_tensor_free(s); tc_tensor_free(bw); tc_tensor_free(bok); tc_tensor_free(w); tc_tensor_free(ok); tc_tensor_free(x);
 }
+
+/* The table in src/dtypes.def is a join: symmetric, idempotent, and
+ * associative, so the order operands meet in does not matter. */
+Test(promote, table_is_a_join) {
+  for (int a = 0; a < TC_DT_COUNT; a++) {
+    cr_expect_eq(tc_promote((tc_dtype)a, (tc_dtype)a), a, "promote(%s, itself)", tt_name((tc_dtype)a));
+    for (int b = 0; b < TC_DT_COUNT; b++) {
+      tc_dtype ab = tc_promote((tc_dtype)a, (tc_dtype)b);
+      cr_expect_eq(ab, tc_promote((tc_dtype)b, (tc_dtype)a), "promote(%s, %s) is not symmetric", tt_name((tc_dtype)a),
+                   tt_name((tc_dtype)b));
+      for (int c = 0; c < TC_DT_COUNT; c++)
+        cr_expect_eq(tc_promote(ab, (tc_dtype)c), tc_promote((tc_dtype)a, tc_promote((tc_dtype)b, (tc_dtype)c)),
+                     "promotion of %s, %s, %s depends on the order", tt_name((tc_dtype)a), tt_name((tc_dtype)b),
+                     tt_name((tc_dtype)c));
+    }
+  }
+}
