@@ -5,6 +5,7 @@
 #include <string.h>
 #include "internal.h"
 #include "linalg.h"
+#include "reduce.def"
 
 /* ---- typing ---- */
 /* The smallest and largest value of an i64 tensor (a weak literal: one
@@ -352,10 +353,13 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   int64_t m, n;
   bool m_empty = tc_shape_numel(nk, kshape, &m) && m == 0;
   bool n_empty = tc_shape_numel(nred, rshape, &n) && n == 0;
-  bool needs_elements = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
-  if (needs_elements && n_empty && !m_empty) {
-    tc_err_set(err, TC_E_EMPTY, (int)op, (int)x->dtype, "reduction over zero elements has no %s",
-               op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMIN ? "minimum" : "maximum");
+  static const char *const lacks[TC_OP_COUNT] = {   /* what zero elements lack, if anything */
+#define X(OP, empty, tol) [TC_OP_##OP] = empty,
+    TC_REDUCTIONS(X)
+#undef X
+  };
+  if (lacks[op] && *lacks[op] && n_empty && !m_empty) {
+    tc_err_set(err, TC_E_EMPTY, (int)op, (int)x->dtype, "reduction over zero elements has no %s", lacks[op]);
     return NULL;
   }
   tc_tensor *cx = operand(x, kdt, err), *px = NULL, *out = NULL;

@@ -91,4 +91,58 @@ TC_HD double tc_fromi_F64(int64_t x) { return (double)x; }
 #define TC_CVT_BOOL_FLT(x, LD, E, S, B)  (tc_fromi_##E((int64_t)(x)))
 #define TC_CVT_INT_FLT(x, LD, E, S, B)   (tc_fromi_##E((int64_t)(x)))
 #define TC_CVT_FLT_FLT(x, LD, E, S, B)   (tc_fromd_##E((double)LD(x)))
+/* ---- reduction accumulators (backend/reduce.def) ---- */
+/* A sum in double with Neumaier compensation: s + c. */
+typedef struct { double s, c; } tc_nsum;
+TC_HD tc_nsum tc_nsum_make(double s, double c) { tc_nsum r; r.s = s; r.c = c; return r; }
+TC_HD tc_nsum tc_nsum_add(tc_nsum x, tc_nsum y) {
+  double t = x.s + y.s;
+  double e = fabs(x.s) >= fabs(y.s) ? (x.s - t) + y.s : (y.s - t) + x.s;
+  if (!isfinite(t)) e = 0;   /* inf and NaN carry no rounding error */
+  return tc_nsum_make(t, x.c + y.c + e);
+}
+
+/* A value and its index, for max/min/argmax/argmin: the first NaN wins,
+ * else the first of the largest (smallest). _step folds element j (j
+ * growing); the merge takes a before b. The identity is the lowest
+ * (highest) value at index 0: it loses to every element but an equal one,
+ * and then all elements are equal to it and index 0 is the answer. Doubles
+ * hold every float dtype exactly, int64s every integer. */
+#define TC_DEF_VI(SUF, V, ISNAN) \
+  typedef struct { V v; int64_t i; } tc_vi##SUF; \
+  TC_HD tc_vi##SUF tc_vi##SUF##_make(V v, int64_t i) { tc_vi##SUF r; r.v = v; r.i = i; return r; } \
+  TC_HD tc_vi##SUF tc_vi##SUF##_step(tc_vi##SUF a, V x, int64_t j, int max) { \
+    if (!ISNAN(a.v) && (ISNAN(x) || (max ? x > a.v : x < a.v))) return tc_vi##SUF##_make(x, j); \
+    return a; \
+  } \
+  TC_HD tc_vi##SUF tc_vi##SUF##_merge(tc_vi##SUF x, tc_vi##SUF y, int max) { \
+    int xn = ISNAN(x.v), yn = ISNAN(y.v); \
+    if (xn || yn) { \
+      if (xn && yn) return x.i < y.i ? x : y; \
+      return xn ? x : y; \
+    } \
+    if (max ? x.v > y.v : x.v < y.v) return x; \
+    if (max ? y.v > x.v : y.v < x.v) return y; \
+    return x.i < y.i ? x : y; \
+  }
+#define TC_INF tc_bits_f64(0x7ff0000000000000ull)
+#define TC_ISNAN_D(v) ((v) != (v))
+#define TC_ISNAN_L(v) 0
+TC_DEF_VI(d, double, TC_ISNAN_D)
+TC_DEF_VI(l, int64_t, TC_ISNAN_L)
+
+/* log(sum(exp(x))) without overflow: (m, s) stands for s * exp(m), m the
+ * largest element folded so far; s == 0 is the identity (nothing folded).
+ * Merging scales the part with the smaller maximum down to the larger, so
+ * no exp() exceeds 1. NaN wins; +inf dominates; -inf adds nothing. */
+typedef struct { double m, s; } tc_lse;
+TC_HD tc_lse tc_lse_make(double m, double s) { tc_lse r; r.m = m; r.s = s; return r; }
+TC_HD tc_lse tc_lse_add(tc_lse a, tc_lse b) {
+  if (b.s == 0 || a.m != a.m) return a;
+  if (a.s == 0 || b.m != b.m) return b;
+  if (a.m < b.m) { tc_lse t = a; a = b; b = t; }
+  a.s += a.m == b.m ? b.s : b.s * exp(b.m - a.m);
+  return a;
+}
+TC_HD double tc_lse_value(tc_lse a) { return a.s == 0 ? -TC_INF : a.m + log(a.s); }
 #endif

@@ -2,18 +2,24 @@
  * distance between two float results in units in the last place. */
 #include <math.h>
 #include "tcalc.h"
+#include "reduce.def"
 
-static const struct { int ulps32, ulps64; } table[TC_OP_COUNT] = {
-#define X(OP, u32, u64) [TC_OP_##OP] = {u32, u64},
+static const struct { int ulps32, ulps64; bool sum; } table[TC_OP_COUNT] = {
+#define X(OP, u32, u64) [TC_OP_##OP] = {u32, u64, false},
   TC_TOLERANCES(X)
+#undef X
+#define SUM_EXACT false
+#define SUM_SUM true
+#define X(OP, empty, tol) [TC_OP_##OP] = {0, 0, SUM_##tol},
+  TC_REDUCTIONS(X)
 #undef X
 };
 
 tc_tolerance tc_op_tolerance(tc_op op, tc_dtype dt) {
   tc_tolerance t = {0, false};
   if (tc_dtype_class(dt) != TC_CLASS_FLT) return t;
-  switch (op) {   /* sums, added in engine-dependent orders */
-  case TC_OP_REDUCE_SUM: case TC_OP_MEAN:
+  if (table[op].sum) { t.sum = true; return t; }   /* reductions of backend/reduce.def */
+  switch (op) {   /* sums of products, added in engine-dependent orders */
   case TC_OP_MATMUL: case TC_OP_DOT: case TC_OP_TENSORDOT: case TC_OP_TRACE:
     t.sum = true;
     return t;

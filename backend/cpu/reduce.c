@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cpu.h"
 #include "../../src/kexpr.h"
+#include "../reduce.def"
 
 #define CPTR(S, p) ((const S *)(const void *)(p))
 #define PTR(S, p) ((S *)(void *)(p))
@@ -55,78 +56,31 @@ TC_FOR_FLT(K_PAIRWISE, _)
   }
 TC_FOR_INT(K_ISUM, _)
 
-/* Each kernel: fold n elements at x with stride s into *out. */
-#define K_SUM_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
-  static void r_REDUCE_SUM_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    *PTR(S, o) = (S)isum_##E(CPTR(S, x_), n, s); \
-  } \
-  static void r_REDUCE_PROD_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); tc_u_##E acc = 1; \
-    for (int64_t i = 0; i < n; i++) acc *= (tc_u_##E)x[i * s]; \
-    *PTR(S, o) = (S)acc; \
+/* Each kernel, stamped from backend/reduce.def: fold n elements at x with
+ * stride s into *o, in index order. */
+#define RFOLD_TREE(E, LD, STEP, STOP) \
+  if (s == 1) { for (int64_t j = 0; j < n && !(STOP); j++) { T x = LD(px[j]); acc = STEP; } } \
+  else { for (int64_t j = 0; j < n && !(STOP); j++) { T x = LD(px[j * s]); acc = STEP; } }
+#define RFOLD_SEQ RFOLD_TREE
+#define RFOLD_PAIRWISE(E, LD, STEP, STOP) acc = tc_nsum_make(pairwise_##E(px, n, s), 0);
+#define RSTORE_KEEP(S, ST, o, v) *PTR(S, o) = ST((T)(v));
+#define RSTORE_I64(S, ST, o, v) *PTR(int64_t, o) = (v);
+#define RSTORE_BOOL(S, ST, o, v) *PTR(uint8_t, o) = (uint8_t)(v);
+#define K_RED(E, n_, S, C, CLS, B, LD, ST, OP, OUT, FOLD, A_, IDENT, STEP, MERGE, FIN, STOP) \
+  static void r_##OP##_##E(const char *x_, int64_t n, int64_t s, char *o) { \
+    typedef C T; typedef tc_u_##E U; typedef A_ A; (void)sizeof(U); \
+    const S *px = CPTR(S, x_); \
+    A acc = IDENT; \
+    RFOLD_##FOLD(E, LD, STEP, STOP) \
+    { A a = acc; (void)n; RSTORE_##OUT(S, ST, o, FIN) } \
   }
-#define K_SUM_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
-  static void r_REDUCE_SUM_##E(const char *x, int64_t n, int64_t s, char *o) { \
-    *PTR(S, o) = ST(pairwise_##E(CPTR(S, x), n, s)); \
-  } \
-  static void r_MEAN_##E(const char *x, int64_t n, int64_t s, char *o) { \
-    *PTR(S, o) = ST(pairwise_##E(CPTR(S, x), n, s) / (C)n); \
-  } \
-  static void r_REDUCE_PROD_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); C acc = 1; \
-    for (int64_t i = 0; i < n; i++) acc *= LD(x[i * s]); \
-    *PTR(S, o) = ST(acc); \
-  }
-/* max/min: NaN (a value unequal to itself) wins and stops the scan. */
-#define K_EXTREMA(E, n_, S, C, CLS, B, LD, ST, ...) \
-  static void r_REDUCE_MAX_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); C m = LD(x[0]); \
-    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v > m || v != v) m = v; } \
-    *PTR(S, o) = ST(m); \
-  } \
-  static void r_REDUCE_MIN_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); C m = LD(x[0]); \
-    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v < m || v != v) m = v; } \
-    *PTR(S, o) = ST(m); \
-  } \
-  static void r_ARGMAX_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); C m = LD(x[0]); int64_t k = 0; \
-    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v > m || v != v) { m = v; k = i; } } \
-    *PTR(int64_t, o) = k; \
-  } \
-  static void r_ARGMIN_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); C m = LD(x[0]); int64_t k = 0; \
-    for (int64_t i = 1; i < n && m == m; i++) { C v = LD(x[i * s]); if (v < m || v != v) { m = v; k = i; } } \
-    *PTR(int64_t, o) = k; \
-  } \
-  static void r_ANY_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); uint8_t r = 0; \
-    for (int64_t i = 0; i < n && !r; i++) r = LD(x[i * s]) != 0; \
-    *PTR(uint8_t, o) = r; \
-  } \
-  static void r_ALL_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    const S *x = CPTR(S, x_); uint8_t r = 1; \
-    for (int64_t i = 0; i < n && r; i++) r = LD(x[i * s]) != 0; \
-    *PTR(uint8_t, o) = r; \
-  }
-TC_FOR_INT(K_SUM_INT, _)
-TC_FOR_FLT(K_SUM_FLT, _)
-TC_FOR_ALL(K_EXTREMA, _)
+#define K_RED_ROW(OP, CLS, ...) TC_FOR_##CLS(K_RED, OP, __VA_ARGS__)
+TC_REDUCE_KERNELS(K_RED_ROW)
 
 typedef void (*red_fn)(const char *, int64_t, int64_t, char *);
-#define R_ENTRY(E, n, S, C, CLS, B, LD, ST, OP) [TC_OP_##OP][TC_DT_##E] = r_##OP##_##E,
-#define R_SUMS(E, ...) R_ENTRY(E, __VA_ARGS__, REDUCE_SUM) R_ENTRY(E, __VA_ARGS__, REDUCE_PROD)
-#define R_MEAN(E, ...) R_ENTRY(E, __VA_ARGS__, MEAN)
-#define R_EXTREMA(E, ...) R_ENTRY(E, __VA_ARGS__, REDUCE_MAX) R_ENTRY(E, __VA_ARGS__, REDUCE_MIN) \
-  R_ENTRY(E, __VA_ARGS__, ARGMAX) R_ENTRY(E, __VA_ARGS__, ARGMIN) R_ENTRY(E, __VA_ARGS__, ANY) R_ENTRY(E, __VA_ARGS__, ALL)
-#define R_SUMS_(E, n, S, C, CLS, B, LD, ST, _) R_SUMS(E, n, S, C, CLS, B, LD, ST)
-#define R_MEAN_(E, n, S, C, CLS, B, LD, ST, _) R_MEAN(E, n, S, C, CLS, B, LD, ST)
-#define R_EXTREMA_(E, n, S, C, CLS, B, LD, ST, _) R_EXTREMA(E, n, S, C, CLS, B, LD, ST)
-static const red_fn red_table[TC_OP_COUNT][TC_DT_COUNT] = {
-  TC_FOR_NUM(R_SUMS_, _)
-  TC_FOR_FLT(R_MEAN_, _)
-  TC_FOR_ALL(R_EXTREMA_, _)
-};
+#define R_ENTRY(E, n, S, C, CLS, B, LD, ST, OP, ...) [TC_OP_##OP][TC_DT_##E] = r_##OP##_##E,
+#define R_ENTRY_ROW(OP, CLS, ...) TC_FOR_##CLS(R_ENTRY, OP, __VA_ARGS__)
+static const red_fn red_table[TC_OP_COUNT][TC_DT_COUNT] = {TC_REDUCE_KERNELS(R_ENTRY_ROW)};
 
 bool cpu_supports_reduce(const tc_call *c) { return red_table[c->op][c->dtype] != NULL; }
 

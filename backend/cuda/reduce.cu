@@ -16,100 +16,30 @@
  * the lower index), so they are exact too; float sums accumulate in double
  * with Neumaier compensation, within a few ulps of the CPU's pairwise sum. */
 #include "kern.cuh"
+#include "../reduce.def"
 
-/* ---- accumulators ---- */
-struct tcu_nsum { double s, c; };
-
-TCU_HD tcu_nsum tcu_nsum_add(tcu_nsum x, tcu_nsum y) {
-  double t = x.s + y.s;
-  double e = fabs(x.s) >= fabs(y.s) ? (x.s - t) + y.s : (y.s - t) + x.s;
-  if (!isfinite(t)) e = 0;   /* inf and NaN carry no rounding error */
-  tcu_nsum r = {t, x.c + y.c + e};
-  return r;
-}
-
-template <class C> struct tcu_vi { C v; int64_t i; };
-
-/* The CPU's scan keeps the first NaN, else the first of the largest
- * (smallest): as a combine, NaN beats numbers, and ties go to the lower
- * index. i < 0 marks the identity. */
-template <bool MAX, class C>
-TCU_HD tcu_vi<C> tcu_vi_comb(tcu_vi<C> x, tcu_vi<C> y) {
-  if (x.i < 0) return y;
-  if (y.i < 0) return x;
-  bool xn = x.v != x.v, yn = y.v != y.v;
-  if (xn || yn) {
-    if (xn && yn) return x.i < y.i ? x : y;
-    return xn ? x : y;
-  }
-  if (MAX ? x.v > y.v : x.v < y.v) return x;
-  if (MAX ? y.v > x.v : y.v < x.v) return y;
-  return x.i < y.i ? x : y;
-}
-
-/* ---- the ops: A, O (output type), ident, elem, comb, store ---- */
-#define R_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
-  struct r_REDUCE_SUM_##E { \
-    typedef tc_u_##E A; typedef S O; static constexpr bool seq = false; \
-    static TCU_HD A ident() { return 0; } \
-    static TCU_HD A elem(const char *p, int64_t) { return (A)*TCU_CPTR(S, p); } \
-    static TCU_HD A comb(A x, A y) { return x + y; } \
-    static TCU_HD void store(char *o, A a, int64_t) { *TCU_PTR(S, o) = (S)a; } \
-  }; \
-  struct r_REDUCE_PROD_##E { \
-    typedef tc_u_##E A; typedef S O; static constexpr bool seq = false; \
-    static TCU_HD A ident() { return 1; } \
-    static TCU_HD A elem(const char *p, int64_t) { return (A)*TCU_CPTR(S, p); } \
-    static TCU_HD A comb(A x, A y) { return x * y; } \
-    static TCU_HD void store(char *o, A a, int64_t) { *TCU_PTR(S, o) = (S)a; } \
-  };
-
-#define R_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
-  struct r_REDUCE_SUM_##E { \
-    typedef tcu_nsum A; typedef S O; static constexpr bool seq = false; \
-    static TCU_HD A ident() { A a = {0.0, 0.0}; return a; } \
-    static TCU_HD A elem(const char *p, int64_t) { A a = {(double)LD(*TCU_CPTR(S, p)), 0.0}; return a; } \
-    static TCU_HD A comb(A x, A y) { return tcu_nsum_add(x, y); } \
-    static TCU_HD void store(char *o, A a, int64_t) { *TCU_PTR(S, o) = ST((C)(a.s + a.c)); } \
-  }; \
-  struct r_MEAN_##E : r_REDUCE_SUM_##E { \
-    static TCU_HD void store(char *o, A a, int64_t n) { *TCU_PTR(S, o) = ST((C)(a.s + a.c) / (C)n); } \
-  }; \
-  struct r_REDUCE_PROD_##E { \
-    typedef C A; typedef S O; static constexpr bool seq = true; \
-    static TCU_HD A ident() { return 1; } \
-    static TCU_HD A elem(const char *p, int64_t) { return LD(*TCU_CPTR(S, p)); } \
-    static TCU_HD A comb(A x, A y) { return x * y; } \
-    static TCU_HD void store(char *o, A a, int64_t) { *TCU_PTR(S, o) = ST(a); } \
-  };
-
-#define R_EXT1(E, S, C, LD, ST, OP, MAX, OUT, STORE) \
+/* ---- the ops, stamped from backend/reduce.def: A, O (output type), ident,
+ * step (fold in element j at p), merge (two partial folds), store ---- */
+#define RO_KEEP(S) S
+#define RO_I64(S) int64_t
+#define RO_BOOL(S) uint8_t
+#define RSTORE_KEEP(ST, v) ST((T)(v))
+#define RSTORE_I64(ST, v) (int64_t)(v)
+#define RSTORE_BOOL(ST, v) (uint8_t)(v)
+#define RSEQ_TREE false
+#define RSEQ_PAIRWISE false
+#define RSEQ_SEQ true
+#define R_OP(E, n_, S, C, CLS, B, LD, ST, OP, OUT, FOLD, A_, IDENT, STEP, MERGE, FIN, STOP) \
   struct r_##OP##_##E { \
-    typedef tcu_vi<C> A; typedef OUT O; static constexpr bool seq = false; \
-    static TCU_HD A ident() { A a = {C(0), -1}; return a; } \
-    static TCU_HD A elem(const char *p, int64_t j) { A a = {LD(*TCU_CPTR(S, p)), j}; return a; } \
-    static TCU_HD A comb(A x, A y) { return tcu_vi_comb<MAX, C>(x, y); } \
-    static TCU_HD void store(char *o, A a, int64_t) { *TCU_PTR(O, o) = STORE; } \
+    typedef C T; typedef tc_u_##E U; typedef A_ A; typedef RO_##OUT(S) O; \
+    static constexpr bool seq = RSEQ_##FOLD; \
+    static TCU_HD A ident() { return IDENT; } \
+    static TCU_HD A step(A acc, const char *p, int64_t j) { T x = LD(*TCU_CPTR(S, p)); (void)j; return STEP; } \
+    static TCU_HD A comb(A a, A b) { return MERGE; } \
+    static TCU_HD void store(char *o, A a, int64_t n) { (void)n; *TCU_PTR(O, o) = RSTORE_##OUT(ST, FIN); } \
   };
-#define R_LOGIC1(E, S, C, LD, OP, ANY) \
-  struct r_##OP##_##E { \
-    typedef int A; typedef uint8_t O; static constexpr bool seq = false; \
-    static TCU_HD A ident() { return ANY ? 0 : 1; } \
-    static TCU_HD A elem(const char *p, int64_t) { return LD(*TCU_CPTR(S, p)) != 0; } \
-    static TCU_HD A comb(A x, A y) { return ANY ? (x | y) : (x & y); } \
-    static TCU_HD void store(char *o, A a, int64_t) { *TCU_PTR(uint8_t, o) = (uint8_t)a; } \
-  };
-#define R_ALL(E, n_, S, C, CLS, B, LD, ST, ...) \
-  R_EXT1(E, S, C, LD, ST, REDUCE_MAX, true, S, ST(a.v)) \
-  R_EXT1(E, S, C, LD, ST, REDUCE_MIN, false, S, ST(a.v)) \
-  R_EXT1(E, S, C, LD, ST, ARGMAX, true, int64_t, a.i) \
-  R_EXT1(E, S, C, LD, ST, ARGMIN, false, int64_t, a.i) \
-  R_LOGIC1(E, S, C, LD, ANY, true) \
-  R_LOGIC1(E, S, C, LD, ALL, false)
-
-TC_FOR_INT(R_INT, _)
-TC_FOR_FLT(R_FLT, _)
-TC_FOR_ALL(R_ALL, _)
+#define R_OP_ROW(OP, CLS, ...) TC_FOR_##CLS(R_OP, OP, __VA_ARGS__)
+TC_REDUCE_KERNELS(R_OP_ROW)
 
 /* ---- offsets ---- */
 TCU_HD int64_t tcu_nd_off(int nd, const int64_t *shape, const int64_t *stride, int64_t i) {
@@ -131,7 +61,7 @@ template <class R>
 TCU_HD typename R::A tcu_fold(const tcu_rplan &p, int64_t r, int64_t j0, int64_t j1, int t) {
   const char *base = p.in + tcu_koff(p, r);
   typename R::A acc = R::ident();
-  for (int64_t j = j0 + t; j < j1; j += TCU_THREADS) acc = R::comb(acc, R::elem(base + tcu_roff(p, j), j));
+  for (int64_t j = j0 + t; j < j1; j += TCU_THREADS) acc = R::step(acc, base + tcu_roff(p, j), j);
   return acc;
 }
 
@@ -139,7 +69,7 @@ template <class R>
 TCU_HD void tcu_fold_seq(const tcu_rplan &p, int64_t r) {
   const char *base = p.in + tcu_koff(p, r);
   typename R::A acc = R::ident();
-  for (int64_t j = 0; j < p.n; j++) acc = R::comb(acc, R::elem(base + tcu_roff(p, j), j));
+  for (int64_t j = 0; j < p.n; j++) acc = R::step(acc, base + tcu_roff(p, j), j);
   R::store(p.out + r * (int64_t)sizeof(typename R::O), acc, p.n);
 }
 
@@ -273,13 +203,9 @@ static tcu_rentry rtable[TC_OP_COUNT][TC_DT_COUNT];
 static bool rready;
 
 static void rfill(void) {
-#define RE(E, OP) rtable[TC_OP_##OP][TC_DT_##E] = tcu_make_rentry<r_##OP##_##E>();
-#define RE_INT(E, ...) RE(E, REDUCE_SUM) RE(E, REDUCE_PROD)
-#define RE_FLT(E, ...) RE(E, REDUCE_SUM) RE(E, REDUCE_PROD) RE(E, MEAN)
-#define RE_ALL(E, ...) RE(E, REDUCE_MAX) RE(E, REDUCE_MIN) RE(E, ARGMAX) RE(E, ARGMIN) RE(E, ANY) RE(E, ALL)
-  TC_FOR_INT(RE_INT, _)
-  TC_FOR_FLT(RE_FLT, _)
-  TC_FOR_ALL(RE_ALL, _)
+#define RE(E, n_, S, C, CLS, B, LD, ST, OP, ...) rtable[TC_OP_##OP][TC_DT_##E] = tcu_make_rentry<r_##OP##_##E>();
+#define RE_ROW(OP, CLS, ...) TC_FOR_##CLS(RE, OP, __VA_ARGS__)
+  TC_REDUCE_KERNELS(RE_ROW)
 }
 
 extern "C" const tcu_rentry *tcu_red_entry(int op, int dt) {
