@@ -1,6 +1,6 @@
 /* Evaluation of statements: literals (weak scalars), list literals,
- * variables, operators and calls. Function arguments are bound by the
- * signature text of the op table. */
+ * variables, operators and calls. Function arguments are bound and
+ * converted by repl/bind.c from the op table's typed signatures. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,33 +84,6 @@ const fn_entry *fn_find(const char *name) {
   for (int i = 0; i < nfns; i++)
     if (!strcmp(fns[i].name, name)) return &fns[i];
   return NULL;
-}
-
-/* ---- signatures ---- */
-static sig sigs[TC_OP_COUNT];
-static bool sigs_ready[TC_OP_COUNT];
-
-static const sig *get_sig(tc_op op) {
-  if (sigs_ready[op]) return &sigs[op];
-  sig *g = &sigs[op];
-  const char *p = tc_op_signature(op);
-  g->n = 0;
-  while (*p && g->n < MAX_PARAMS) {
-    while (*p == ' ' || *p == ',') p++;
-    if (!*p) break;
-    size_t k = 0;
-    while (*p && *p != '=' && *p != ',' && k < sizeof g->names[0] - 1) g->names[g->n][k++] = *p++;
-    g->names[g->n][k] = 0;
-    k = 0;
-    if (*p == '=') {
-      p++;
-      while (*p && *p != ',' && k < sizeof g->defs[0] - 1) g->defs[g->n][k++] = *p++;
-    }
-    g->defs[g->n][k] = 0;
-    g->n++;
-  }
-  sigs_ready[op] = true;
-  return g;
 }
 
 /* ---- evaluation ---- */
@@ -289,138 +262,6 @@ static int eval_list(ctx *c, node *n, value *out) {
   return rc;
 }
 
-/* ---- argument helpers ---- */
-int arg_tensor(ctx *c, args *a, int i, tc_tensor **out) {
-  if (a->v[i].kind != V_TENSOR)
-    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be a tensor", a->g->names[i]);
-  *out = a->v[i].t;
-  return 0;
-}
-
-int arg_string(ctx *c, args *a, int i, const char **out) {
-  if (a->v[i].kind != V_STR)
-    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be a string", a->g->names[i]);
-  *out = a->v[i].s;
-  return 0;
-}
-
-/* Reads an integer tensor argument (0-d or 1-D) into vals. */
-int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max) {
-  tc_tensor *t = a->v[i].kind == V_TENSOR ? a->v[i].t : NULL;
-  if (!t || tc_dtype_class(t->dtype) != TC_CLASS_INT || t->ndim > 1 || tc_numel(t) > max)
-    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be an integer or a list of integers", a->g->names[i]);
-  tc_tensor *i64 = tc_cast(t, TC_DT_I64, c->err);
-  if (!i64) return -1;
-  int rc = tc_tensor_to_host(i64, vals, c->err);
-  *n = (int)tc_numel(t);
-  tc_tensor_free(i64);
-  return rc;
-}
-
-int arg_bool(ctx *c, args *a, int i, bool *out) {
-  tc_tensor *t;
-  if (arg_tensor(c, a, i, &t) != 0) return -1;
-  if (t->dtype != TC_DT_BOOL || t->ndim != 0)
-    return fail_node(c, a->at[i], TC_E_BAD_ARG, "argument %s must be true or false", a->g->names[i]);
-  uint8_t b = 0;
-  if (tc_tensor_to_host(t, &b, c->err) != 0) return -1;
-  *out = b != 0;
-  return 0;
-}
-
-int arg_axes(ctx *c, args *a, int i, tc_axes *ax) {
-  memset(ax, 0, sizeof *ax);
-  if (a->v[i].kind == V_NONE) { ax->all = true; return 0; }
-  return arg_ints(c, a, i, ax->axis, &ax->n, TC_MAX_DIMS);
-}
-
-int arg_dtype(ctx *c, args *a, int i, tc_dtype *out) {
-  const char *s;
-  if (arg_string(c, a, i, &s) != 0) return -1;
-  int dt = tc_dtype_from_name(s);
-  if (dt < 0)
-    return fail_node(c, a->at[i], TC_E_BAD_ARG, "unknown dtype \"%s\" (bool, i8, i16, i32, i64, bf16, f16, f32, f64)", s);
-  *out = (tc_dtype)dt;
-  return 0;
-}
-
-/* A default from the signature text: all (absent), true/false, a number, "string". */
-static int default_value(ctx *c, const char *d, value *v, node *at) {
-  if (!strcmp(d, "all") || !strcmp(d, "none")) { v->kind = V_NONE; return 0; }
-  tc_tensor *t = NULL;
-  if (!strcmp(d, "true") || !strcmp(d, "false")) t = tc_scalar_bool(d[0] == 't', c->err);
-  else if (d[0] == '"') {
-    v->kind = V_STR;
-    v->s = strdup(d + 1);
-    if (!v->s) return fail_node(c, at, TC_E_OOM, "%s", "out of memory");
-    v->s[strlen(v->s) - 1] = 0;
-    return 0;
-  } else if (strchr(d, '.') || !strcmp(d, "nan")) t = tc_scalar_f64(strtod(d, NULL), true, c->err);
-  else t = tc_scalar_i64(strtoll(d, NULL, 10), true, c->err);
-  if (!t) return -1;
-  v->kind = V_TENSOR;
-  v->t = t;
-  return 0;
-}
-
-static int bind_args(ctx *c, node *call, tc_op op, args *a) {
-  const sig *g = get_sig(op);
-  a->g = g;
-  a->n = g->n;
-  bool given[MAX_PARAMS] = {0};
-  int npos = 0;
-  for (int i = 0; i < call->nkids; i++) {
-    node *k = call->kids[i];
-    int slot;
-    if (k->kind == N_KWARG) {
-      slot = -1;
-      for (int j = 0; j < g->n; j++)
-        if (!strcmp(g->names[j], k->str)) slot = j;
-      if (slot < 0) {
-        tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "unknown keyword argument %s (signature: %s(%s))", k->str,
-                   tc_op_name(op), tc_op_signature(op));
-        c->err->engine = -1;
-        c->err->start = k->start; c->err->end = k->oend;
-        return -1;
-      }
-      if (given[slot]) {
-        tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "argument %s given twice", k->str);
-        c->err->engine = -1;
-        c->err->start = k->start; c->err->end = k->oend;
-        return -1;
-      }
-    } else {
-      slot = npos++;
-      if (slot >= g->n) {
-        tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "takes at most %d argument%s, %d given (signature: %s(%s))", g->n,
-                   g->n == 1 ? "" : "s", call->nkids, tc_op_name(op), tc_op_signature(op));
-        c->err->engine = -1;
-        c->err->start = call->ostart; c->err->end = call->oend;
-        return -1;
-      }
-    }
-    node *vn = k->kind == N_KWARG ? k->kids[0] : k;
-    a->at[slot] = vn;
-    /* a "[name]" parameter takes a list literal as separate tensors, evaluated by the op */
-    if (g->names[slot][0] == '[' && vn->kind == N_LIST) a->v[slot].kind = V_NONE;
-    else if (eval(c, vn, &a->v[slot]) != 0) return -1;
-    given[slot] = true;
-  }
-  for (int j = 0; j < g->n; j++) {
-    if (given[j]) continue;
-    a->at[j] = call;
-    if (!g->defs[j][0]) {
-      tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "missing argument %s (signature: %s(%s))", g->names[j],
-                 tc_op_name(op), tc_op_signature(op));
-      c->err->engine = -1;
-      c->err->start = call->ostart; c->err->end = call->oend;
-      return -1;
-    }
-    if (default_value(c, g->defs[j], &a->v[j], call) != 0) return -1;
-  }
-  return 0;
-}
-
 int set_tensor(value *out, tc_tensor *t) {
   if (!t) return -1;
   out->kind = V_TENSOR;
@@ -428,50 +269,34 @@ int set_tensor(value *out, tc_tensor *t) {
   return 0;
 }
 
+/* dtype, shape, ndim and size: answered from the tensor header. */
+static int call_info(ctx *c, tc_op op, tc_tensor *x, value *out) {
+  if (op == TC_OP_DTYPE) {
+    out->kind = V_STR;
+    out->s = strdup(tc_dtype_name(x->dtype));
+    return out->s ? 0 : tc_err_set(c->err, TC_E_OOM, -1, -1, "out of memory");
+  }
+  if (op == TC_OP_SHAPE) {
+    int64_t n = x->ndim;
+    return set_tensor(out, tc_tensor_from_host(TC_DT_I64, 1, &n, x->shape, c->err));
+  }
+  return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : tc_numel(x), false, c->err));
+}
+
+/* One call per family; the binder has checked and converted the arguments. */
 static int call_op(ctx *c, tc_op op, args *a, value *out) {
-  tc_tensor *x = NULL, *y = NULL, *z = NULL;
+  barg *b = a->b;
   tc_err *err = c->err;
   switch (tc_op_family(op)) {
-  case TC_FAM_BIN: case TC_FAM_CMP:
-    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y)) return -1;
-    return set_tensor(out, tc_binary(op, x, y, err));
-  case TC_FAM_UN: case TC_FAM_PRED:
-    if (arg_tensor(c, a, 0, &x)) return -1;
-    return set_tensor(out, tc_unary(op, x, err));
-  case TC_FAM_SEL:
-    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y) || arg_tensor(c, a, 2, &z)) return -1;
-    return set_tensor(out, tc_where(x, y, z, err));
-  case TC_FAM_CLIP:
-    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y) || arg_tensor(c, a, 2, &z)) return -1;
-    return set_tensor(out, tc_clip(x, y, z, err));
-  case TC_FAM_CAST: {
-    tc_dtype dt;
-    if (arg_tensor(c, a, 0, &x) || arg_dtype(c, a, 1, &dt)) return -1;
-    return set_tensor(out, tc_cast(x, dt, err));
-  }
-  case TC_FAM_REDUCE: {
-    tc_axes ax;
-    bool keep;
-    if (arg_tensor(c, a, 0, &x) || arg_axes(c, a, 1, &ax) || arg_bool(c, a, 2, &keep)) return -1;
-    return set_tensor(out, tc_reduce(op, x, &ax, keep, err));
-  }
-  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO:
-    return call_family(c, op, a, out);
-  case TC_FAM_MATMUL:
-    return call_matmul(c, op, a, out);
-  case TC_FAM_INFO: {
-    if (arg_tensor(c, a, 0, &x)) return -1;
-    if (op == TC_OP_DTYPE) {
-      out->kind = V_STR;
-      out->s = strdup(tc_dtype_name(x->dtype));
-      return out->s ? 0 : tc_err_set(err, TC_E_OOM, -1, -1, "out of memory");
-    }
-    if (op == TC_OP_SHAPE) {
-      int64_t n = x->ndim;
-      return set_tensor(out, tc_tensor_from_host(TC_DT_I64, 1, &n, x->shape, err));
-    }
-    return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : tc_numel(x), false, err));
-  }
+  case TC_FAM_BIN: case TC_FAM_CMP: return set_tensor(out, tc_binary(op, b[0].t, b[1].t, err));
+  case TC_FAM_UN: case TC_FAM_PRED: return set_tensor(out, tc_unary(op, b[0].t, err));
+  case TC_FAM_SEL: return set_tensor(out, tc_where(b[0].t, b[1].t, b[2].t, err));
+  case TC_FAM_CLIP: return set_tensor(out, tc_clip(b[0].t, b[1].t, b[2].t, err));
+  case TC_FAM_CAST: return set_tensor(out, tc_cast(b[0].t, (tc_dtype)b[1].dt, err));
+  case TC_FAM_REDUCE: return set_tensor(out, tc_reduce(op, b[0].t, &b[1].axes, a->n > 2 && b[2].b, err));
+  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
+  case TC_FAM_MATMUL: return call_matmul(c, op, a, out);
+  case TC_FAM_INFO: return call_info(c, op, b[0].t, out);
   }
   return tc_err_set(err, TC_E_DTYPE, (int)op, -1, "%s", "not implemented");
 }
@@ -505,7 +330,8 @@ static int eval_call(ctx *c, node *n, value *out) {
   memset(&a, 0, sizeof a);
   int rc = bind_args(c, n, (tc_op)f->op, &a);
   if (rc == 0) {
-    rc = call_op(c, (tc_op)f->op, &a, out);
+    rc = convert_args(c, &a);
+    if (rc == 0) rc = call_op(c, (tc_op)f->op, &a, out);
     if (rc != 0 && c->err->op < 0 && c->err->code == TC_E_BAD_ARG) {
       /* an argument the function rejected: name the function */
       char tmp[sizeof c->err->msg + 32];
@@ -515,7 +341,7 @@ static int eval_call(ctx *c, node *n, value *out) {
       c->err->op = f->op;
     }
   }
-  for (int i = 0; i < MAX_PARAMS; i++) value_free(&a.v[i]);
+  args_free(&a);
   if (rc != 0) locate(c, n);
   return rc;
 }

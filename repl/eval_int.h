@@ -1,27 +1,61 @@
 /* Internals shared by the evaluator's files: the evaluation context,
  * bound call arguments, and helpers that read arguments with errors that
  * point at the argument in the source. Function families that need their
- * own argument handling (indexing, files, ...) live in repl/fn_*.c and are
- * reached from call_op() in eval.c by their op kind. */
+ * their own calls (indexing, files, ...) live in repl/fn_*.c and are
+ * reached from call_op() in eval.c by their op family. */
 #ifndef TC_EVAL_INT_H
 #define TC_EVAL_INT_H
 #include "eval.h"
 
 #define MAX_PARAMS 8
+/* Parameter types of the op table's signatures (repl/bind.c). */
+typedef enum {
+  P_TENSOR, P_OPT, P_AXES, P_INT, P_INTS, P_SHAPE, P_BOOL, P_NUM, P_DTYPE, P_STR, P_MODE, P_REDUCE, P_SEED,
+  P_TENSORS, P_ANY
+} ptype;
+
 typedef struct sig {
   int n;
+  bool bad_type;               /* a type name the binder does not know */
   char names[MAX_PARAMS][24];
-  char defs[MAX_PARAMS][24];   /* "" = required; "all" = absent (V_NONE) */
+  char defs[MAX_PARAMS][24];   /* "" = required; "none" or "all" = absent */
+  ptype types[MAX_PARAMS];
 } sig;
 
 typedef struct ctx { session *s; tc_err *err; } ctx;
 
+/* One bound argument, converted to its parameter's type. */
+typedef struct barg {
+  bool given;                  /* false: an optional left out (or none) */
+  tc_tensor *t;                /* TENSOR, OPT (NULL when absent); owned by args.v */
+  int64_t i;                   /* INT */
+  double f;                    /* NUM */
+  bool b;                      /* BOOL */
+  int dt;                      /* DTYPE: -1 when absent */
+  int mode;                    /* MODE (tc_index_mode), REDUCE (tc_scatter_red) */
+  const char *s;               /* STR */
+  tc_axes axes;                /* AXES: all when absent */
+  int n;                       /* INTS, SHAPE: the count (-1 when absent) */
+  int64_t ints[TC_MAX_DIMS];
+  uint64_t seed;               /* SEED: the session's next when absent */
+  int nts;                     /* TENSORS */
+  tc_tensor **ts;
+} barg;
+
 typedef struct args {
   int n;
-  value v[MAX_PARAMS];           /* V_NONE for an absent optional ("all") */
+  value v[MAX_PARAMS];           /* V_NONE for an absent optional */
   node *at[MAX_PARAMS];          /* the argument's node, for error carets */
+  barg b[MAX_PARAMS];            /* the converted arguments */
   const sig *g;
 } args;
+
+/* Binds call's arguments to op's signature (evaluating them), then
+ * converts each to its parameter's type (repl/bind.c). */
+const sig *get_sig(tc_op op);
+int bind_args(ctx *c, node *call, tc_op op, args *a);
+int convert_args(ctx *c, args *a);
+void args_free(args *a);
 
 int eval(ctx *c, node *n, value *out);
 int eval_tensor(ctx *c, node *n, tc_tensor **out);
@@ -31,17 +65,10 @@ int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *
 void locate(ctx *c, const node *n);
 int set_tensor(value *out, tc_tensor *t);   /* -1 when t is NULL */
 
-int arg_tensor(ctx *c, args *a, int i, tc_tensor **out);
-int arg_string(ctx *c, args *a, int i, const char **out);
-int arg_ints(ctx *c, args *a, int i, int64_t *vals, int *n, int max);  /* int scalar or 1-D list */
-int arg_bool(ctx *c, args *a, int i, bool *out);
-int arg_axes(ctx *c, args *a, int i, tc_axes *ax);
-int arg_dtype(ctx *c, args *a, int i, tc_dtype *out);
-
 /* Indexing, shape ops, constructors and files (fn_index.c). */
 int eval_index(ctx *c, node *n, value *out);                          /* x[...] */
 int eval_index_assign(ctx *c, node *target, node *val);               /* name[...] = val */
-int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, INDEX, CTOR, IO kinds */
+int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, INDEX, CTOR, IO families */
 /* Function families in their own files (repl/fn_*.c). */
-int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_KIND_MATMUL */
+int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_MATMUL */
 #endif

@@ -33,16 +33,14 @@ static int arg_axes_pair(ctx *c, args *a, int i, int *n, int64_t *xa, int64_t *x
 }
 
 int call_matmul(ctx *c, tc_op op, args *a, value *out) {
-  tc_tensor *x = NULL, *y = NULL;
+  tc_tensor *x = a->b[0].t, *y = a->n > 1 ? a->b[1].t : NULL;
   tc_err *err = c->err;
   switch (op) {
   case TC_OP_TRACE:
-    if (arg_tensor(c, a, 0, &x)) return -1;
     return set_tensor(out, tc_trace(x, err));
   case TC_OP_TENSORDOT: {
     int n = 0;
     int64_t xa[TC_MAX_DIMS], xb[TC_MAX_DIMS];
-    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y)) return -1;
     int r = arg_axes_pair(c, a, 2, &n, xa, xb);
     if (r < 0) return -1;
     if (r == 1 && n <= x->ndim && n <= y->ndim)   /* (a larger n is tensordot's error) */
@@ -50,7 +48,6 @@ int call_matmul(ctx *c, tc_op op, args *a, value *out) {
     return set_tensor(out, tc_tensordot(x, y, n, xa, xb, err));
   }
   default:
-    if (arg_tensor(c, a, 0, &x) || arg_tensor(c, a, 1, &y)) return -1;
     return set_tensor(out, tc_binary(op, x, y, err));
   }
 }

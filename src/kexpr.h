@@ -131,18 +131,33 @@ TC_HD tc_nsum tc_nsum_add(tc_nsum x, tc_nsum y) {
 TC_DEF_VI(d, double, TC_ISNAN_D)
 TC_DEF_VI(l, int64_t, TC_ISNAN_L)
 
-/* log(sum(exp(x))) without overflow: (m, s) stands for s * exp(m), m the
- * largest element folded so far; s == 0 is the identity (nothing folded).
- * Merging scales the part with the smaller maximum down to the larger, so
- * no exp() exceeds 1. NaN wins; +inf dominates; -inf adds nothing. */
-typedef struct { double m, s; } tc_lse;
-TC_HD tc_lse tc_lse_make(double m, double s) { tc_lse r; r.m = m; r.s = s; return r; }
-TC_HD tc_lse tc_lse_add(tc_lse a, tc_lse b) {
+/* log(sum(exp(x))) without overflow: (m, s + c) stands for (s + c) * exp(m),
+ * s + c a Neumaier-compensated sum, m an element within 64 of the largest
+ * folded so far (so no term exceeds e^64, and an increasing run is not
+ * rescaled at every element); s == 0 is the identity (nothing folded).
+ * Merging scales the part with the smaller m down to the larger. NaN wins;
+ * +inf dominates; -inf adds nothing. */
+typedef struct { double m, s, c; } tc_lse;
+TC_HD tc_lse tc_lse_make(double m, double s) { tc_lse r; r.m = m; r.s = s; r.c = 0; return r; }
+TC_HD tc_lse tc_lse_sum(tc_lse a, double y) {
+  double t = a.s + y;
+  a.c += a.s >= y ? (a.s - t) + y : (y - t) + a.s;
+  a.s = t;
+  return a;
+}
+TC_HD tc_lse tc_lse_merge(tc_lse a, tc_lse b) {
   if (b.s == 0 || a.m != a.m) return a;
   if (a.s == 0 || b.m != b.m) return b;
   if (a.m < b.m) { tc_lse t = a; a = b; b = t; }
-  a.s += a.m == b.m ? b.s : b.s * exp(b.m - a.m);
+  double f = a.m == b.m ? 1 : exp(b.m - a.m);
+  a = tc_lse_sum(a, b.s * f);
+  a.c += b.c * f;
   return a;
 }
-TC_HD double tc_lse_value(tc_lse a) { return a.s == 0 ? -TC_INF : a.m + log(a.s); }
+TC_HD tc_lse tc_lse_step(tc_lse a, double x) {
+  if (a.m != a.m) return a;
+  if (a.s == 0 || x != x || x > a.m + 64) return tc_lse_merge(a, tc_lse_make(x, 1));
+  return tc_lse_sum(a, x == a.m ? 1 : exp(x - a.m));
+}
+TC_HD double tc_lse_value(tc_lse a) { return a.s == 0 ? -TC_INF : a.m + log(a.s + a.c); }
 #endif

@@ -100,7 +100,30 @@ const char *tc_op_group(tc_op op) { return op_info[op].group; }
 int tc_op_bp(tc_op op) { return op_info[op].bp; }
 tc_assoc tc_op_assoc(tc_op op) { return op_info[op].assoc; }
 tc_check tc_op_check(tc_op op) { return op_info[op].check; }
-const char *tc_op_signature(tc_op op) { return op_info[op].sig; }
+const char *tc_op_params(tc_op op) { return op_info[op].sig; }
+
+/* The signature without its types: "x, axis:axes=all" reads "x, axis=all". */
+const char *tc_op_signature(tc_op op) {
+  static char shown[TC_OP_COUNT][128];
+  static bool ready[TC_OP_COUNT];
+  if (!ready[op]) {
+    const char *p = op_info[op].sig;
+    size_t k = 0;
+    bool in_name = true;
+    for (; *p && k < sizeof shown[op] - 1; p++) {
+      if (*p == ',') in_name = true;
+      else if (*p == '=') in_name = false;
+      if (in_name && *p == ':') {   /* skip the type */
+        while (p[1] && p[1] != '=' && p[1] != ',') p++;
+        continue;
+      }
+      shown[op][k++] = *p;
+    }
+    shown[op][k] = 0;
+    ready[op] = true;
+  }
+  return shown[op];
+}
 const char *tc_op_doc(tc_op op) { return op_info[op].doc; }
 int tc_op_arity(tc_op op) { return fam_info[op_info[op].fam].arity; }
 bool tc_op_is_ew(tc_op op) { return fam_info[op_info[op].fam].ew; }

@@ -118,7 +118,8 @@ tc_dtype tc_op_kernel_dtype(tc_op op, tc_dtype dt);
 tc_dtype tc_op_result_dtype(tc_op op, tc_dtype kdt);
 bool tc_op_keeps_weak(tc_op op);
 tc_check tc_op_check(tc_op op);
-const char *tc_op_signature(tc_op op);
+const char *tc_op_signature(tc_op op);            /* as :help shows it */
+const char *tc_op_params(tc_op op);               /* with types (src/ops.def) */
 const char *tc_op_doc(tc_op op);
 int tc_op_from_name(const char *name);          /* ops and aliases; -1 if none */
 const char *tc_code_name(tc_code code);

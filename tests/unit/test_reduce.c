@@ -24,18 +24,39 @@ static tc_dtype red_dtype(tc_op op, tc_dtype dt) {
   if (is_arg(op)) return TC_DT_I64;
   if (op == TC_OP_ANY || op == TC_OP_ALL) return TC_DT_BOOL;
   if ((op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD) && dt == TC_DT_BOOL) return TC_DT_I64;
-  if (op == TC_OP_MEAN && !tt_is_flt(dt)) return TC_DT_F64;
+  if ((op == TC_OP_MEAN || op == TC_OP_LOGSUMEXP) && !tt_is_flt(dt)) return TC_DT_F64;
+  if (op == TC_OP_COUNT_NONZERO) return TC_DT_I64;
   return dt;
 }
 
 static bool known_op(tc_op op) {
   return op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD || op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN ||
-         op == TC_OP_MEAN || is_arg(op) || op == TC_OP_ANY || op == TC_OP_ALL;
+         op == TC_OP_MEAN || is_arg(op) || op == TC_OP_ANY || op == TC_OP_ALL || op == TC_OP_LOGSUMEXP ||
+         op == TC_OP_COUNT_NONZERO;
 }
 
 /* The type floats are computed in: f32 for bf16/f16. */
 static tc_dtype compute_dt(tc_dtype dt) { return dt == TC_DT_F64 ? TC_DT_F64 : TC_DT_F32; }
 static double eps_of(tc_dtype dt) { return dt == TC_DT_F64 ? 0x1p-52 : 0x1p-23; }
+
+/* log(sum(exp(x))) in long double, shifted by the largest element: -inf
+ * over zero elements or only -inf, inf with any +inf, NaN with any NaN. */
+static rres ref_logsumexp(tc_dtype dt, int64_t n, const int64_t *xi, const double *xf) {
+  rres r = {0, -INFINITY, 0, false};
+  bool flt = tt_is_flt(dt);
+  long double m = -INFINITY, s = 0;
+  for (int64_t k = 0; k < n; k++) {
+    long double v = flt ? xf[k] : (long double)xi[k];
+    if (isnan(v)) { r.f = NAN; return r; }
+    if (v > m) m = v;
+  }
+  if (m == -INFINITY || m == INFINITY) { r.f = (double)m; return r; }
+  for (int64_t k = 0; k < n; k++) s += expl((flt ? xf[k] : (long double)xi[k]) - m);
+  tc_dtype rd = flt ? dt : TC_DT_F64;
+  r.f = tt_round((double)(m + logl(s)), rd);
+  r.tol = 2 * tt_ulp(r.f, rd) + 4 * (double)(n + 1) * eps_of(compute_dt(rd)) * (fabs((double)m) + 1);
+  return r;
+}
 
 /* Folds the elements of one output position, given in row-major order. */
 static rres fold(tc_op op, tc_dtype dt, int64_t n, const int64_t *xi, const double *xf) {
@@ -101,6 +122,10 @@ static rres fold(tc_op op, tc_dtype dt, int64_t n, const int64_t *xi, const doub
     r.i = op == TC_OP_ANY ? any : all;
     break;
   }
+  case TC_OP_COUNT_NONZERO:
+    for (int64_t k = 0; k < n; k++) r.i += flt ? xf[k] != 0 || isnan(xf[k]) : xi[k] != 0;
+    break;
+  case TC_OP_LOGSUMEXP: return ref_logsumexp(dt, n, xi, xf);
   default: break;
   }
   return r;
@@ -575,4 +600,75 @@ Test(reduce, bool_sum_prod_give_i64_mean_of_ints_is_f64) {
   cr_expect_eq(mv, 0x1p63);
   tc_tensor_free(m);
   tc_tensor_free(t);
+}
+
+/* ---- logsumexp and count_nonzero (SPEC 12) ---- */
+static double scalar_f64(tc_tensor *t) {
+  int64_t i = 0;
+  double f = 0;
+  tt_read(t, &i, &f);
+  return f;
+}
+
+Test(reduce, logsumexp_is_stable_where_exp_overflows_or_underflows) {
+  tc_err err = tt_err();
+  const double big[2] = {1000, 1000}, small[2] = {-1000, -1000};
+  tc_axes all = {.all = true};
+  tc_tensor *a = tt_tensor(TC_DT_F64, 1, (const int64_t[]){2}, NULL, big);
+  tc_tensor *b = tt_tensor(TC_DT_F64, 1, (const int64_t[]){2}, NULL, small);
+  tc_tensor *ra = tc_reduce(TC_OP_LOGSUMEXP, a, &all, false, &err), *rb = tc_reduce(TC_OP_LOGSUMEXP, b, &all, false, &err);
+  cr_assert_not_null(ra, "%s", err.msg);
+  cr_assert_not_null(rb, "%s", err.msg);
+  cr_expect_eq(scalar_f64(ra), 1000 + log(2.0), "%.17g", scalar_f64(ra));
+  cr_expect_eq(scalar_f64(rb), -1000 + log(2.0), "%.17g", scalar_f64(rb));
+  tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(ra); tc_tensor_free(rb);
+}
+
+/* A rising run (the running maximum changes at every element) and a random
+ * one of 10^6 values, within 2 ulps of the long double result. */
+Test(reduce, logsumexp_accuracy_on_long_runs) {
+  const int64_t n = 1000000;
+  double *x = malloc(sizeof(double) * (size_t)n);
+  uint64_t st = 7;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t k = 0; k < n; k++)
+      x[k] = pass == 0 ? (double)k / 1000.0 : (double)((int64_t)(tt_rand(&st) % 2000001) - 1000000) / 1e4;
+    long double m = -INFINITY, s = 0;
+    for (int64_t k = 0; k < n; k++) if (x[k] > m) m = x[k];
+    for (int64_t k = 0; k < n; k++) s += expl(x[k] - m);
+    double want = (double)(m + logl(s));
+    tc_err err = tt_err();
+    tc_axes all = {.all = true};
+    tc_tensor *t = tt_tensor(TC_DT_F64, 1, &n, NULL, x);
+    tc_tensor *r = tc_reduce(TC_OP_LOGSUMEXP, t, &all, false, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    double got = scalar_f64(r);
+    cr_expect(fabs(got - want) <= 2 * tt_ulp(want, TC_DT_F64), "pass %d: %.17g, expected %.17g", pass, got, want);
+    tc_tensor_free(t);
+    tc_tensor_free(r);
+  }
+  free(x);
+}
+
+Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
+  tc_err err = tt_err();
+  const double v[6] = {0.0, -0.0, NAN, INFINITY, 1e-300, 0.0};
+  tc_axes all = {.all = true}, ax1 = {.n = 1, .axis = {1}};
+  for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+    if (!tt_is_flt((tc_dtype)dt)) continue;
+    tc_tensor *t = tt_tensor((tc_dtype)dt, 2, (const int64_t[]){2, 3}, NULL, v);
+    tc_tensor *r = tc_reduce(TC_OP_COUNT_NONZERO, t, &all, false, &err);
+    tc_tensor *r1 = tc_reduce(TC_OP_COUNT_NONZERO, t, &ax1, false, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_not_null(r1, "%s", err.msg);
+    int64_t got[2] = {0}, want1 = tt_denorm_min((tc_dtype)dt) > 1e-300 ? 1 : 2;
+    double f[2];
+    cr_expect_eq(r->dtype, TC_DT_I64);
+    tt_read(r, got, f);
+    cr_expect_eq(got[0], 1 + want1, "%s: %lld", tt_name((tc_dtype)dt), (long long)got[0]);   /* NaN, inf, (1e-300) */
+    tt_read(r1, got, f);
+    cr_expect(got[0] == 1 && got[1] == want1, "%s: [%lld, %lld]", tt_name((tc_dtype)dt), (long long)got[0],
+              (long long)got[1]);
+    tc_tensor_free(t); tc_tensor_free(r); tc_tensor_free(r1);
+  }
 }
