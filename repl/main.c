@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "repl.h"
-#include "session.h"
+#include "runner.h"
 
 static void usage(FILE *f) {
   fputs("usage: tcalc [OPTIONS] [FILE...]\n"

@@ -13,12 +13,10 @@
 
 static runner *cur;
 
-static const char *const commands[] = {":help", ":vars", ":clear", ":engine", ":caps", ":set", ":time", ":quit", NULL};
-
-/* Words that follow a command, when it takes one of a fixed set. */
+/* Words that follow a command, when it takes one of a fixed set
+ * (runner_command_words), and whether a value follows the word. */
 static const char *const *arg_words;
-static const char *const set_words[] = {"precision", "max_memory", NULL};
-static const char *const engine_words[] = {"cpu", "cuda", NULL};
+static bool arg_more;
 
 static char *complete_gen(const char *text, int state) {
   static int i, phase;
@@ -32,10 +30,9 @@ static char *complete_gen(const char *text, int state) {
     return NULL;
   }
   if (text[0] == ':') {
-    while (commands[i]) {
-      const char *c = commands[i++];
+    const char *c;
+    while ((c = runner_command_name(i++)))
       if (!strncmp(c, text, n)) return strdup(c);
-    }
     return NULL;
   }
   if (phase == 0) {
@@ -54,8 +51,9 @@ static char *complete_gen(const char *text, int state) {
 }
 
 static bool is_command(const char *w) {
-  for (int i = 0; commands[i]; i++)
-    if (!strcmp(commands[i], w)) return true;
+  const char *c;
+  for (int i = 0; (c = runner_command_name(i)); i++)
+    if (!strcmp(c, w)) return true;
   return false;
 }
 
@@ -66,16 +64,12 @@ static char **complete(const char *text, int start, int end) {
   (void)end;
   rl_attempted_completion_over = 1;
   /* after ":set " and ":engine " the choices are fixed words */
-  const char *line = rl_line_buffer ? rl_line_buffer : "";
-  while (*line == ' ' || *line == '\t') line++;
-  arg_words = NULL;
-  if (!strncmp(line, ":set ", 5) && !strchr(line + 5 + strspn(line + 5, " "), ' ')) arg_words = set_words;
-  if (!strncmp(line, ":engine ", 8)) arg_words = engine_words;
+  arg_words = runner_command_words(rl_line_buffer ? rl_line_buffer : "", &arg_more);
   char **m = rl_completion_matches(text, complete_gen);
   rl_completion_append_character = ' ';
   /* one match: GNU readline returns {match}, libedit {match, match} */
   if (m && m[0] && (!m[1] || (!m[2] && !strcmp(m[0], m[1])))) {
-    if (is_command(m[0]) || arg_words == set_words) rl_completion_append_character = ' ';
+    if (is_command(m[0]) || (arg_words && arg_more)) rl_completion_append_character = ' ';
     else if (arg_words) rl_completion_append_character = '\0';
     else if (fn_find(m[0])) rl_completion_append_character = '(';
     else rl_completion_append_character = '\0';

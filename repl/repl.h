@@ -1,6 +1,6 @@
 /* The interactive REPL (SPEC 9): libedit line editing, history, completion. */
 #ifndef TC_REPL_H
 #define TC_REPL_H
-#include "session.h"
+#include "runner.h"
 void repl_run(runner *r, bool quiet);
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "engine.h"
-#include "session.h"
+#include "runner.h"
 
 static void failed(runner *r) {
   if (!r->exit_status) r->exit_status = 1;

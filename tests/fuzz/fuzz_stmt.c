@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "engine.h"
-#include "session.h"
+#include "runner.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

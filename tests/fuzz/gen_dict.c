@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "session.h"
+#include "runner.h"
 
 static void entry(const char *s, size_t n) {
   putchar('"');

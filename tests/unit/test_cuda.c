@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
-#include "session.h"
+#include "runner.h"
 #ifdef TC_HAVE_CUDA
 #include "cuda/tcu.h"
 #endif

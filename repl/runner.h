@@ -1,7 +1,8 @@
-/* Running source text: line accumulation while brackets are open,
- * statements, session commands, error reports and exit status. */
-#ifndef TC_SESSION_H
-#define TC_SESSION_H
+/* The runner: runs source text (line accumulation while brackets are
+ * open, statements, session commands, error reports, the exit status) on a
+ * session (eval.h: the variables and output options). */
+#ifndef TC_RUNNER_H
+#define TC_RUNNER_H
 #include <stdio.h>
 #include "print.h"
 
@@ -59,4 +60,9 @@ int print_caps(FILE *f, bool json);   /* -1: out of memory, nothing printed */
 uint64_t parse_size(const char *s);
 /* Every callable name, one a line (for the man page check). */
 void print_function_list(FILE *f);
+/* The session commands, for completion: the i-th name (":help"), NULL past
+ * the last; and the words the argument of the command that line starts
+ * with completes to (NULL: none), *more when a value follows the word. */
+const char *runner_command_name(int i);
+const char *const *runner_command_words(const char *line, bool *more);
 #endif

@@ -1,0 +1,223 @@
+/* The session commands (SPEC 8): one table that the dispatcher, Tab
+ * completion (repl.c) and :help read; a new command is one row and its
+ * handler. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "runner_int.h"
+
+static void cmd_quit(runner *r, char *arg, const char *full, size_t off) {
+  (void)arg, (void)full, (void)off;
+  r->quit = r->stop = true;
+}
+
+static void cmd_help(runner *r, char *arg, const char *full, size_t off) {
+  (void)full, (void)off;
+  char *text = NULL;
+  size_t n = 0;
+  FILE *m = open_memstream(&text, &n);
+  int rc = m ? help_text(m, arg) : -1;
+  bool written = m && !ferror(m);
+  if (m && fclose(m) != 0) written = false;
+  if (!written || !text) cmd_error(r, TC_E_OOM, "%s", ":help: out of memory");
+  else if (rc != 0) cmd_error(r, TC_E_UNKNOWN_FN, "no function named %s (:help lists them)", arg);
+  else if (r->json) json_text(r, "help", text);
+  else fputs(text, r->out);
+  free(text);
+}
+
+static void vars_json(runner *r) {
+  cjson_begin();
+  cJSON *o = cJSON_CreateObject(), *vs;
+  cJSON_AddTrueToObject(o, "ok");
+  cJSON_AddStringToObject(o, "type", "vars");
+  vs = cJSON_AddArrayToObject(o, "vars");
+  for (int i = 0; i < r->s.nvars; i++) {
+    cJSON *v = cJSON_CreateObject(), *sh;
+    tc_tensor *t = r->s.vars[i].t;
+    cJSON_AddStringToObject(v, "name", r->s.vars[i].name);
+    cJSON_AddStringToObject(v, "dtype", tc_dtype_name(t->dtype));
+    sh = cJSON_AddArrayToObject(v, "shape");
+    for (int d = 0; d < t->ndim; d++) {   /* exact: a dimension may exceed 2^53 */
+      char dim[24];
+      snprintf(dim, sizeof dim, "%lld", (long long)t->shape[d]);
+      cJSON_AddItemToArray(sh, cJSON_CreateRaw(dim));
+    }
+    cJSON_AddBoolToObject(v, "weak", t->weak);
+    cJSON_AddItemToArray(vs, v);
+  }
+  emit_outcome(r, o);
+}
+
+static void cmd_vars(runner *r, char *arg, const char *full, size_t off) {
+  (void)arg, (void)full, (void)off;
+  if (r->json) { vars_json(r); return; }
+  for (int i = 0; i < r->s.nvars; i++) {
+    tc_tensor *t = r->s.vars[i].t;
+    fprintf(r->out, "%-12s %s[", r->s.vars[i].name, tc_dtype_name(t->dtype));
+    for (int d = 0; d < t->ndim; d++) fprintf(r->out, d ? ",%lld" : "%lld", (long long)t->shape[d]);
+    fprintf(r->out, "]%s\n", t->weak ? " (weak)" : "");
+  }
+}
+
+static void cmd_clear(runner *r, char *arg, const char *full, size_t off) {
+  (void)full, (void)off;
+  if (*arg && !session_get(&r->s, arg)) cmd_error(r, TC_E_UNDEFINED, "%s is not defined", arg);
+  else session_clear(&r->s, *arg ? arg : NULL);
+}
+
+static void cmd_engine(runner *r, char *arg, const char *full, size_t off) {
+  (void)full, (void)off;
+  if (!*arg) {
+    if (r->json) fprintf(r->out, "{\"ok\":true,\"type\":\"engine\",\"engine\":\"%s\"}\n", tc_engine_name(tc_get_engine()));
+    else fprintf(r->out, "%s\n", tc_engine_name(tc_get_engine()));
+    return;
+  }
+  int id = tc_engine_from_name(arg);
+  tc_err e;
+  tc_err_clear(&e);
+  if (id < 0) cmd_error(r, TC_E_BAD_ARG, "unknown engine %s (cpu or cuda)", arg);
+  else if (tc_engine_check((tc_engine_id)id, &e) != 0) runner_fail(r, &e, NULL, 0, 0);
+  else tc_set_engine((tc_engine_id)id);
+}
+
+static void cmd_caps(runner *r, char *arg, const char *full, size_t off) {
+  (void)arg, (void)full, (void)off;
+  if (r->json ? print_caps_json(r->out, true) : print_caps(r->out, false))
+    cmd_error(r, TC_E_OOM, "%s", "out of memory while printing");
+}
+
+static void show_settings(runner *r) {
+  uint64_t mm = tc_get_max_memory();
+  if (r->json)
+    fprintf(r->out, "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\"}\n",
+            r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()));
+  else
+    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\n", r->po.precision,
+            r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm, tc_engine_name(tc_get_engine()));
+}
+
+static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
+  (void)full, (void)off;
+  if (!*arg) { show_settings(r); return; }
+  char *what = arg, *val = arg;
+  while (*val && *val != ' ') val++;
+  if (*val) *val++ = 0;
+  while (*val == ' ') val++;
+  if (!strcmp(what, "precision")) {
+    char *end;
+    long n = strtol(val, &end, 10);
+    if (!*val || *end || n < 0 || n > 17) cmd_error(r, TC_E_BAD_ARG, "precision must be 0 (shortest) to 17, not '%s'", val);
+    else r->po.precision = (int)n;
+  } else if (!strcmp(what, "max_memory")) {
+    uint64_t b = parse_size(val);
+    if (!b) cmd_error(r, TC_E_BAD_ARG, "bad size '%s' (e.g. 2G, 512M)", val);
+    else tc_set_max_memory(b);
+  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
+}
+
+static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
+  (void)arg;
+  cmd_time(r, full, off);
+}
+
+static void cmd_verify(runner *r, char *arg, const char *full, size_t off) {
+  (void)arg;
+  runner_verify(r, full, off);
+}
+
+static const char *const set_words[] = {"precision", "max_memory", NULL};
+static const char *const engine_words[] = {"cpu", "cuda", NULL};
+
+const command runner_commands[] = {
+  {"help", {NULL}, cmd_help, NULL, false, ":help [NAME]"},
+  {"vars", {NULL}, cmd_vars, NULL, false, ":vars"},
+  {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]"},
+  {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]"},
+  {"caps", {NULL}, cmd_caps, NULL, false, ":caps"},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | max_memory SIZE]"},
+  {"time", {NULL}, cmd_timing, NULL, false, ":time STMT"},
+  {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT"},
+  {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit"},
+  {NULL, {NULL}, NULL, NULL, false, NULL},
+};
+
+static const command *find_command(const char *name) {
+  for (const command *c = runner_commands; c->name; c++) {
+    if (!strcmp(c->name, name)) return c;
+    for (int k = 0; k < 3 && c->aliases[k]; k++)
+      if (!strcmp(c->aliases[k], name)) return c;
+  }
+  return NULL;
+}
+
+const char *runner_command_name(int i) {
+  static char names[16][24];
+  int n = 0;
+  while (runner_commands[n].name) n++;
+  if (i < 0 || i >= n || i >= 16) return NULL;
+  snprintf(names[i], sizeof names[i], ":%s", runner_commands[i].name);
+  return names[i];
+}
+
+const char *const *runner_command_words(const char *line, bool *more) {
+  *more = false;
+  while (*line == ' ' || *line == '\t') line++;
+  if (*line != ':') return NULL;
+  line++;
+  size_t n = strcspn(line, " \t");
+  if (!line[n]) return NULL;   /* still typing the command's name */
+  char name[24];
+  if (n >= sizeof name) return NULL;
+  memcpy(name, line, n);
+  name[n] = 0;
+  const command *c = find_command(name);
+  if (!c || !c->words) return NULL;
+  /* a word followed by a value: only the first word completes */
+  const char *rest = line + n + strspn(line + n, " \t");
+  if (c->more && strpbrk(rest, " \t")) return NULL;
+  *more = c->more;
+  return c->words;
+}
+
+/* Runs a line starting with ':' (after leading blanks). */
+void run_command(runner *r, char *line) {
+  r->cmd_line = r->line;
+  char *full = strdup(line);
+  if (!full) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
+  char *p = line + 1;
+  while (*p == ' ') p++;
+  char *cmd = p;
+  while (*p && *p != ' ') p++;
+  if (*p) *p++ = 0;
+  while (*p == ' ') p++;
+  char *arg = p;
+  for (char *e = arg + strlen(arg); e > arg && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'); e--) e[-1] = 0;
+  const command *c = find_command(cmd);
+  if (c) c->run(r, arg, full, (size_t)(arg - line));
+  else cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
+  r->cmd_line = 0;
+  free(full);
+  check_output(r);
+}
+
+uint64_t parse_size(const char *s) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || v <= 0) return 0;
+  while (*end == ' ') end++;
+  double mult = 1;
+  switch (toupper((unsigned char)*end)) {
+  case 'K': mult = 1024.0; end++; break;
+  case 'M': mult = 1024.0 * 1024; end++; break;
+  case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+  case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+  default: break;
+  }
+  if (toupper((unsigned char)*end) == 'I') end++;
+  if (toupper((unsigned char)*end) == 'B') end++;
+  if (*end) return 0;
+  v *= mult;
+  return v >= 1.8e19 ? 0 : (uint64_t)v;
+}

@@ -1,0 +1,159 @@
+/* Errors and outcomes: the text report with its source line and caret
+ * (columns in characters), the JSON error line, the failure's effect on
+ * the run, and JSON outcome lines built with cJSON. */
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "runner_int.h"
+
+/* ---- error reports ---- */
+/* Columns count characters, not bytes: UTF-8 continuation bytes are skipped. */
+static bool utf8_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+
+void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+  int line = 0, col = 0;
+  int32_t ls = 0, le = len;
+  if (src && e->start >= 0 && e->start <= len) {
+    /* Count lines and columns from where the last report in this chunk
+     * stopped, so that many errors in one long chunk (or one long line)
+     * cost linear time. */
+    int32_t from = 0;
+    line = line0;
+    bool cached = src == r->loc_src && len == r->loc_len && line0 == r->loc_line0 && e->start >= r->loc_pos;
+    if (cached) {
+      from = r->loc_pos;
+      line = r->loc_line;
+      ls = r->loc_ls;
+    }
+    for (const char *q = src + from; (q = memchr(q, '\n', (size_t)(e->start - (q - src)))); q++) {
+      line++;
+      ls = (int32_t)(q - src) + 1;
+    }
+    int32_t cfrom = ls;
+    col = 1;
+    if (cached && ls == r->loc_ls) {   /* the same line as the last report */
+      cfrom = r->loc_pos;
+      col = r->loc_col;
+      le = r->loc_le;
+    } else {
+      const char *nl = memchr(src + ls, '\n', (size_t)(len - ls));
+      le = nl ? (int32_t)(nl - src) : len;
+    }
+    for (int32_t i = cfrom; i < e->start; i++) col += !utf8_cont(src[i]);
+    r->loc_src = src;
+    r->loc_len = len;
+    r->loc_line0 = line0;
+    r->loc_pos = e->start;
+    r->loc_line = line;
+    r->loc_ls = ls;
+    r->loc_le = le;
+    r->loc_col = col;
+  } else if (!src && r->cmd_line > 0) {
+    line = r->cmd_line;   /* a session command: its line, column 1 */
+    col = 1;
+  }
+  if (r->json) {
+    print_json_error(r->out, e, line, col);
+    return;
+  }
+  fflush(r->out);
+  FILE *f = r->errf;
+  if (r->interactive && e->code == TC_E_INTERRUPTED) fputc('\n', f);   /* after the terminal's ^C */
+  if (r->color) fputs("\033[1;31merror\033[0m", f);
+  else fputs("error", f);
+  fprintf(f, "[%s]: %s", tc_code_name(e->code), e->msg);
+  if (e->dtype >= 0 && e->engine >= 0)
+    fprintf(f, " (%s, %s)", tc_dtype_name((tc_dtype)e->dtype), tc_engine_name((tc_engine_id)e->engine));
+  else if (e->engine >= 0 && e->code != TC_E_SYNTAX)
+    fprintf(f, " (%s)", tc_engine_name((tc_engine_id)e->engine));
+  fputc('\n', f);
+  if (line > 0 && r->source) fprintf(f, "  --> %s:%d:%d\n", r->source, line, col);
+  if (src && line > 0 && le - ls < 4096) {
+    fputs("  ", f);
+    for (int32_t i = ls; i < le; i++) fputc(src[i] == '\t' ? ' ' : (unsigned char)src[i] < 0x20 ? '?' : src[i], f);
+    fputs("\n  ", f);
+    for (int32_t i = ls; i < e->start; i++)
+      if (!utf8_cont(src[i])) fputc(' ', f);
+    int32_t end = e->end > e->start ? e->end : e->start + 1;
+    if (end > le) end = le > e->start ? le : e->start + 1;
+    if (r->color) fputs("\033[1;31m", f);
+    for (int32_t i = e->start; i < end; i++)
+      if (i >= le || !utf8_cont(src[i])) fputc('^', f);
+    if (r->color) fputs("\033[0m", f);
+    fputc('\n', f);
+  }
+}
+
+/* The failure's effect on the run: the exit status of the first, and the
+ * end of the run unless -k (always for an interrupt outside the REPL). */
+static void fail(runner *r, tc_code code) {
+  if (!r->exit_status) r->exit_status = tc_code_exit(code);
+  if (!r->keep_going && !r->interactive) r->stop = true;
+  if (code == TC_E_INTERRUPTED) {
+    /* Reported once; outside the REPL an interrupt ends the run, even with -k. */
+    tc_interrupt_clear();
+    if (!r->interactive) r->stop = true;
+  }
+}
+
+void runner_fail(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+  runner_report(r, e, src, len, line0);
+  fail(r, e->code);
+}
+
+/* ---- session commands' errors and JSON outcomes ---- */
+void cmd_error(runner *r, tc_code code, const char *fmt, const char *arg) {
+  tc_err e;
+  tc_err_clear(&e);
+  tc_err_set(&e, code, -1, -1, fmt, arg);
+  e.engine = -1;
+  runner_fail(r, &e, NULL, 0, 0);
+}
+
+/* cJSON leaves out, without a word, whatever it cannot allocate: its
+ * allocations go through a hook that remembers a failure, so that an
+ * outcome line is printed whole or replaced by out_of_memory. */
+static bool cjson_oom;
+static void *cjson_alloc(size_t n) {
+  void *p = malloc(n);
+  if (!p) cjson_oom = true;
+  return p;
+}
+
+void cjson_begin(void) {
+  static bool hooked;
+  if (!hooked) {
+    cJSON_Hooks h = {cjson_alloc, free};
+    cJSON_InitHooks(&h);
+    hooked = true;
+  }
+  cjson_oom = false;
+}
+
+/* Prints o (built since cjson_begin) as one line and frees it; -1 when
+ * anything in it could not be allocated (nothing is printed). */
+int cjson_emit(FILE *f, cJSON *o) {
+  char *s = o && !cjson_oom ? cJSON_PrintUnformatted(o) : NULL;
+  int rc = s && !cjson_oom ? 0 : -1;
+  if (rc == 0) fprintf(f, "%s\n", s);
+  cJSON_free(s);
+  cJSON_Delete(o);
+  return rc;
+}
+
+void emit_outcome(runner *r, cJSON *o) {
+  if (cjson_emit(r->out, o) != 0) cmd_error(r, TC_E_OOM, "%s", "out of memory while printing");
+}
+
+void json_text(runner *r, const char *type, const char *text) {
+  cjson_begin();
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddTrueToObject(o, "ok");
+  cJSON_AddStringToObject(o, "type", type);
+  char *t = utf8_sanitize(text);
+  if (!t) cjson_oom = true;
+  cJSON_AddStringToObject(o, "text", t ? t : "");
+  free(t);
+  emit_outcome(r, o);
+}
+

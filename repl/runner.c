@@ -1,0 +1,165 @@
+/* The runner: statements, read line by line until their brackets close,
+ * parsed, evaluated and printed; a line starting with ':' is a session
+ * command (commands.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runner_int.h"
+
+void runner_init(runner *r) {
+  memset(r, 0, sizeof *r);
+  session_init(&r->s);
+  r->out = stdout;
+  r->errf = stderr;
+}
+
+void runner_free(runner *r) {
+  session_free(&r->s);
+  free(r->buf);
+  r->buf = NULL;
+}
+
+void runner_begin(runner *r) {
+  r->len = 0;
+  r->depth = 0;
+  r->line = 0;
+  r->line0 = 1;
+}
+
+bool runner_pending(const runner *r) { return r->len > 0 && r->depth > 0; }
+
+void runner_interrupted(runner *r) {
+  if (!tc_interrupt_flag) return;
+  tc_err e;
+  tc_err_clear(&e);
+  tc_err_set(&e, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+  e.engine = -1;
+  runner_fail(r, &e, NULL, 0, 0);
+}
+
+/* ---- statements ---- */
+void check_output(runner *r) {
+  if (fflush(r->out) == 0 && !ferror(r->out)) return;
+  if (!r->write_errno) r->write_errno = errno ? errno : EIO;
+  r->stop = true;
+  r->quit = true;
+}
+
+static void show(runner *r, value *v) {
+  tc_err err;
+  tc_err_clear(&err);
+  int rc = r->json ? print_json(r->out, v, &err) : print_text(r->out, v, &r->po, &err);
+  if (rc != 0) runner_fail(r, &err, NULL, 0, 0);
+}
+
+/* Runs every statement of a complete chunk. */
+static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
+  arena ar = {0};
+  tc_err err;
+  parser p;
+  tc_err_clear(&err);
+  parser_init(&p, src, len, &ar, &err);
+  r->loc_src = NULL;
+  while (!r->stop) {
+    node *stmt;
+    tc_err_clear(&err);
+    parse_status st = parse_statement(&p, &stmt);
+    if (st == PARSE_END) break;
+    if (st == PARSE_EMPTY) continue;
+    if (st != PARSE_OK) {
+      runner_fail(r, &err, src, len, line0);
+      parser_skip(&p);
+      continue;
+    }
+    value v = {0};
+    if (tc_interrupt_flag) {
+      /* Ctrl-C between statements: the rest of the chunk is dropped too */
+      tc_err_set(&err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
+      err.start = stmt->start;
+      err.end = stmt->end;
+      runner_fail(r, &err, src, len, line0);
+      break;
+    }
+    int rc = eval_statement(&r->s, stmt, &v, &err);
+    if (rc != 0) runner_fail(r, &err, src, len, line0);
+    else if (v.kind != V_NONE) show(r, &v);
+    value_free(&v);
+    check_output(r);
+    if (rc != 0 && err.code == TC_E_INTERRUPTED) break;
+  }
+  arena_free(&ar);
+}
+
+/* ---- line accumulation ---- */
+static bool append(runner *r, const char *s, size_t n) {
+  if (r->len + n + 2 > r->cap) {
+    size_t cap = r->cap ? r->cap : 256;
+    while (cap < r->len + n + 2) cap *= 2;
+    char *b = realloc(r->buf, cap);
+    if (!b) return false;
+    r->buf = b;
+    r->cap = cap;
+  }
+  memcpy(r->buf + r->len, s, n);
+  r->len += n;
+  r->buf[r->len] = 0;
+  return true;
+}
+
+static void flush_chunk(runner *r) {
+  if (r->len) run_chunk(r, r->buf, (int32_t)r->len, r->line0);
+  r->len = 0;
+  r->depth = 0;
+}
+
+void runner_line(runner *r, const char *line, size_t n) {
+  if (r->stop) return;
+  r->line++;
+  if (r->len == 0) {
+    size_t i = 0;
+    while (i < n && (line[i] == ' ' || line[i] == '\t')) i++;
+    r->line0 = r->line;
+    if (i < n && line[i] == ':') {
+      char *c = strndup(line + i, n - i);
+      if (c) run_command(r, c);
+      else cmd_error(r, TC_E_OOM, "%s", "out of memory");
+      free(c);
+      return;
+    }
+  }
+  if (n > INT32_MAX / 2 || r->len + n > INT32_MAX / 2 || !append(r, line, n) || !append(r, "\n", 1)) {
+    tc_err e;
+    tc_err_clear(&e);
+    tc_err_set(&e, TC_E_OOM, -1, -1, n > INT32_MAX / 2 || r->len + n > INT32_MAX / 2 ? "statement text too large"
+                                                                                   : "out of memory reading the statement");
+    runner_fail(r, &e, NULL, 0, 0);
+    r->len = 0;
+    r->depth = 0;
+    return;
+  }
+  /* Brackets open after this line: lex just the new line, carrying the depth. */
+  lexer lx;
+  lex_init(&lx, line, (int32_t)n);
+  lx.depth = r->depth;
+  while (lex_next(&lx).kind != T_EOF) {}
+  r->depth = lx.depth;
+  if (r->depth == 0) flush_chunk(r);
+}
+
+void runner_end(runner *r) {
+  if (r->len && !r->stop) flush_chunk(r);  /* reports the unclosed bracket */
+  r->len = 0;
+  r->depth = 0;
+}
+
+void runner_text(runner *r, const char *text) {
+  runner_begin(r);
+  const char *p = text;
+  while (*p && !r->stop) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    runner_line(r, p, n);
+    p += n + (nl ? 1 : 0);
+  }
+  runner_end(r);
+}

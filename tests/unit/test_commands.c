@@ -1,0 +1,79 @@
+/* Session commands (repl/commands.c): Tab completion offers every command
+ * the dispatcher accepts, the dispatcher accepts every command completion
+ * offers, and :help lists them all. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "runner_int.h"
+
+/* Runs one line through a JSON runner; returns what it printed. */
+static char *run_line(const char *line) {
+  runner r;
+  runner_init(&r);
+  r.json = true;
+  r.keep_going = true;
+  char *out = NULL;
+  size_t n = 0;
+  r.out = open_memstream(&out, &n);
+  r.errf = r.out;
+  runner_text(&r, line);
+  fclose(r.out);
+  runner_free(&r);
+  return out;
+}
+
+static bool completed(const char *name) {
+  const char *c;
+  for (int i = 0; (c = runner_command_name(i)); i++)
+    if (!strcmp(c, name)) return true;
+  return false;
+}
+
+Test(commands, completion_offers_every_command_the_dispatcher_accepts) {
+  int rows = 0;
+  for (const command *c = runner_commands; c->name; c++, rows++) {
+    char name[32];
+    snprintf(name, sizeof name, ":%s", c->name);
+    cr_expect(completed(name), "%s is dispatched but not completed", name);
+    /* the other spellings (:q, :exit) dispatch to a completed command */
+    for (int k = 0; k < 3 && c->aliases[k]; k++) {
+      snprintf(name, sizeof name, ":%s", c->aliases[k]);
+      char *out = run_line(name);
+      cr_expect(strstr(out, "unknown command") == NULL, "%s: %s", name, out);
+      free(out);
+    }
+  }
+  int offered = 0;
+  for (const char *c; (c = runner_command_name(offered)); offered++) {
+    char *out = run_line(c);   /* accepted: any outcome but "unknown command" */
+    cr_expect(strstr(out, "unknown command") == NULL, "%s is completed but not dispatched: %s", c, out);
+    free(out);
+  }
+  cr_expect_eq(offered, rows);
+  cr_expect(completed(":verify"), ":verify is handled, so it must complete");
+  char *out = run_line(":nosuch");
+  cr_expect(strstr(out, "unknown command :nosuch") != NULL, "%s", out);
+  free(out);
+}
+
+Test(commands, help_lists_every_command_and_argument_words_complete) {
+  char *out = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&out, &n);
+  cr_assert_eq(help_text(f, ""), 0);
+  fclose(f);
+  for (const command *c = runner_commands; c->name; c++)
+    cr_expect(strstr(out, c->usage) != NULL, ":help does not list %s", c->usage);
+  free(out);
+  bool more;
+  const char *const *w = runner_command_words(":engine ", &more);
+  cr_assert_not_null(w);
+  cr_expect_str_eq(w[0], "cpu");
+  cr_expect(!more);
+  w = runner_command_words("  :set pre", &more);
+  cr_assert_not_null(w);
+  cr_expect(more);
+  cr_expect_null(runner_command_words(":set precision 3", &more));
+  cr_expect_null(runner_command_words(":eng", &more));
+}
