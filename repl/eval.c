@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
 #include "eval.h"
 #include "eval_int.h"
 
@@ -249,7 +248,7 @@ static int eval_list(ctx *c, node *n, value *out) {
       tc_tensor_free(ci);
     }
     if (host && each * (size_t)k != 0 &&
-        tc_engines[tc_tensor_engine(t)]->upload(tc_tensor_data(t), host, each * (size_t)k, c->err) != 0) {
+        tc_tensor_write(t, host, c->err) != 0) {
       free(host);
       host = NULL;
     }

@@ -1,7 +1,6 @@
 /* :help, :caps and the function list, written from the tables: the op
  * table, the capability rows and the session command table. */
 #include <string.h>
-#include "engine.h"
 #include "runner_int.h"
 
 /* Writes :help (all) or :help NAME. Everything comes from the tables. */
@@ -82,7 +81,7 @@ int help_text(FILE *f, const char *name) {
     int any = 0;
     for (int dt = 0; dt < TC_DT_COUNT; dt++)
       if (tc_op_supported(op, (tc_dtype)dt, (tc_engine_id)eng)) { fprintf(f, " %s", tc_dtype_name((tc_dtype)dt)); any = 1; }
-    if (!any) fputs(tc_engines[eng] ? " (no dtype)" : " (not in this build)", f);
+    if (!any) fputs(tc_engine_built((tc_engine_id)eng) ? " (no dtype)" : " (not in this build)", f);
     fputc('\n', f);
   }
   return 0;
@@ -126,7 +125,7 @@ int print_caps(FILE *f, bool json) {
   fputs("Dtypes each op accepts, per engine (yes: implemented; -: dtype_unsupported).\n", f);
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
     fprintf(f, "\n%s engine", tc_engine_name((tc_engine_id)e));
-    if (!tc_engines[e]) { fputs(": not in this build\n", f); continue; }
+    if (!tc_engine_built((tc_engine_id)e)) { fputs(": not in this build\n", f); continue; }
     bool any = false;   /* the CUDA engine claims only rows verified on a GPU */
     for (int op = 0; op < TC_OP_COUNT && !any; op++)
       for (int dt = 0; dt < TC_DT_COUNT && !any; dt++) any = tc_op_supported((tc_op)op, (tc_dtype)dt, (tc_engine_id)e);

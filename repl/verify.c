@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "engine.h"
 #include "runner.h"
 
 static void failed(runner *r) {
