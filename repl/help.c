@@ -3,63 +3,69 @@
 #include <string.h>
 #include "runner_int.h"
 
-/* Writes :help (all) or :help NAME. Everything comes from the tables. */
-int help_text(FILE *f, const char *name) {
-  if (!name || !*name) {
-    fputs("Functions by family (:help NAME describes one; its operator in parentheses):\n", f);
-    /* families in the order their first op appears in the table */
-    const char *titles[TC_OP_COUNT];
-    int nt = 0;
+/* :help: the functions by family, the aliases, the casts, the operators
+ * and the session commands. */
+static void help_all(FILE *f) {
+  fputs("Functions by family (:help NAME describes one; its operator in parentheses):\n", f);
+  /* families in the order their first op appears in the table */
+  const char *titles[TC_OP_COUNT];
+  int nt = 0;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    const char *t = tc_op_group((tc_op)op);
+    int j = 0;
+    while (j < nt && strcmp(titles[j], t)) j++;
+    if (j == nt) titles[nt++] = t;
+  }
+  for (int j = 0; j < nt; j++) {
+    int col = fprintf(f, "  %-12s", titles[j]);
     for (int op = 0; op < TC_OP_COUNT; op++) {
-      const char *t = tc_op_group((tc_op)op);
-      int j = 0;
-      while (j < nt && strcmp(titles[j], t)) j++;
-      if (j == nt) titles[nt++] = t;
-    }
-    for (int j = 0; j < nt; j++) {
-      int col = fprintf(f, "  %-12s", titles[j]);
-      for (int op = 0; op < TC_OP_COUNT; op++) {
-        if (strcmp(tc_op_group((tc_op)op), titles[j])) continue;
-        char item[64];
-        const char *sym = tc_op_symbol((tc_op)op);
-        int w = snprintf(item, sizeof item, *sym ? " %s (%s)" : " %s", tc_op_name((tc_op)op), sym);
-        if (col + w > 78) col = fprintf(f, "\n  %-12s", "");
-        fputs(item, f);
-        col += w;
-      }
-      fputc('\n', f);
-    }
-    int col = fprintf(f, "  %-12s", "aliases");
-    for (int i = 0; i < fn_count(); i++) {
-      const fn_entry *e = fn_get(i);
-      if (e->op < 0 || !strcmp(e->name, tc_op_name((tc_op)e->op))) continue;
+      if (strcmp(tc_op_group((tc_op)op), titles[j])) continue;
       char item[64];
-      int w = snprintf(item, sizeof item, " %s = %s", e->name, tc_op_name((tc_op)e->op));
+      const char *sym = tc_op_symbol((tc_op)op);
+      int w = snprintf(item, sizeof item, *sym ? " %s (%s)" : " %s", tc_op_name((tc_op)op), sym);
       if (col + w > 78) col = fprintf(f, "\n  %-12s", "");
       fputs(item, f);
       col += w;
     }
-    fprintf(f, "\n  %-12s", "casts");
-    for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %s(x)", tc_dtype_name((tc_dtype)dt));
-    fputs("\nOperators, tightest first:", f);
-    for (int bp = 100; bp > 0; bp--) {
-      bool any = false;
-      for (int op = 0; op < TC_OP_COUNT; op++) {
-        if (tc_op_bp((tc_op)op) != bp || !*tc_op_symbol((tc_op)op)) continue;
-        fprintf(f, "%s%s", any ? " " : "\n  ", tc_op_symbol((tc_op)op));
-        if (tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX) fputs("x", f);
-        any = true;
-      }
-    }
-    fputs("\nSession commands:\n", f);
-    col = 0;
-    for (const command *c = runner_commands; c->name; c++) {
-      int w = 2 + (int)strlen(c->usage);
-      if (col > 0 && col + w > 78) { fputc('\n', f); col = 0; }
-      fprintf(f, "  %s", c->usage);
-      col += w;
-    }
     fputc('\n', f);
+  }
+  int col = fprintf(f, "  %-12s", "aliases");
+  for (int i = 0; i < fn_count(); i++) {
+    const fn_entry *e = fn_get(i);
+    if (e->op < 0 || !strcmp(e->name, tc_op_name((tc_op)e->op))) continue;
+    char item[64];
+    int w = snprintf(item, sizeof item, " %s = %s", e->name, tc_op_name((tc_op)e->op));
+    if (col + w > 78) col = fprintf(f, "\n  %-12s", "");
+    fputs(item, f);
+    col += w;
+  }
+  fprintf(f, "\n  %-12s", "casts");
+  for (int dt = 0; dt < TC_DT_COUNT; dt++) fprintf(f, " %s(x)", tc_dtype_name((tc_dtype)dt));
+  fputs("\nOperators, tightest first:", f);
+  for (int bp = 100; bp > 0; bp--) {
+    bool any = false;
+    for (int op = 0; op < TC_OP_COUNT; op++) {
+      if (tc_op_bp((tc_op)op) != bp || !*tc_op_symbol((tc_op)op)) continue;
+      fprintf(f, "%s%s", any ? " " : "\n  ", tc_op_symbol((tc_op)op));
+      if (tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX) fputs("x", f);
+      any = true;
+    }
+  }
+  fputs("\nSession commands:\n", f);
+  col = 0;
+  for (const command *c = runner_commands; c->name; c++) {
+    int w = 2 + (int)strlen(c->usage);
+    if (col > 0 && col + w > 78) { fputc('\n', f); col = 0; }
+    fprintf(f, "  %s", c->usage);
+    col += w;
+  }
+  fputc('\n', f);
+}
+
+/* Writes :help (all) or :help NAME. Everything comes from the tables. */
+int help_text(FILE *f, const char *name) {
+  if (!name || !*name) {
+    help_all(f);
     return 0;
   }
   const fn_entry *e = fn_find(name);

@@ -112,6 +112,14 @@ tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64
  * elements) and returns the dims (at least 1). Every engine plans so. */
 int tc_plan_dims(int nop, const tc_tensor *const *ops, int64_t *shape, int64_t (*strides)[TC_MAX_DIMS]);
 
+/* A TC_CALL_MATMUL's matrix geometry (the last two dims; batch dims
+ * before them, nb of them) into an engine's plan p with fields M, N, K and
+ * the row and column strides ars, acs (of A) and brs, bcs (of B). */
+#define TC_MM_GEOMETRY(p, A, B, C, nb)                                                            \
+  ((p)->M = (C)->shape[nb], (p)->N = (C)->shape[(nb) + 1], (p)->K = (A)->shape[(nb) + 1],       \
+   (p)->ars = (A)->strides[nb], (p)->acs = (A)->strides[(nb) + 1], (p)->brs = (B)->strides[nb], \
+   (p)->bcs = (B)->strides[(nb) + 1])
+
 /* Sets t's strides to row-major (saturating for empty tensors). */
 void tc_set_contiguous_strides(tc_tensor *t);
 

@@ -269,13 +269,7 @@ static void mplan_init(tcu_mplan *p, const tc_call *c) {
   const tc_tensor *A = c->in[0], *B = c->in[1], *C = c->out;
   int nb = C->ndim - 2;
   memset(p, 0, sizeof *p);
-  p->M = C->shape[nb];
-  p->N = C->shape[nb + 1];
-  p->K = A->shape[nb + 1];
-  p->ars = A->strides[nb];
-  p->acs = A->strides[nb + 1];
-  p->brs = B->strides[nb];
-  p->bcs = B->strides[nb + 1];
+  TC_MM_GEOMETRY(p, A, B, C, nb);
   p->nbatch = 1;
   for (int d = 0; d < nb; d++) {
     int64_t n = C->shape[d];
