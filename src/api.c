@@ -397,11 +397,16 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
                op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMIN ? "minimum" : "maximum");
     return NULL;
   }
-  tc_tensor *cx = operand(x, kdt, err), *px = NULL, *out = NULL;
+  /* The mean of integers sums in f64: an engine whose kernel reads the
+   * integers directly (converting each as it is read) needs no f64 copy. */
+  tc_dtype in_dt = kdt;
+  if (op == TC_OP_MEAN && kdt != x->dtype && kernel_supported(tc_engines[tc_get_engine()], op, x->dtype))
+    in_dt = x->dtype;
+  tc_tensor *cx = operand(x, in_dt, err), *px = NULL, *out = NULL;
   if (cx) px = tc_view_permute(cx, perm, err);
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
   if (out && !m_empty) {
-    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = kdt, .nin = 1, .in = {px}, .out = out, .nred = nred};
+    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = in_dt, .nin = 1, .in = {px}, .out = out, .nred = nred};
     if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
   }
   tc_tensor_free(px);

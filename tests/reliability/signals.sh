@@ -91,6 +91,95 @@ interrupt batch_matmul_float matmul.tc 4 --json
 TCALC_THREADS=1 interrupt batch_matmul_float_one_thread matmul.tc 4 --json
 interrupt batch_matmul_int imatmul.tc 4 --json
 
+# Every kernel family on huge broadcast views (issue 20), printing, save_csv
+# and load_csv: SIGINT once the statement has run for 0.3 s must end the
+# run with `interrupted` (status 1) within 0.5 s. Reductions read a view of
+# 2^62 elements, which no amount of time would finish.
+yes 1.5 | head -n 10000000 > "$TMP/big.csv"
+family() {
+  name=$1 stmt=$2
+  shift 2
+  r=$(python3 - "$TMP" "$BIN" "$stmt" "$@" <<'PY'
+import signal, subprocess, sys, time
+tmp, bin, stmt, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+setup = ["b = broadcast_to(1.5, [4611686018427387904])", "bi = broadcast_to(3, [4611686018427387904])",
+         "z = broadcast_to(0.0, [4611686018427387904])", "v = broadcast_to(1.5, [3000000000])",
+         "iv = broadcast_to(2, [3000000000])", "m = broadcast_to(1.0, [100000, 100000000000])",
+         "w = broadcast_to(1.0, [100000000])", "mw = broadcast_to(1.0, [100000, 100000000])"]
+cmd = [bin, "--json"] + extra + sum([["-e", x] for x in setup], []) + ["-e", "7777777", "-e", stmt, "-e", "8888888"]
+with open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
+    p = subprocess.Popen(cmd, stdout=o, stderr=e, cwd=tmp)
+    deadline = time.monotonic() + 120
+    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.005)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill(); p.wait(); rc = 124
+print(rc if rc >= 0 else 128 - rc, int((time.monotonic() - t0) * 1000))
+PY
+)
+  rc=${r% *} ms=${r#* }
+  if [ "$rc" -ne 1 ]; then bad "$name: $(status_note "$rc"), wanted 1"; head -c 300 "$TMP/err"; return; fi
+  if ! tail -n 1 "$TMP/out" | grep -q '"code":"interrupted"' || grep -q 8888888 "$TMP/out"; then
+    bad "$name: no interrupted error"; tail -c 300 "$TMP/out"; return
+  fi
+  if [ "$ms" -gt 500 ]; then bad "$name: took $ms ms to stop"; return; fi
+  ok
+}
+family reduce_max 'reduce_max(b)'
+family reduce_min 'reduce_min(bi)'
+family prod 'prod(b)'
+family prod_int 'prod(bi)'
+family argmax 'argmax(b)'
+family argmin 'argmin(bi)'
+family any 'any(z)'
+family all 'all(b)'
+family sum 'sum(b)'
+family sum_int 'sum(bi)'
+family mean 'mean(b)'
+family mean_int 'mean(bi)'
+family sum_axis 'sum(m, axis=1)'
+family argmax_axis 'argmax(m, axis=1)'
+family vecvec 'v @ v'
+family dot 'dot(v, v)'
+family vecvec_int 'iv @ iv'
+family matvec 'mw @ w'
+TCALC_THREADS=1 family sum_one_thread 'sum(b)'
+family print_text 'broadcast_to(1.5, [10000000])' --full
+family print_json 'broadcast_to(1.5, [10000000])'
+family save_csv 'save_csv("big-out.csv", broadcast_to(1.5, [20000000]))'
+family load_csv 'load_csv("big.csv")'
+
+# SIGINT at any moment after exec is handled: here while --caps is blocked
+# writing to a full pipe (the handler used to come after option parsing,
+# and --caps, --help and --version never installed it).
+r=$(python3 - "$BIN" <<'PY'
+import fcntl, os, signal, subprocess, sys, time
+rd, wr = os.pipe()
+fl = fcntl.fcntl(wr, fcntl.F_GETFL)
+fcntl.fcntl(wr, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+try:
+    while True:
+        os.write(wr, b"x" * 4096)
+except BlockingIOError:
+    pass
+fcntl.fcntl(wr, fcntl.F_SETFL, fl)
+p = subprocess.Popen([sys.argv[1], "--caps"], stdout=wr, stderr=subprocess.DEVNULL)
+os.close(wr)
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+time.sleep(0.2)
+os.close(rd)
+rc = p.wait(timeout=30)
+print(rc if rc >= 0 else 128 - rc)
+PY
+)
+if [ "$r" -lt 128 ]; then ok; else bad "early SIGINT: $(status_note "$r")"; fi
+
 # SIGINT while blocked reading stdin (a pipe that stays open).
 mkfifo "$TMP/fifo"
 "$BIN" --json < "$TMP/fifo" > "$TMP/out" 2> "$TMP/err" &
@@ -157,6 +246,7 @@ if wait_screen '^2$' && ! screen | grep -q '^1002$'; then ok; else bad "repl: Ct
 
 # ... and a statement left open in a bracket.
 type_line '[3,'
+wait_screen '^  \.\.\.> '   # Ctrl-C before the line is read would come too early
 tm send-keys -t t C-c
 type_line 4
 if wait_screen '^4$' && ! screen | grep -q 'error'; then ok; else bad "repl: Ctrl-C in a continuation kept the statement"; screen | grep -v '^$' | tail -5; fi
@@ -164,12 +254,18 @@ if wait_screen '^4$' && ! screen | grep -q 'error'; then ok; else bad "repl: Ctr
 # Ctrl-C during a computation: interrupted, and every variable kept.
 while read -r l; do type_line "$l"; done < "$TMP/setup.tc"
 type_line 'w = 5'
+type_line 7777777   # the setup is done when this is printed
+wait_screen '^7777777$'
 type_line "$long"
 sleep 1
 tm send-keys -t t C-c
 if wait_screen 'error\[interrupted\]'; then ok; else bad "repl: no interrupted error"; screen | grep -v '^$' | tail -5; fi
+# each line waits for the one before to finish: a line typed ahead while
+# tcalc computes is echoed by the terminal into the output
 type_line 'shape(x)'
+wait_screen 'i64\[6\]'
 type_line 'w * 2'
+wait_screen '^10$'
 type_line 'y'
 if wait_screen 'y is not defined' && screen | grep -q '^\[10, 10, 10, 10, 10, 10\]  i64\[6\]' && screen | grep -q '^10$'; then ok
 else bad "repl: variables changed by the interrupt"; screen | grep -v '^$' | tail -12; fi
