@@ -20,6 +20,30 @@ wait_exit() {
   rc=$?
 }
 
+# sigint.py TMP STDIN CMD...: runs CMD (in TMP, stdin from STDIN, output to
+# TMP/out and TMP/err), sends SIGINT 0.3 s after 7777777 is out (the
+# computation is then under way) and prints "STATUS MS", MS from the signal
+# to the exit of the process.
+cat > "$TMP/sigint.py" <<'PY'
+import signal, subprocess, sys, time
+tmp, stdin, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(stdin, "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
+    p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e, cwd=tmp)
+    deadline = time.monotonic() + 120
+    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.005)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        rc = 124
+print(rc if rc >= 0 else 128 - rc, round((time.monotonic() - t0) * 1000))
+PY
+
 # A 10^6-element tensor built from short lines, then a computation on it
 # that runs for seconds: 300 nested sines.
 python3 - > "$TMP/setup.tc" <<'PY'
@@ -43,28 +67,7 @@ long="y = $(python3 -c "print('sin(' * 300 + 'x' + ')' * 300)")"
 interrupt() {
   name=$1 script=$2 at=$3
   shift 3
-  ms=$(python3 - "$TMP" "$script" "$BIN" "$@" <<'PY'
-import signal, subprocess, sys, time
-tmp, script, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-with open(f"{tmp}/{script}", "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
-    p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e)
-    # once 7777777 is out, the computation is under way
-    deadline = time.monotonic() + 120
-    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
-        time.sleep(0.01)
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    try:
-        rc = p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
-        rc = 124
-ms = (time.monotonic() - t0) * 1000
-print(f"{rc if rc >= 0 else 128 - rc} {ms:.0f}")
-PY
-)
+  ms=$(python3 "$TMP/sigint.py" "$TMP" "$TMP/$script" "$BIN" "$@")
   rc=${ms% *}
   ms=${ms#* }
   if [ "$rc" -ne 1 ]; then bad "$name: $(status_note $rc), wanted 1"; head -c 600 "$TMP/err"; return; fi
@@ -99,29 +102,12 @@ yes 1.5 | head -n 10000000 > "$TMP/big.csv"
 family() {
   name=$1 stmt=$2
   shift 2
-  r=$(python3 - "$TMP" "$BIN" "$stmt" "$@" <<'PY'
-import signal, subprocess, sys, time
-tmp, bin, stmt, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-setup = ["b = broadcast_to(1.5, [4611686018427387904])", "bi = broadcast_to(3, [4611686018427387904])",
-         "z = broadcast_to(0.0, [4611686018427387904])", "v = broadcast_to(1.5, [3000000000])",
-         "iv = broadcast_to(2, [3000000000])", "m = broadcast_to(1.0, [100000, 100000000000])",
-         "w = broadcast_to(1.0, [100000000])", "mw = broadcast_to(1.0, [100000, 100000000])"]
-cmd = [bin, "--json"] + extra + sum([["-e", x] for x in setup], []) + ["-e", "7777777", "-e", stmt, "-e", "8888888"]
-with open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
-    p = subprocess.Popen(cmd, stdout=o, stderr=e, cwd=tmp)
-    deadline = time.monotonic() + 120
-    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
-        time.sleep(0.005)
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    try:
-        rc = p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill(); p.wait(); rc = 124
-print(rc if rc >= 0 else 128 - rc, int((time.monotonic() - t0) * 1000))
-PY
-)
+  r=$(python3 "$TMP/sigint.py" "$TMP" /dev/null "$BIN" --json "$@" \
+        -e 'b = broadcast_to(1.5, [4611686018427387904])' -e 'bi = broadcast_to(3, [4611686018427387904])' \
+        -e 'z = broadcast_to(0.0, [4611686018427387904])' -e 'v = broadcast_to(1.5, [3000000000])' \
+        -e 'iv = broadcast_to(2, [3000000000])' -e 'm = broadcast_to(1.0, [100000, 100000000000])' \
+        -e 'w = broadcast_to(1.0, [100000000])' -e 'mw = broadcast_to(1.0, [100000, 100000000])' \
+        -e 7777777 -e "$stmt" -e 8888888)
   rc=${r% *} ms=${r#* }
   if [ "$rc" -ne 1 ]; then bad "$name: $(status_note "$rc"), wanted 1"; head -c 300 "$TMP/err"; return; fi
   if ! tail -n 1 "$TMP/out" | grep -q '"code":"interrupted"' || grep -q 8888888 "$TMP/out"; then

@@ -275,11 +275,15 @@ Test(io, corruptions_never_crash) {
  * flag up, save, save_csv, load and load_csv stop with `interrupted`, the
  * old file stays as it was and no temporary file is left (issue 20). */
 Test(io, interrupt_stops_files) {
-  int64_t shape[1] = {(int64_t)3 << 20};   /* 24 MiB of f64: several chunks */
-  tc_tensor *x = tc_zeros(1, shape, TC_DT_F64, &e);
-  cr_assert_not_null(x);
+  int64_t shape[1] = {(int64_t)3 << 20}, small[1] = {8192};   /* 24 MiB of f64: several chunks */
+  tc_tensor *x = tc_zeros(1, shape, TC_DT_F64, &e), *y = tc_zeros(1, small, TC_DT_F64, &e);
+  cr_assert(x && y);
   cr_assert_eq(tc_save_npy(P("a.npy"), x, &e), 0);
-  cr_assert_eq(tc_save_csv(P("a.csv"), x, &e), 0);
+  /* a CSV longer than the 1 MiB between two looks at the flag */
+  FILE *f = fopen(P("a.csv"), "wb");
+  cr_assert_not_null(f);
+  for (int i = 0; i < 600000; i++) fputs("0\n", f);
+  cr_assert_eq(fclose(f), 0);
   struct stat before_npy, before_csv, st;
   cr_assert_eq(stat(P("a.npy"), &before_npy), 0);
   cr_assert_eq(stat(P("a.csv"), &before_csv), 0);
@@ -287,7 +291,7 @@ Test(io, interrupt_stops_files) {
   cr_expect_neq(tc_save_npy(P("a.npy"), x, &e), 0);
   cr_expect_eq(e.code, TC_E_INTERRUPTED, "save: %s", e.msg);
   tc_err_clear(&e);
-  cr_expect_neq(tc_save_csv(P("a.csv"), x, &e), 0);
+  cr_expect_neq(tc_save_csv(P("a.csv"), y, &e), 0);
   cr_expect_eq(e.code, TC_E_INTERRUPTED, "save_csv: %s", e.msg);
   tc_err_clear(&e);
   cr_expect_null(tc_load_npy(P("a.npy"), &e));
@@ -304,4 +308,5 @@ Test(io, interrupt_stops_files) {
   snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -q tcalc-save", dir);
   cr_expect_neq(system(cmd), 0, "a temporary file was left");
   tc_tensor_free(x);
+  tc_tensor_free(y);
 }
