@@ -9,25 +9,10 @@
 # not create keeps its mode; one it creates is 0600.
 # Usage: tests/reliability/history.sh path/to/tcalc
 . "$(dirname "$0")/lib.sh"
-if ! command -v tmux > /dev/null; then
-  bad "tmux is not installed (scripts/install-deps.sh installs it)"
-  finish
-  exit
-fi
+need_tmux history
 # one tmux server per session, so that a new one never meets a server that is ending
 sock="$TMP/tmux.0"
-tm() { tmux -S "$sock" "$@"; }
 trap 'for s in "$TMP"/tmux.*; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$TMP"' EXIT
-screen() { tm capture-pane -p -J -t t 2>/dev/null; }
-# wait_screen PATTERN: polls the pane until a line matches (up to 30 s).
-wait_screen() {
-  i=0
-  while ! screen | grep -Eq "$1"; do
-    i=$((i + 1))
-    if [ $i -gt 1500 ]; then return 1; fi
-    sleep 0.02
-  done
-}
 # session NAME ENV...: a REPL with ENV (env(1) assignments); runs 40 + 2,
 # then :quit. Sets $shown to the screen. Fails NAME if no prompt or no 42.
 session() {

@@ -202,24 +202,9 @@ elif [ -s "$TMP/err" ]; then bad "closed_stdout_endless: wrote to stderr"; head 
 else ok; fi
 
 # The REPL in a tmux pane.
-if ! command -v tmux > /dev/null; then
-  bad "repl: tmux is not installed (scripts/install-deps.sh installs it)"
-  finish
-  exit
-fi
+need_tmux repl
 sock="$TMP/tmux.sock"
-tm() { tmux -S "$sock" "$@"; }
-screen() { tm capture-pane -p -J -t t; }
 type_line() { tm send-keys -t t -l "$1"; tm send-keys -t t Enter; }
-# wait_screen PATTERN: polls the pane until a line matches (up to 30 s).
-wait_screen() {
-  i=0
-  while ! screen | grep -Eq "$1"; do
-    i=$((i + 1))
-    if [ $i -gt 1500 ]; then return 1; fi
-    sleep 0.02
-  done
-}
 tm new-session -d -s t -x 200 -y 50 "env TCALC_HISTORY=$TMP/history NO_COLOR=1 $BIN -q; sleep 600"
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 if ! wait_screen '^tcalc> '; then bad "repl: no prompt"; screen; finish; exit; fi
