@@ -63,6 +63,7 @@ fi
 # /dev/null keeps its mode (tcalc once left it 0600).
 before=$(fingerprint /dev/null)
 if session devnull TCALC_HISTORY=/dev/null HOME="$TMP/home"; then quiet devnull; same devnull /dev/null "$before"; fi
+[ "$(fingerprint /dev/null)" = "$before" ] || chmod 0666 /dev/null   # undo what a faulty build did
 if session empty_var TCALC_HISTORY= HOME="$TMP/home"; then
   quiet empty_var
   if [ -e "$TMP/home/.tcalc_history" ]; then bad "empty_var: wrote ~/.tcalc_history"; else ok; fi
