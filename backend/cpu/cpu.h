@@ -77,6 +77,14 @@ int cpu_float_isa(void);
 /* The CBLAS library large float products use, or NULL for tcalc's own
  * kernel ($TCALC_BLAS: a library for dlopen; unset, empty or "none": none). */
 const char *cpu_matmul_blas(void);
+/* Whether the CPU has FMA (asked with the matrix kernels' level). */
+bool cpu_has_fma(void);
+/* The vectorised math kernel (vmath.c, on SLEEF) for a unary math op on
+ * f32 or f64 at the current level, or NULL: out[i] = f(a[i * sa]). */
+typedef void (*cpu_vmath_fn)(int64_t len, char *out, const char *a, int64_t sa);
+cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt);
+/* The SLEEF variant cpu_vmath_kernel uses now ("sleef-avx512f", ...). */
+const char *cpu_vmath_path_name(void);
 bool cpu_supports_ew(const tc_call *call);
 bool cpu_supports_cast(const tc_call *call);
 bool cpu_supports_reduce(const tc_call *call);

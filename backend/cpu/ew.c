@@ -117,8 +117,11 @@ static family family_of(tc_op op) {
   }
 }
 
+/* Math functions on f32 and f64 come from vmath.c (SLEEF) instead. */
 static any_fn ew_kernel(tc_op op, tc_dtype dt) {
-  return family_of(op) == FAM_NONE ? NULL : ew_table[op][dt];
+  if (family_of(op) == FAM_NONE) return NULL;
+  cpu_vmath_fn v = ew_table[op][dt] ? cpu_vmath_kernel(op, dt) : NULL;
+  return v ? (any_fn)v : ew_table[op][dt];
 }
 
 bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }

@@ -202,6 +202,11 @@ int cpu_matmul_isa(int level) {
 
 const char *cpu_matmul_isa_name(void) { return ukr_table[isa_now()][0].isa; }
 
+bool cpu_has_fma(void) {
+  (void)isa_now();
+  return has_fma;
+}
+
 /* Float kernels above the portable one fuse multiply-adds: they need FMA
  * (every CPU with AVX-512 or AVX2 that tcalc knows of has it). */
 int cpu_float_isa(void) {
