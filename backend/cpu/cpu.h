@@ -4,6 +4,16 @@
 #include "../../src/engine.h"
 
 #define CPU_MAX_OPS 4
+/* Kernels whose results do not depend on the vector width (no sums
+ * reassociated, no contraction: ISO C mode keeps -ffp-contract=off) may be
+ * built for AVX-512 and AVX2 as well, picked by the loader (GCC's ifunc
+ * clones); elsewhere they are built once for the baseline. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CPU_CLONES
+#endif
+
 /* Elements per kernel call: long enough to amortise the call, short enough
  * that an interrupt is noticed quickly. */
 #define CPU_CHUNK ((int64_t)1 << 16)
