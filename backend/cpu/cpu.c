@@ -158,6 +158,7 @@ void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const 
   for (int i = 0; i < nin; i++) ops[i + 1] = in[i];
   p->nop = nin + 1;
   p->ndim = 0;
+  p->tiles = false;
   for (int k = 0; k < p->nop; k++) {
     p->base[k] = tc_tensor_data(ops[k]);
     p->esize[k] = tc_dtype_size(ops[k]->dtype);
@@ -184,7 +185,66 @@ void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const 
   }
 }
 
+/* Each operand's pointer at row-major position pos of operand 0. */
+static void plan_ptrs(const cpu_plan *p, int64_t pos, char **ptrs) {
+  int64_t idx[TC_MAX_DIMS];
+  for (int i = p->ndim - 1; i >= 0; i--) { idx[i] = pos % p->shape[i]; pos /= p->shape[i]; }
+  for (int k = 0; k < p->nop; k++) {
+    int64_t off = 0;
+    for (int i = 0; i < p->ndim; i++) off += idx[i] * p->strides[k][i];
+    ptrs[k] = p->base[k] + off * (int64_t)p->esize[k];
+  }
+}
+
+/* Whether to walk in tiles: some input strided along the last dim, and
+ * enough rows and columns for tiles to pay. */
+static bool plan_tiled(const cpu_plan *p) {
+  int d = p->ndim;
+  if (!p->tiles || d < 2 || p->shape[d - 1] < 2 * CPU_TILE_COLS || p->shape[d - 2] < CPU_TILE_ROWS) return false;
+  for (int k = 1; k < p->nop; k++) {
+    int64_t s = p->strides[k][d - 1];
+    if (s > 1 || s < -1) return true;
+  }
+  return false;
+}
+
+/* Rows [r0, r1) of the last dim, whole, in tiles: for each block of
+ * CPU_TILE_ROWS rows, CPU_TILE_COLS columns of each row in turn. */
+static int plan_run_tiles(const cpu_plan *p, int64_t r0, int64_t r1, cpu_row_fn fn, void *ctx) {
+  int d = p->ndim;
+  int64_t inner = p->shape[d - 1];
+  int64_t istr[CPU_MAX_OPS];
+  for (int k = 0; k < p->nop; k++) istr[k] = p->strides[k][d - 1];
+  for (int64_t rb = r0; rb < r1; rb += CPU_TILE_ROWS) {
+    int64_t re = rb + CPU_TILE_ROWS < r1 ? rb + CPU_TILE_ROWS : r1;
+    for (int64_t c0 = 0; c0 < inner; c0 += CPU_TILE_COLS) {
+      int64_t n = inner - c0 < CPU_TILE_COLS ? inner - c0 : CPU_TILE_COLS;
+      for (int64_t r = rb; r < re; r++) {
+        char *ptrs[CPU_MAX_OPS];
+        plan_ptrs(p, r * inner + c0, ptrs);
+        if (fn(ctx, r * inner + c0, n, ptrs, istr)) return 1;
+      }
+    }
+    if (tc_interrupt_flag) return -1;
+  }
+  return 0;
+}
+
+static int plan_run_rows(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx);
+
 int cpu_plan_run(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx) {
+  if (!plan_tiled(p)) return plan_run_rows(p, lo, hi, fn, ctx);
+  /* a partial first and last row as they are, the whole rows between in tiles */
+  int64_t inner = p->shape[p->ndim - 1];
+  int64_t r0 = (lo + inner - 1) / inner, r1 = hi / inner;
+  if (r0 >= r1) return plan_run_rows(p, lo, hi, fn, ctx);
+  int rc = lo < r0 * inner ? plan_run_rows(p, lo, r0 * inner, fn, ctx) : 0;
+  if (rc == 0) rc = plan_run_tiles(p, r0, r1, fn, ctx);
+  if (rc == 0 && r1 * inner < hi) rc = plan_run_rows(p, r1 * inner, hi, fn, ctx);
+  return rc;
+}
+
+static int plan_run_rows(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx) {
   int d = p->ndim;
   int64_t inner = p->shape[d - 1];
   int64_t idx[TC_MAX_DIMS];

@@ -17,12 +17,20 @@
 /* Elements per kernel call: long enough to amortise the call, short enough
  * that an interrupt is noticed quickly. */
 #define CPU_CHUNK ((int64_t)1 << 16)
+#define CPU_TILE_ROWS 32
+#define CPU_TILE_COLS 64
 
 /* Operand 0 is the (contiguous) output; the rest are inputs viewed with the
  * output's shape. Size-1 dims are dropped and adjacent dims merged where
  * every operand allows, so a contiguous op becomes one long row. */
 typedef struct cpu_plan {
   int ndim, nop;
+  /* Set by callers whose row function does not care in which order rows
+   * are visited (elementwise ops, copies, gathers): an input strided along
+   * the last dim (a transposed view) is then walked in tiles of
+   * CPU_TILE_ROWS rows x CPU_TILE_COLS columns, so its columns stay in
+   * cache. cpu_plan_init leaves it false. */
+  bool tiles;
   int64_t shape[TC_MAX_DIMS];
   int64_t strides[CPU_MAX_OPS][TC_MAX_DIMS];
   char *base[CPU_MAX_OPS];

@@ -144,6 +144,7 @@ static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int6
 static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, c->nin, c->in);
+  plan.tiles = true;
   int rc = cpu_plan_run_par(&plan, tc_numel(c->out), CPU_PAR_MIN, ew_row, ctx);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
