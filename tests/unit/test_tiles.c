@@ -57,3 +57,60 @@ Test(tiles, transposed_inputs_any_threads) {
     for (int t = 1; t <= 3; t++) bad += check(sizes[s][0], sizes[s][1], t);
   cr_assert_eq(bad, 0, "%d elements wrong", bad);
 }
+
+/* Mixed dtypes convert inside the kernel, a block at a time (backend/cpu/
+ * ew.c): every result must equal the op on whole converted copies, for
+ * every pair of dtypes, contiguous, transposed and broadcast inputs, across
+ * block edges and threads. */
+static void fill_any(tc_tensor *t, uint64_t seed) {
+  char *d = tc_tensor_data(t);
+  size_t es = tc_dtype_size(t->dtype);
+  for (int64_t i = 0; i < tc_numel(t); i++) {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    double v = (double)(int64_t)(seed >> 40) / 4096.0 - 1000.0;
+    if (t->dtype == TC_DT_BOOL) d[i * (int64_t)es] = (char)(seed >> 63);
+    else if (tt_is_flt(t->dtype)) tt_put_f(t->dtype, d, i, v);
+    else tt_put_i(t->dtype, d, i, (int64_t)(seed >> 50) - 4000);
+  }
+}
+
+Test(tiles, mixed_dtypes_equal_converted_copies) {
+  tc_err err;
+  tc_err_clear(&err);
+  static const tc_op ops[] = {TC_OP_ADD, TC_OP_MUL, TC_OP_LESS, TC_OP_MAXIMUM};
+  int64_t shape[2] = {130, 67}, one = 1;
+  int bad = 0, ran = 0;
+  for (int da = 0; da < TC_DT_COUNT; da++)
+    for (int db = 0; db < TC_DT_COUNT; db++) {
+      tc_tensor *a = tc_tensor_new((tc_dtype)da, 2, shape, &err), *b0 = tc_tensor_new((tc_dtype)db, 2, shape, &err);
+      tc_tensor *s = tc_tensor_new((tc_dtype)db, 1, &one, &err);
+      cr_assert(a && b0 && s);
+      fill_any(a, 1 + (uint64_t)da);
+      fill_any(b0, 99 + (uint64_t)db);
+      fill_any(s, 7);
+      int64_t tshape[2] = {67, 130};
+      tc_tensor *bt = tc_reshape(b0, 2, tshape, &err);
+      tc_tensor *b = tc_transpose(bt, -1, NULL, &err);   /* [130, 67], transposed */
+      cr_assert(b, "%s", err.msg);
+      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int form = 0; form < 2; form++) {
+          tc_tensor *rhs = form ? s : b;
+          if (!tc_op_supported(ops[o], tc_promote((tc_dtype)da, (tc_dtype)db), TC_ENGINE_CPU)) continue;
+          tc_set_threads(1 + form);
+          tc_tensor *got = tc_binary(ops[o], a, rhs, &err);
+          tc_dtype k = tc_promote((tc_dtype)da, (tc_dtype)db);
+          tc_tensor *ca = tc_cast(a, k, &err), *cb = tc_cast(rhs, k, &err);
+          tc_tensor *want = ca && cb ? tc_binary(ops[o], ca, cb, &err) : NULL;
+          if (!got || !want) { cr_log_error("%s: %s", tc_op_name(ops[o]), err.msg); bad++; }
+          else if (got->dtype != want->dtype ||
+                   memcmp(tc_tensor_data(got), tc_tensor_data(want), (size_t)tc_numel(got) * tc_dtype_size(got->dtype))) {
+            if (++bad <= 5) cr_log_error("%s %s %s form %d differs", tc_op_name(ops[o]), tt_name((tc_dtype)da), tt_name((tc_dtype)db), form);
+          }
+          ran++;
+          tc_tensor_free(got); tc_tensor_free(want); tc_tensor_free(ca); tc_tensor_free(cb);
+        }
+      tc_tensor_free(a); tc_tensor_free(b0); tc_tensor_free(bt); tc_tensor_free(b); tc_tensor_free(s);
+    }
+  cr_assert_gt(ran, 200, "%d cases", ran);
+  cr_assert_eq(bad, 0, "%d of %d mixed-dtype results differ from converted copies", bad, ran);
+}
