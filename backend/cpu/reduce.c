@@ -146,21 +146,19 @@ TC_FOR_ALL(K_EXTREMA, _)
     colpw_##E(x + h * s, n - h, s, m, right); \
     for (int64_t c = 0; c < m; c++) out[c] += right[c]; \
   } \
-  static void c_REDUCE_SUM_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
+  static void colsum_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o, bool mean) { \
     C t[COLW(C)]; \
     for (int64_t c0 = 0; c0 < cols; c0 += COLW(C)) { \
       int64_t m = cols - c0 < COLW(C) ? cols - c0 : COLW(C); \
       colpw_##E(CPTR(S, x) + c0, n, s, m, t); \
-      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = ST(t[c]); \
+      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = ST(mean ? t[c] / (C)n : t[c]); \
     } \
   } \
+  static void c_REDUCE_SUM_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
+    colsum_##E(x, n, s, cols, o, false); \
+  } \
   static void c_MEAN_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
-    C t[COLW(C)]; \
-    for (int64_t c0 = 0; c0 < cols; c0 += COLW(C)) { \
-      int64_t m = cols - c0 < COLW(C) ? cols - c0 : COLW(C); \
-      colpw_##E(CPTR(S, x) + c0, n, s, m, t); \
-      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = ST(t[c] / (C)n); \
-    } \
+    colsum_##E(x, n, s, cols, o, true); \
   }
 #define K_COLSUM_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
   CPU_CLONES static void c_REDUCE_SUM_##E(const char *x_, int64_t n, int64_t s, int64_t cols, char *o) { \

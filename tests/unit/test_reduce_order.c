@@ -19,12 +19,7 @@ static void teardown(void) { tc_set_threads(0); }
 TestSuite(reduce_order, .init = setup, .fini = teardown);
 
 static uint64_t seed = 0x2545f4914f6cdd1du;
-static uint64_t next(void) {
-  seed ^= seed >> 12;
-  seed ^= seed << 25;
-  seed ^= seed >> 27;
-  return seed * 0x2545f4914f6cdd1du;
-}
+static uint64_t next(void) { return tt_rand(&seed); }
 
 /* the CPU's pairwise sum of x[0], x[s], ... in T */
 #define PAIRWISE(T)                                                                             \
