@@ -619,7 +619,14 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
     ntasks = cdiv(j.total, j.per);
     if (ntasks > INT_MAX) { j.per = cdiv(j.total, INT_MAX); ntasks = cdiv(j.total, j.per); }
   }
-  int rc = ntasks == 1 ? dot_task(&j, 0, 0) : cpu_parallel((int)ntasks, dot_task, &j);
+  /* under 2^18 multiply-adds, waking the pool costs more than it saves */
+  int64_t macs;
+  bool one = ntasks == 1 || (!__builtin_mul_overflow(j.total, p0.K, &macs) && macs < ((int64_t)1 << 18));
+  int rc = 0;
+  if (one)
+    for (int64_t t = 0; t < ntasks && rc == 0; t++) rc = dot_task(&j, (int)t, 0);
+  else
+    rc = cpu_parallel((int)ntasks, dot_task, &j);
   if (rc == 0 && j.parts) {
     char *out = tc_tensor_data(call->out);
     dfold_fn fold = dfold_table[fused][w];
