@@ -157,6 +157,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	  exit $$rc
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
+	scripts/linalg-numpy.sh $(BUILD)/tcalc
 	tests/cli/run.sh $(BUILD)/tcalc
 	python3 tests/json/strict.py $(BUILD)/tcalc
 	tests/repl/run.sh $(BUILD)/tcalc
