@@ -28,7 +28,7 @@ WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 PKGS    := libedit libcjson
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc -Ibackend -Irepl
 CFLAGS  += $(OPT) -g -fno-math-errno -pthread $(WARN) -MMD -MP
-LDLIBS  += -llapacke -lm -pthread -ldl
+LDLIBS  += -lm -pthread -ldl
 ifneq ($(SAN),)
   CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=$(SAN)

@@ -53,9 +53,15 @@ bool tc_matfn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   }
 }
 
+/* dtype_unsupported, with the engine's reason when it has one for lacking
+ * the linear algebra call (the CPU without LAPACKE). */
 static tc_tensor *unsupported(tc_op op, tc_dtype dt, tc_err *err) {
-  tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s", tc_dtype_name(dt),
-             tc_engine_name(tc_get_engine()));
+  const tc_engine *e = tc_engines[tc_get_engine()];
+  tc_call c = {.kind = TC_CALL_LINALG, .op = op == TC_OP_NORM || op == TC_OP_MATRIX_RANK ? TC_OP_SVDVALS : op,
+               .dtype = la_kernel_dtype(op, dt)};
+  const char *why = e && e->why_not && op != TC_OP_EINSUM ? e->why_not(&c) : NULL;
+  tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s%s%s%s", tc_dtype_name(dt),
+             tc_engine_name(tc_get_engine()), why ? " (" : "", why ? why : "", why ? ")" : "");
   return NULL;
 }
 

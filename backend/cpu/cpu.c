@@ -135,6 +135,10 @@ static int cpu_run(tc_call *c, tc_err *err) {
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
 }
 
+static const char *cpu_why_not(const tc_call *c) {
+  return c->kind == TC_CALL_LINALG ? cpu_why_not_linalg(c) : NULL;
+}
+
 const tc_engine tc_cpu_engine = {
   .name = "cpu",
   .init = cpu_init,
@@ -144,6 +148,7 @@ const tc_engine tc_cpu_engine = {
   .download = cpu_copy,
   .supports = cpu_supports,
   .run = cpu_run,
+  .why_not = cpu_why_not,
   .sync = cpu_sync,
 };
 

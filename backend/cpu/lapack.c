@@ -7,17 +7,56 @@
  * n x m matrix A^T, and every routine here is used on that reading, so no
  * transposed copy is made: LU of A^T with getrs('T') solves A x = b, the
  * inverse of A^T read row-major is the inverse of A, det(A^T) = det(A),
- * A^T has A's singular values, and column-major 'U' is row-major lower. */
+ * A^T has A's singular values, and column-major 'U' is row-major lower.
+ *
+ * LAPACKE is loaded with dlopen on first use, with every signal blocked
+ * meanwhile: OpenBLAS (Debian's LAPACK) starts its worker threads when it
+ * loads, and threads that accepted SIGINT would take Ctrl-C away from the
+ * main thread, whose blocking read it must interrupt. Loading late also
+ * keeps the libraries off the start of a run that never uses them. */
+#include <dlfcn.h>
 #include <lapacke.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
+
+#define LA_ROUTINES(X) \
+  X(sgetrf_work) X(dgetrf_work) X(sgetrs_work) X(dgetrs_work) X(sgetri_work) X(dgetri_work) \
+  X(spotrf_work) X(dpotrf_work) X(ssyevd_work) X(dsyevd_work) X(sgesdd_work) X(dgesdd_work)
+
+static struct {
+  int state;   /* 0 not tried, 1 loaded, -1 missing */
+  char why[160];
+#define X(f) __typeof__(&LAPACKE_##f) f;
+  LA_ROUTINES(X)
+#undef X
+} la;
+
+static bool la_load(void) {
+  if (la.state) return la.state > 0;
+  la.state = -1;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  void *h = dlopen("liblapacke.so.3", RTLD_NOW | RTLD_LOCAL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  snprintf(la.why, sizeof la.why, "liblapacke.so.3 (Debian's liblapacke) could not be loaded");
+  if (!h) return false;
+  void *p;
+#define X(f) if (!(p = dlsym(h, "LAPACKE_" #f))) return false; memcpy(&la.f, &p, sizeof p);
+  LA_ROUTINES(X)
+#undef X
+  la.state = 1;
+  return true;
+}
 
 __extension__ typedef __int128 i128;
 
 bool cpu_supports_linalg(const tc_call *c) {
   if (c->op == TC_OP_DET && c->dtype == TC_DT_I64) return true;
-  return c->dtype == TC_DT_F32 || c->dtype == TC_DT_F64;
+  return (c->dtype == TC_DT_F32 || c->dtype == TC_DT_F64) && la_load();
 }
 
 /* The failure of matrix b of the stack: found = b, and the code. */
@@ -75,13 +114,13 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
     int rc = 0;                                                                                                   \
     int64_t k = c->op == TC_OP_SOLVE ? c->in[1]->shape[2] : 0;                                                    \
     /* workspace sizes (queries read no matrix) */                                                                \
-    if (c->op == TC_OP_INV) info = LAPACKE_##P##getri_work(LAPACK_COL_MAJOR, ln, a, ln, &iq, &q, -1);             \
+    if (c->op == TC_OP_INV) info = la.P##getri_work(LAPACK_COL_MAJOR, ln, a, ln, &iq, &q, -1);             \
     if (c->op == TC_OP_EIGVALSH) {                                                                                \
-      info = LAPACKE_##P##syevd_work(LAPACK_COL_MAJOR, 'N', 'U', ln, a, ln, out, &q, -1, &iq, -1);                \
+      info = la.P##syevd_work(LAPACK_COL_MAJOR, 'N', 'U', ln, a, ln, out, &q, -1, &iq, -1);                \
       liwork = iq;                                                                                                \
     }                                                                                                             \
     if (c->op == TC_OP_SVDVALS || c->op == TC_OP_PINV)                                                            \
-      info = LAPACKE_##P##gesdd_work(LAPACK_COL_MAJOR, c->op == TC_OP_PINV ? 'S' : 'N', ln, lm, a, ln, out, a,    \
+      info = la.P##gesdd_work(LAPACK_COL_MAJOR, c->op == TC_OP_PINV ? 'S' : 'N', ln, lm, a, ln, out, a,    \
                                      ln, a, mn ? mn : 1, &q, -1, &iq);                                            \
     lwork = (lapack_int)q + 1;                                                                                    \
     size_t niw = (size_t)(n + 1);                                                                                 \
@@ -102,22 +141,22 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
       switch (c->op) {                                                                                            \
       case TC_OP_SOLVE: {                                                                                         \
         T *rhs = (T *)tc_tensor_data(c->in[1]) + b * n * k, *o = out + b * n * k;                                 \
-        if (n && LAPACKE_##P##getrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv) > 0) {                            \
+        if (n && la.P##getrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv) > 0) {                            \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
           break;                                                                                                  \
         }                                                                                                         \
         T *col = k > 1 ? scr : o;                                                                                 \
         for (int64_t i = 0; i < n; i++)                                                                           \
           for (int64_t j = 0; j < k; j++) col[j * n + i] = rhs[i * k + j];                                        \
-        if (n && k) LAPACKE_##P##getrs_work(LAPACK_COL_MAJOR, 'T', ln, (lapack_int)k, x, ln, ipiv, col, ln);      \
+        if (n && k) la.P##getrs_work(LAPACK_COL_MAJOR, 'T', ln, (lapack_int)k, x, ln, ipiv, col, ln);      \
         if (k > 1)                                                                                                \
           for (int64_t i = 0; i < n; i++)                                                                         \
             for (int64_t j = 0; j < k; j++) o[i * k + j] = col[j * n + i];                                        \
         break;                                                                                                    \
       }                                                                                                           \
       case TC_OP_INV:                                                                                             \
-        if (n && (LAPACKE_##P##getrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv) > 0 ||                           \
-                  LAPACKE_##P##getri_work(LAPACK_COL_MAJOR, ln, x, ln, ipiv, work, lwork) > 0)) {                 \
+        if (n && (la.P##getrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv) > 0 ||                           \
+                  la.P##getri_work(LAPACK_COL_MAJOR, ln, x, ln, ipiv, work, lwork) > 0)) {                 \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
           break;                                                                                                  \
         }                                                                                                         \
@@ -125,13 +164,13 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
         break;                                                                                                    \
       case TC_OP_DET: {                                                                                           \
         T d = 1;                                                                                                  \
-        if (n) LAPACKE_##P##getrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv);                                    \
+        if (n) la.P##getrf_work(LAPACK_COL_MAJOR, ln, ln, x, ln, ipiv);                                    \
         for (int64_t i = 0; i < n; i++) d *= ipiv[i] != i + 1 ? -x[i * n + i] : x[i * n + i];                     \
         out[b] = d == 0 ? 0 : d; /* a singular matrix: +0, as NumPy */                                           \
         break;                                                                                                    \
       }                                                                                                           \
       case TC_OP_CHOLESKY:                                                                                        \
-        if (n && LAPACKE_##P##potrf_work(LAPACK_COL_MAJOR, 'U', ln, x, ln) > 0) {                                 \
+        if (n && la.P##potrf_work(LAPACK_COL_MAJOR, 'U', ln, x, ln) > 0) {                                 \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
           break;                                                                                                  \
         }                                                                                                         \
@@ -139,19 +178,19 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
           for (int64_t j = 0; j < n; j++) out[b * n * n + i * n + j] = j > i ? 0 : x[i * n + j];                  \
         break;                                                                                                    \
       case TC_OP_EIGVALSH:                                                                                        \
-        if (n && LAPACKE_##P##syevd_work(LAPACK_COL_MAJOR, 'N', 'U', ln, x, ln, out + b * n, work, lwork, ipiv,   \
+        if (n && la.P##syevd_work(LAPACK_COL_MAJOR, 'N', 'U', ln, x, ln, out + b * n, work, lwork, ipiv,   \
                                          liwork > 0 ? liwork : 1) > 0)                                            \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
         break;                                                                                                    \
       case TC_OP_SVDVALS:                                                                                         \
-        if (mn && LAPACKE_##P##gesdd_work(LAPACK_COL_MAJOR, 'N', ln, lm, x, ln, out + b * mn, NULL, 1, NULL, 1,   \
+        if (mn && la.P##gesdd_work(LAPACK_COL_MAJOR, 'N', ln, lm, x, ln, out + b * mn, NULL, 1, NULL, 1,   \
                                           work, lwork, ipiv) > 0)                                                 \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
         break;                                                                                                    \
       case TC_OP_PINV: {                                                                                          \
         /* A^T (n x m) = U S Vt, so pinv(A) = U S+ Vt, n x m */                                                   \
         T *u = scr, *vt = scr + mn * n, *s = vt + mn * m, *o = out + b * n * m;                                   \
-        if (mn && LAPACKE_##P##gesdd_work(LAPACK_COL_MAJOR, 'S', ln, lm, x, ln, s, u, ln, vt, mn, work, lwork,    \
+        if (mn && la.P##gesdd_work(LAPACK_COL_MAJOR, 'S', ln, lm, x, ln, s, u, ln, vt, mn, work, lwork,    \
                                           ipiv) > 0) {                                                            \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
           break;                                                                                                  \
@@ -178,6 +217,10 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
   }
 LA_FUNCS(float, s)
 LA_FUNCS(double, d)
+
+const char *cpu_why_not_linalg(const tc_call *c) {
+  return !cpu_supports_linalg(c) && la.state < 0 ? la.why : NULL;
+}
 
 int cpu_run_linalg(tc_call *c, tc_err *err) {
   const tc_tensor *a = c->in[0];
