@@ -264,7 +264,7 @@ static int slot_of(ctx *c, node *call, tc_op op, node *k, int *npos, const bool 
     c->err->end = k->oend;
     return -1;
   }
-  char what[96];
+  char what[sizeof c->err->msg];
   snprintf(what, sizeof what, "unknown keyword argument %s", k->str);
   return sig_error(c, op, k->start, k->oend, what);
 }
