@@ -12,7 +12,7 @@
  * (sum != 0), which is NumPy's or-of-ands. */
 #include <stdio.h>
 #include <string.h>
-#include "engine.h"
+#include "internal.h"
 #include "linalg.h"
 
 #define NLET 52                       /* A-Z then a-z: label ids in ASCII order */
@@ -316,11 +316,7 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
   for (int i = 0; i < nops; i++) any_strong |= !xs[i]->weak;
   for (int i = 0; i < nops; i++)
     if (!any_strong || !xs[i]->weak) dt = tc_promote(dt, xs[i]->dtype);
-  if (!tc_op_supported(op, dt, tc_get_engine())) {
-    tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "not supported for %s on %s", tc_dtype_name(dt),
-               tc_engine_name(tc_get_engine()));
-    return NULL;
-  }
+  if (tc_check_supported(op, dt, err) != 0) return NULL;
   tc_dtype k = dt == TC_DT_BOOL ? TC_DT_I64 : dt;
   opnd ops[MAX_OPS];
   memset(ops, 0, sizeof ops);

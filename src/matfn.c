@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "engine.h"
+#include "internal.h"
 #include "linalg.h"
 
 /* The dtype a matrix function computes in: f32/f64 as they are, f16/bf16
@@ -27,18 +27,11 @@ static bool call_ok(const tc_engine *e, tc_op op, tc_dtype k) {
   return e->supports(&c);
 }
 
-static bool cast_ok(const tc_engine *e, tc_dtype from, tc_dtype to) {
-  if (from == to) return true;
-  tc_tensor out = {.dtype = to};
-  tc_call c = {.kind = TC_CALL_CAST, .dtype = from, .nin = 1, .out = &out};
-  return e->supports(&c);
-}
-
 bool tc_matfn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
   tc_dtype k = la_kernel_dtype(op, dt);
-  bool conv = cast_ok(e, dt, k) && cast_ok(e, k, la_result_dtype(op, dt));
+  bool conv = tc_cast_supported(e, dt, k) && tc_cast_supported(e, k, la_result_dtype(op, dt));
   switch (op) {
   case TC_OP_EINSUM:   /* batched matmul, the reductions and copies */
     return tc_linalg_supported(TC_OP_MATMUL, dt == TC_DT_BOOL ? TC_DT_I64 : dt, eid) &&
@@ -98,8 +91,7 @@ static tc_tensor *stack_of(tc_tensor *x, tc_dtype k, int ndim, const int64_t *sh
 /* Runs the engine's call; a singular matrix's (or overflow's) batch
  * position becomes the error's index over the batch dims. */
 static int run_la(tc_call *c, int nbatch, const int64_t *bshape, tc_err *err) {
-  if (tc_engine_check(tc_get_engine(), err) != 0) return -1;
-  if (tc_engines[tc_get_engine()]->run(c, err) == 0) return 0;
+  if (tc_run_call(c, err) == 0) return 0;
   if (err->code != TC_E_SINGULAR && err->code != TC_E_INT_OVERFLOW) return -1;
   int64_t idx[TC_MAX_DIMS], rest = c->found;
   for (int i = nbatch - 1; i >= 0; i--) { idx[i] = bshape[i] ? rest % bshape[i] : 0; rest = bshape[i] ? rest / bshape[i] : 0; }
