@@ -1,6 +1,7 @@
 /* einsum (SPEC 12) with NumPy's notation: "ij,jk->ik", implicit output
  * (the letters used once, in ASCII order, after the broadcast dims),
- * repeated letters within an operand (diagonals), "..." broadcasting.
+ * repeated letters within an operand (diagonals), "..." broadcasting; a
+ * letter of size 1 in one operand broadcasts against the others (NumPy).
  *
  * Lowering: repeated letters become strided diagonal views; a letter only
  * one operand has and the output lacks is summed there (reduce_sum); then
@@ -266,7 +267,10 @@ static int parse(const char *spec, int nops, tc_tensor *const *xs, term *terms, 
       }
     }
   }
-  /* the output's labels, broadcast dims expanded (summed when it has no "...") */
+  if (out->ell < 0 && *ell_rank > 0)
+    return spec_err(err, TC_E_BAD_ARG, out->start, out->end > out->start ? out->end : out->start + 1,
+                    "the operands have broadcast dimensions (\"...\") but the output does not name them"), -1;
+  /* the output's labels, broadcast dims expanded */
   int lab[NLAB], pos[NLAB];
   dim_labels(out, out->ell >= 0 ? *ell_rank : 0, *ell_rank, lab, pos);
   int n = out->n + (out->ell >= 0 ? *ell_rank : 0);
@@ -291,19 +295,24 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
     int lab[TC_MAX_DIMS], pos[TC_MAX_DIMS];
     dim_labels(&terms[i], xs[i]->ndim - terms[i].n, ell_rank, lab, pos);
     for (int d = 0; d < xs[i]->ndim; d++) {
-      int l = lab[d];
+      int l = lab[d], first = find(lab, d, l);
       int64_t s = xs[i]->shape[d];
-      if (gsize[l] < 0 || (l >= NLET && gsize[l] == 1)) { gsize[l] = s; where[l] = i; continue; }
-      if (gsize[l] == s || (l >= NLET && s == 1)) continue;
+      /* a letter repeated in one operand (a diagonal) needs one size; across
+       * operands a size of 1 broadcasts, as in NumPy */
+      bool same_op = first >= 0 && xs[i]->shape[first] != s;
+      if (!same_op && (gsize[l] < 0 || gsize[l] == 1)) { gsize[l] = s; where[l] = i; continue; }
+      if (!same_op && (gsize[l] == s || s == 1)) continue;
       char what[160];
-      if (l < NLET)
+      if (same_op)
+        snprintf(what, sizeof what, "'%c' has sizes %%lld and %%lld in operand %d", label_char(l), i + 1);
+      else if (l < NLET)
         snprintf(what, sizeof what, "'%c' has size %%lld in operand %d and %%lld in operand %d", label_char(l),
                  where[l] + 1, i + 1);
       else
         snprintf(what, sizeof what, "the \"...\" dims of operand %d do not broadcast with operand %d (sizes %%lld and %%lld)",
                  where[l] + 1, i + 1);
       char msg[200];
-      snprintf(msg, sizeof msg, what, (long long)gsize[l], (long long)s);
+      snprintf(msg, sizeof msg, what, (long long)(same_op ? xs[i]->shape[first] : gsize[l]), (long long)s);
       tc_err_set(err, TC_E_SHAPE, (int)op, -1, "%s", msg);
       err->start = pos[d];
       err->end = pos[d] + (l < NLET ? 1 : 3);

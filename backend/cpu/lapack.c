@@ -99,8 +99,10 @@ static int bareiss(int64_t *m, int64_t n, int64_t *det) {
 
 static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
   int64_t *a = (int64_t *)tc_tensor_data(c->in[0]), *out = (int64_t *)tc_tensor_data(c->out);
-  for (int64_t b = 0; b < nb; b++)
+  for (int64_t b = 0; b < nb; b++) {
+    if (tc_interrupt_flag) return cpu_interrupted(err);
     if (bareiss(a + b * n * n, n, &out[b]) != 0) return fail_at(c, b, TC_E_INT_OVERFLOW, err);
+  }
   return 0;
 }
 
@@ -138,6 +140,10 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
     }                                                                                                             \
     for (int64_t b = 0; b < nb && rc == 0; b++) {                                                                 \
       T *x = a + b * m * n;                                                                                       \
+      if (tc_interrupt_flag) { /* between matrices: one LAPACK call cannot be stopped */                          \
+        rc = cpu_interrupted(err);                                                                                \
+        break;                                                                                                    \
+      }                                                                                                           \
       switch (c->op) {                                                                                            \
       case TC_OP_SOLVE: {                                                                                         \
         T *rhs = (T *)tc_tensor_data(c->in[1]) + b * n * k, *o = out + b * n * k;                                 \
