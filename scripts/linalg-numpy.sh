@@ -7,11 +7,16 @@
 # 1e-3 (f32) on well-conditioned matrices (cond below about 100);
 # matrix_rank exact on matrices of a constructed rank. NumPy is looked for
 # in $PYTHON (default /usr/bin/python3); without it the check is skipped,
-# saying so. Usage: scripts/linalg-numpy.sh path/to/tcalc
+# saying so, except under CI=true, where it fails.
+# Usage: scripts/linalg-numpy.sh path/to/tcalc
 set -u
 bin=$(cd "$(dirname "${1:-build/tcalc}")" && pwd)/$(basename "${1:-build/tcalc}")
 py=${PYTHON:-/usr/bin/python3}
 if ! "$py" -c 'import numpy' 2>/dev/null; then
+  if [ "${CI:-}" = true ]; then   # CI must run it: a skip there would pass unseen
+    echo "linalg vs numpy: FAIL: NumPy is missing for $py (scripts/install-deps.sh installs python3-numpy)"
+    exit 1
+  fi
   echo "linalg vs numpy: SKIPPED (no NumPy for $py; set PYTHON to a Python with numpy)"
   exit 0
 fi
