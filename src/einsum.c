@@ -381,5 +381,6 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
   }
   for (int i = 0; i < nops; i++) tc_tensor_free(ops[i].t);
   if (!r && err->op < 0) err->op = (int)op;
+  else if (!r) tc_reattribute(err, op);
   return r;
 }

@@ -374,8 +374,6 @@ tc_tensor *tc_norm(tc_tensor *x, tc_norm_kind kind, double ord, const tc_axes *a
     r = c;
   }
   if (r) r->weak = false;
-  else if (err->op != (int)op) {
-    err->op = (int)op;
-  }
+  else tc_reattribute(err, op);   /* an inner op's error (reduce_max of nothing) as norm's */
   return r;
 }
