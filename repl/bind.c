@@ -13,7 +13,7 @@ static const struct { const char *name; ptype type; } type_names[] = {
   {"tensor", P_TENSOR}, {"opt", P_OPT}, {"axes", P_AXES}, {"int", P_INT}, {"ints", P_INTS},
   {"shape", P_SHAPE}, {"bool", P_BOOL}, {"num", P_NUM}, {"dtype", P_DTYPE}, {"str", P_STR},
   {"mode", P_MODE}, {"reduce", P_REDUCE}, {"seed", P_SEED}, {"tensors", P_TENSORS},
-  {"any", P_ANY},
+  {"any", P_ANY}, {"rest", P_REST},
 };
 
 static int type_from(const char *t, size_t n) {
@@ -167,6 +167,15 @@ static int get_tensor_list(ctx *c, args *a, int i, barg *b) {
   return 0;
 }
 
+/* The tensors of a "*name:rest" parameter, in order. */
+static int get_rest(ctx *c, args *a, barg *b) {
+  b->ts = calloc((size_t)(a->nrest ? a->nrest : 1), sizeof *b->ts);
+  if (!b->ts) return fail_node(c, a->rest[0], TC_E_OOM, "%s", "out of memory");
+  for (b->nts = 0; b->nts < a->nrest; b->nts++)
+    if (eval_tensor(c, a->rest[b->nts], &b->ts[b->nts]) != 0) return -1;
+  return 0;
+}
+
 /* Converts argument i (present: given or a default other than none). */
 static int convert(ctx *c, args *a, int i) {
   barg *b = &a->b[i];
@@ -190,6 +199,7 @@ static int convert(ctx *c, args *a, int i) {
     return 0;
   }
   case P_TENSORS: return get_tensor_list(c, a, i, b);
+  case P_REST: return get_rest(c, a, b);
   case P_ANY: return 0;   /* read by the built-in from args.v */
   }
   return 0;
@@ -239,6 +249,7 @@ static int sig_error(ctx *c, tc_op op, int start, int end, const char *what) {
 static int slot_of(ctx *c, node *call, tc_op op, node *k, int *npos, const bool *given) {
   const sig *g = get_sig(op);
   if (k->kind != N_KWARG) {
+    if (*npos < g->n && g->types[*npos] == P_REST) return *npos;   /* it takes every one from here */
     if (*npos < g->n) return (*npos)++;
     char what[80];
     snprintf(what, sizeof what, "takes at most %d argument%s, %d given", g->n, g->n == 1 ? "" : "s", call->nkids);
@@ -273,6 +284,13 @@ static int fill(ctx *c, node *call, tc_op op, args *a, bool *given) {
     int slot = slot_of(c, call, op, k, &npos, given);
     if (slot < 0) return -1;
     node *vn = k->kind == N_KWARG ? k->kids[0] : k;
+    if (g->types[slot] == P_REST) {
+      if (a->nrest == MAX_REST) return sig_error(c, op, vn->start, vn->end, "takes at most 64 operands");
+      if (!a->nrest) a->at[slot] = vn;
+      a->rest[a->nrest++] = vn;
+      given[slot] = true;
+      continue;
+    }
     a->at[slot] = vn;
     given[slot] = !is_absent(vn, g->defs[slot]);
     if (!given[slot]) a->at[slot] = call;
@@ -283,6 +301,7 @@ static int fill(ctx *c, node *call, tc_op op, args *a, bool *given) {
   for (int j = 0; j < g->n; j++) {
     if (given[j]) continue;
     a->at[j] = call;
+    if (g->types[j] == P_REST) continue;   /* none: an empty list */
     if (!g->defs[j][0]) {
       char what[64];
       snprintf(what, sizeof what, "missing argument %s", g->names[j]);
@@ -306,9 +325,10 @@ int convert_args(ctx *c, args *a) {
   /* in order, a list of tensors last (its elements are evaluated then) */
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < g->n; i++) {
-      if ((g->types[i] == P_TENSORS) != (pass == 1)) continue;
+      bool list = g->types[i] == P_TENSORS || g->types[i] == P_REST;
+      if (list != (pass == 1)) continue;
       a->b[i].given = true;
-      if (a->v[i].kind == V_NONE && g->types[i] != P_TENSORS) absent(c, a, i);
+      if (a->v[i].kind == V_NONE && !list) absent(c, a, i);
       else if (convert(c, a, i) != 0) return -1;
     }
   return 0;

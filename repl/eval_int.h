@@ -8,10 +8,11 @@
 #include "eval.h"
 
 #define MAX_PARAMS 8
+#define MAX_REST 64
 /* Parameter types of the op table's signatures (repl/bind.c). */
 typedef enum {
   P_TENSOR, P_OPT, P_AXES, P_INT, P_INTS, P_SHAPE, P_BOOL, P_NUM, P_DTYPE, P_STR, P_MODE, P_REDUCE, P_SEED,
-  P_TENSORS, P_ANY
+  P_TENSORS, P_ANY, P_REST
 } ptype;
 
 typedef struct sig {
@@ -38,7 +39,7 @@ typedef struct barg {
   int n;                       /* INTS, SHAPE: the count (-1 when absent) */
   int64_t ints[TC_MAX_DIMS];
   uint64_t seed;               /* SEED: the session's next when absent */
-  int nts;                     /* TENSORS */
+  int nts;                     /* TENSORS, REST */
   tc_tensor **ts;
 } barg;
 
@@ -48,6 +49,8 @@ typedef struct args {
   node *at[MAX_PARAMS];          /* the argument's node, for error carets */
   barg b[MAX_PARAMS];            /* the converted arguments */
   const sig *g;
+  int nrest;                     /* a "*name:rest" parameter's arguments: */
+  node *rest[MAX_REST];          /* every positional argument from its place on */
 } args;
 
 /* Binds call's arguments to op's signature (evaluating them), then
@@ -71,4 +74,5 @@ int eval_index_assign(ctx *c, node *target, node *val);               /* name[..
 int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, INDEX, CTOR, IO families */
 /* Function families in their own files (repl/fn_*.c). */
 int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_MATMUL */
+int call_linalg(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_LINALG (fn_linalg.c) */
 #endif

@@ -103,6 +103,8 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
     return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
   case TC_FAM_MATMUL:
     return tc_linalg_supported(op, dt, eid);
+  case TC_FAM_LINALG:
+    return tc_matfn_supported(op, dt, eid);
   default:
     if (round_is_identity(op, dt, e)) return true;
     tc_dtype k = kernel_dtype(op, dt);

@@ -40,6 +40,14 @@ typedef enum {
   TC_CALL_MATMUL,  /* out[..., m, n] = sum over k of in[0][..., m, k] * in[1][..., k, n]: all three
                     * have out's ndim (>= 2), the inputs any strides (0 for broadcast batch dims);
                     * one dtype throughout; integers wrap, bool is or-of-ands; k = 0 gives zeros */
+  TC_CALL_LINALG,  /* op SOLVE, INV, DET, CHOLESKY, EIGVALSH, SVDVALS, PINV on a contiguous stack of
+                    * matrices in[0] [B, m, n] (scratch: the engine may overwrite it), in[1] [B, n, k]
+                    * for SOLVE (scratch too); out contiguous: SOLVE [B, n, k], INV/CHOLESKY [B, n, n],
+                    * DET [B], EIGVALSH [B, n] ascending, SVDVALS [B, min(m, n)] descending, PINV
+                    * [B, n, m] (fstart = rcond). dtype f32 or f64, and i64 for DET (exact, Bareiss).
+                    * A singular (SOLVE, INV) or not positive definite (CHOLESKY) matrix: run fails with
+                    * singular_matrix and found = its batch position; a DET whose exact value or an
+                    * intermediate minor leaves i64: integer_overflow, found likewise */
   TC_CALL_ROW      /* supports() only: does the engine claim the capability row
                       (op, dtype)? (the CUDA engine claims only GPU-verified rows) */
 } tc_call_kind;

@@ -305,6 +305,26 @@ tc_tensor *tc_tensordot(tc_tensor *a, tc_tensor *b, int n, const int64_t *axes_a
 /* Sum of the diagonal over axes 0 and 1 (reduce_sum's dtype rules). */
 tc_tensor *tc_trace(tc_tensor *x, tc_err *err);
 
+/* ---- einsum and linear algebra (SPEC 12) ---- */
+/* NumPy's einsum over n operands. A malformed spec is bad_argument with
+ * err->start/end set to the byte range in spec (the caller shifts it to
+ * the statement); sizes that disagree are shape_mismatch. */
+tc_tensor *tc_einsum(const char *spec, int n, tc_tensor *const *ops, tc_err *err);
+/* Batched over leading dims; f32/f64 native, ints and bool in f64, f16/bf16
+ * in f32 rounded back. singular_matrix carries the batch index. */
+tc_tensor *tc_solve(tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_inv(tc_tensor *a, tc_err *err);
+tc_tensor *tc_det(tc_tensor *a, tc_err *err);      /* ints/bool: exact i64 (integer_overflow) */
+tc_tensor *tc_cholesky(tc_tensor *a, tc_err *err);
+tc_tensor *tc_eigvalsh(tc_tensor *a, tc_err *err);
+tc_tensor *tc_svdvals(tc_tensor *a, tc_err *err);
+tc_tensor *tc_pinv(tc_tensor *a, double rcond, tc_err *err);
+/* tol < 0: the default, largest singular value * max(m, n) * eps. */
+tc_tensor *tc_matrix_rank(tc_tensor *a, double tol, tc_err *err);
+/* numpy.linalg.norm. ord_kind: 0 none, 1 a number (ord), 2 "fro", 3 "nuc". */
+typedef enum { TC_NORM_NONE, TC_NORM_NUM, TC_NORM_FRO, TC_NORM_NUC } tc_norm_kind;
+tc_tensor *tc_norm(tc_tensor *x, tc_norm_kind kind, double ord, const tc_axes *axes, bool keepdims, tc_err *err);
+
 /* ---- CPU threads ---- */
 /* Threads the CPU engine splits large operations across. n > 0 sets the
  * count; 0 restores the default: $TCALC_THREADS, else the online CPUs.
@@ -342,6 +362,7 @@ bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 #define TC_WRAP_SEL(E, name)
 #define TC_WRAP_CLIP(E, name)
 #define TC_WRAP_CAST(E, name)
+#define TC_WRAP_LINALG(E, name)
 #define TC_WRAP_INFO(E, name)
 #define TC_WRAP_SHAPE(E, name)
 #define TC_WRAP_INDEX(E, name)

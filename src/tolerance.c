@@ -20,7 +20,7 @@ tc_tolerance tc_op_tolerance(tc_op op, tc_dtype dt) {
   if (tc_dtype_class(dt) != TC_CLASS_FLT) return t;
   if (table[op].sum) { t.sum = true; return t; }   /* reductions of backend/reduce.def */
   switch (op) {   /* sums of products, added in engine-dependent orders */
-  case TC_OP_MATMUL: case TC_OP_DOT: case TC_OP_TENSORDOT: case TC_OP_TRACE:
+  case TC_OP_MATMUL: case TC_OP_DOT: case TC_OP_TENSORDOT: case TC_OP_TRACE: case TC_OP_EINSUM:
     t.sum = true;
     return t;
   default: break;

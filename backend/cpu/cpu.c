@@ -120,6 +120,7 @@ static bool cpu_supports(const tc_call *c) {
   case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
     return cpu_supports_index(c);
   case TC_CALL_MATMUL: return cpu_supports_matmul(c);
+  case TC_CALL_LINALG: return cpu_supports_linalg(c);
   case TC_CALL_ROW: return true;
   }
   return false;
@@ -135,12 +136,17 @@ static int cpu_run(tc_call *c, tc_err *err) {
   case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
     return cpu_run_index(c, err);
   case TC_CALL_MATMUL: return cpu_run_matmul(c, err);
+  case TC_CALL_LINALG: return cpu_run_linalg(c, err);
   case TC_CALL_ROW: break;
   }
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
 }
 
-TC_ENGINE_DEFINE(cpu, .upload = cpu_copy, .download = cpu_copy);
+static const char *cpu_why_not(const tc_call *c) {
+  return c->kind == TC_CALL_LINALG ? cpu_why_not_linalg(c) : NULL;
+}
+
+TC_ENGINE_DEFINE(cpu, .upload = cpu_copy, .download = cpu_copy, .why_not = cpu_why_not);
 
 /* ---- the row iterator ---- */
 void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const *in) {

@@ -247,6 +247,7 @@ typedef struct pcase {
   uint64_t seed;
   char path[64];      /* a file written on the CPU, for loaders */
   int64_t kred;       /* matrix products: terms per result (for the sum tolerance) */
+  const char *spec;   /* einsum's subscripts */
 } pcase;
 
 /* A row's verdict: the first failure wins. */
@@ -333,6 +334,22 @@ static tc_tensor *apply(const pcase *c, tc_tensor **in, tc_err *err) {
     case TC_OP_TENSORDOT: return tc_tensordot(in[0], in[1], c->nd, c->dims, c->dims2, err);
     case TC_OP_TRACE: return tc_trace(in[0], err);
     default: return tc_matmul(in[0], in[1], err);
+    }
+  case TC_FAM_LINALG:
+    switch (c->op) {
+    case TC_OP_EINSUM: return tc_einsum(c->spec, c->nin, in, err);
+    case TC_OP_SOLVE: return tc_solve(in[0], in[1], err);
+    case TC_OP_INV: return tc_inv(in[0], err);
+    case TC_OP_DET: return tc_det(in[0], err);
+    case TC_OP_CHOLESKY: return tc_cholesky(in[0], err);
+    case TC_OP_EIGVALSH: return tc_eigvalsh(in[0], err);
+    case TC_OP_SVDVALS: return tc_svdvals(in[0], err);
+    case TC_OP_PINV: return tc_pinv(in[0], 1e-15, err);
+    case TC_OP_MATRIX_RANK: return tc_matrix_rank(in[0], -1, err);
+    default: {
+      tc_axes all = {.all = true};
+      return tc_norm(in[0], TC_NORM_NONE, 0, &all, false, err);
+    }
     }
   default: return tc_unary(c->op, in[0], err);
   }
@@ -422,7 +439,7 @@ static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_te
     goto done;
   }
   tc_tolerance tol = tc_op_tolerance(c->op, o1->dtype);
-  bool mm = tc_op_family(c->op) == TC_FAM_MATMUL;
+  bool mm = tc_op_family(c->op) == TC_FAM_MATMUL || c->op == TC_OP_EINSUM;
   int64_t nred = mm ? c->kred : x && n ? tc_numel(x) / n : 0;
   if (tol.sum) sums = mm ? abs_products(c, in) : abs_sums(c, x);
   for (int64_t i = 0; i < n; i++) {
@@ -1308,6 +1325,49 @@ static void matmul_rows(row *r) {
   }
 }
 
+/* einsum: one to three operands of the given shapes; kred: the products
+ * summed into each result (for the sum tolerance). */
+static void einsum_case(row *r, const char *subs, int nin, const int64_t (*shapes)[4], const int *nds, int flags,
+                        int64_t kred) {
+  pcase c;
+  char what[96];
+  snprintf(what, sizeof what, "einsum \"%s\"%s", subs, flags & MM_EDGE ? ", edge values" : "");
+  case_begin(&c, r, what, nin);
+  for (int i = 0; i < nin; i++) mm_spec(&c.in[i], r->dt, nds[i], shapes[i], i == 0 ? flags : flags & MM_EDGE);
+  c.spec = subs;
+  c.kred = kred;
+  case_end(r, &c);
+}
+
+/* einsum runs on an engine's matmul, copies and reduce_sum; the other
+ * linear algebra rows need the engine's TC_CALL_LINALG, which the CUDA
+ * engine lacks (they show as missing, never as claimed). */
+static void linalg_rows(row *r) {
+  if (r->op != TC_OP_EINSUM) {
+    pcase c;
+    case_begin(&c, r, "-", 0);
+    row_fail(r, &c, "no parity cases: the CUDA engine has no linear algebra call (cuSOLVER)");
+    return;
+  }
+  static const int64_t mm[2][4] = {{17, 23}, {23, 19}}, bmm[2][4] = {{5, 7, 9}, {5, 9, 4}}, sq[1][4] = {{7, 7}};
+  static const int64_t bc[2][4] = {{3, 1, 4, 5}, {2, 5, 6}}, ch[3][4] = {{4, 5}, {5, 6}, {6, 3}};
+  static const int64_t vv[2][4] = {{37}, {29}}, same[2][4] = {{5, 9}, {5, 9}}, big[2][4] = {{130, 70}, {70, 66}};
+  static const int64_t diag3[1][4] = {{4, 4, 6}};
+  einsum_case(r, "ij,jk->ik", 2, mm, (const int[]){2, 2}, MM_EDGE, 23);
+  einsum_case(r, "ij,jk->ik", 2, big, (const int[]){2, 2}, MM_T, 70);
+  einsum_case(r, "bij,bjk->bik", 2, bmm, (const int[]){3, 3}, 0, 9);
+  einsum_case(r, "...ij,...jk->...ik", 2, bc, (const int[]){4, 3}, MM_FLIP, 5);
+  einsum_case(r, "ij,jk,kl->il", 3, ch, (const int[]){2, 2, 2}, 0, 30);
+  einsum_case(r, "ii->i", 1, sq, (const int[]){2}, MM_EDGE, 1);
+  einsum_case(r, "ii", 1, sq, (const int[]){2}, MM_T, 7);
+  einsum_case(r, "iij->j", 1, diag3, (const int[]){3}, 0, 4);
+  einsum_case(r, "ij->", 1, same, (const int[]){2}, MM_STEP, 45);
+  einsum_case(r, "ij->ji", 1, same, (const int[]){2}, MM_EDGE, 1);
+  einsum_case(r, "i,j->ij", 2, vv, (const int[]){1, 1}, MM_EDGE, 1);
+  einsum_case(r, "ij,ij->ij", 2, same, (const int[]){2, 2}, MM_EDGE, 1);
+  einsum_case(r, "ij,ij", 2, same, (const int[]){2, 2}, 0, 45);
+}
+
 static void test_row(row *r) {
   switch (tc_op_family(r->op)) {
   case TC_FAM_BIN: case TC_FAM_CMP: binary_rows(r); break;
@@ -1321,6 +1381,7 @@ static void test_row(row *r) {
   case TC_FAM_CTOR: ctor_rows(r); break;
   case TC_FAM_IO: io_rows(r); break;
   case TC_FAM_MATMUL: matmul_rows(r); break;
+  case TC_FAM_LINALG: linalg_rows(r); break;
   default: {
     pcase c;
     case_begin(&c, r, "-", 0);
