@@ -28,7 +28,7 @@ void session_free(session *s) {
 
 tc_tensor *session_get(session *s, const char *name) {
   for (int i = 0; i < s->nvars; i++)
-    if (!strcmp(s->vars[i].name, name)) return s->vars[i].t;
+    if (!strcmp(s->vars[i].name, name)) return s->vars[i].fn ? NULL : s->vars[i].t;
   return NULL;
 }
 
@@ -48,8 +48,7 @@ int session_set(session *s, const char *name, tc_tensor *t, tc_err *err) {
   }
   char *n = strdup(name);
   if (!n) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
-  s->vars[s->nvars].name = n;
-  s->vars[s->nvars++].t = t;
+  s->vars[s->nvars++] = (var){n, t, NULL};
   return 0;
 }
 
@@ -59,6 +58,7 @@ void session_clear(session *s, const char *name) {
     if (!name || !strcmp(s->vars[i].name, name)) {
       free(s->vars[i].name);
       tc_tensor_free(s->vars[i].t);
+      session_free_fn(s->vars[i].fn);
     } else s->vars[w++] = s->vars[i];
   }
   s->nvars = w;
@@ -105,6 +105,8 @@ void locate(ctx *c, const node *n) {
 int eval_tensor(ctx *c, node *n, tc_tensor **out) {
   value v = {0};
   if (eval(c, n, &v) != 0) return -1;
+  if (v.kind == V_NONE)   /* a user function that returned nothing */
+    return fail_node(c, n, TC_E_BAD_ARG, "%s gives no value (the function returned nothing)", n->str ? n->str : "this");
   if (v.kind != V_TENSOR) {
     value_free(&v);
     return fail_node(c, n, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
@@ -302,10 +304,14 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
 }
 
 static int eval_call(ctx *c, node *n, value *out) {
+  if (!strcmp(n->str, "print")) return call_print(c, n);
+  ufunc *u = session_fn(c->s, n->str);
+  if (u) return call_user(c, u, n, out);
   const fn_entry *f = fn_find(n->str);
   if (!f) {
+    bool is_fn;
     tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1,
-               session_get(c->s, n->str) ? "%s is a variable, not a function" : "no function named %s (:help lists them)", n->str);
+               scope_get(c, n->str, &is_fn) ? "%s is a variable, not a function" : "no function named %s (:help lists them)", n->str);
     c->err->engine = -1;
     c->err->start = n->ostart; c->err->end = n->oend;
     return -1;
@@ -346,6 +352,41 @@ static int eval_call(ctx *c, node *n, value *out) {
   return rc;
 }
 
+/* A binary operator, and the left-associative chain below it (a + b - c
+ * ...) in a loop rather than by recursion: such a chain does not count
+ * toward the nesting limit (SPEC 11), however long it is. */
+static int eval_chain(ctx *c, node *n, value *out) {
+  node *small[32], **spine = small;
+  int ns = 0, cap = 32;
+  for (node *m = n;; m = m->kids[0]) {
+    if (ns == cap) {
+      node **g = malloc(sizeof *g * (size_t)cap * 2);
+      if (!g) { if (spine != small) free(spine); return fail_node(c, n, TC_E_OOM, "%s", "out of memory"); }
+      memcpy(g, spine, sizeof *g * (size_t)ns);
+      if (spine != small) free(spine);
+      spine = g;
+      cap *= 2;
+    }
+    spine[ns++] = m;
+    node *l = m->kids[0];
+    if (tc_op_assoc((tc_op)m->op) != TC_ASSOC_LEFT || l->kind != N_BINOP || tc_op_assoc((tc_op)l->op) != TC_ASSOC_LEFT) break;
+  }
+  tc_tensor *acc = NULL;
+  int rc = eval_tensor(c, spine[ns - 1]->kids[0], &acc);
+  for (int i = ns - 1; i >= 0 && rc == 0; i--) {
+    tc_tensor *b;
+    if (eval_tensor(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
+    tc_tensor *r = tc_binary((tc_op)spine[i]->op, acc, b, c->err);
+    tc_tensor_free(acc);
+    tc_tensor_free(b);
+    acc = r;
+    if (!r) { locate(c, spine[i]); rc = -1; }
+  }
+  if (rc != 0) tc_tensor_free(acc);
+  if (spine != small) free(spine);
+  return rc == 0 ? set_tensor(out, acc) : -1;
+}
+
 int eval(ctx *c, node *n, value *out) {
   out->kind = V_NONE;
   switch (n->kind) {
@@ -368,10 +409,14 @@ int eval(ctx *c, node *n, value *out) {
     out->s = strdup(n->str);
     return out->s ? 0 : fail_node(c, n, TC_E_OOM, "%s", "out of memory");
   case N_NAME: {
-    tc_tensor *t = session_get(c->s, n->str);
+    bool is_fn;
+    tc_tensor *t = scope_get(c, n->str, &is_fn);
+    if (!t && !is_fn && (!strcmp(n->str, "pi") || !strcmp(n->str, "e")))   /* predefined, rebindable (SPEC 11) */
+      return set_tensor(out, tc_scalar_f64(n->str[0] == 'p' ? 3.141592653589793 : 2.718281828459045, true, c->err));
     if (!t) {
-      const char *fmt = fn_find(n->str) ? "%s is a function; call it with ()" : "%s is not defined";
-      tc_err_set(c->err, fn_find(n->str) ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
+      is_fn |= fn_find(n->str) != NULL || !strcmp(n->str, "print");
+      const char *fmt = is_fn ? "%s is a function; call it with ()" : "%s is not defined";
+      tc_err_set(c->err, is_fn ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
       c->err->engine = -1;
       c->err->start = n->start; c->err->end = n->end;
       return -1;
@@ -382,16 +427,8 @@ int eval(ctx *c, node *n, value *out) {
     return eval_list(c, n, out);
   case N_CALL:
     return eval_call(c, n, out);
-  case N_BINOP: {
-    tc_tensor *a, *b;
-    if (eval_tensor(c, n->kids[0], &a) != 0) return -1;
-    if (eval_tensor(c, n->kids[1], &b) != 0) { tc_tensor_free(a); return -1; }
-    tc_tensor *r = tc_binary((tc_op)n->op, a, b, c->err);
-    tc_tensor_free(a);
-    tc_tensor_free(b);
-    if (!r) { locate(c, n); return -1; }
-    return set_tensor(out, r);
-  }
+  case N_BINOP:
+    return eval_chain(c, n, out);
   case N_UNOP: {
     tc_tensor *x;
     if (eval_tensor(c, n->kids[0], &x) != 0) return -1;
@@ -407,28 +444,32 @@ int eval(ctx *c, node *n, value *out) {
     return fail_node(c, n, TC_E_SYNTAX, "%s", "a slice is only allowed inside an index");
   case N_KWARG:
     return fail_node(c, n, TC_E_SYNTAX, "%s", "a keyword argument is only allowed in a call");
-  case N_ASSIGN: case N_NONE:
+  case N_NONE:
+    return fail_node(c, n, TC_E_BAD_ARG, "%s", "none means \"not given\": it is only an argument's value");
+  case N_ASSIGN: case N_DEF: case N_IF: case N_WHILE: case N_FOR: case N_BLOCK: case N_RETURN: case N_BREAK:
+  case N_CONTINUE:
     break;
   }
   return fail_node(c, n, TC_E_SYNTAX, "%s", "unexpected statement");
 }
 
-static int check_name(ctx *c, node *target) {
-  if (fn_find(target->str))
-    return fail_node(c, target, TC_E_BAD_ARG, "%s is a function name; choose another variable name", target->str);
-  return 0;
-}
-
 int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
-  ctx c = {s, err};
+  ctx c = {s, err, {0}};
+  char top;
   out->kind = V_NONE;
-  if (stmt->kind == N_STR)   /* SPEC 2.1: a string is only an option value */
-    return fail_node(&c, stmt, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
-  if (stmt->kind != N_ASSIGN) return eval(&c, stmt, out);
-  node *target = stmt->kids[0];
-  if (target->kind == N_INDEX) return eval_index_assign(&c, target, stmt->kids[1]);
-  if (check_name(&c, target) != 0) return -1;
-  tc_tensor *v;
-  if (eval_tensor(&c, stmt->kids[1], &v) != 0) return -1;
-  return session_set(s, target->str, v, err);
+  s->err_fn = NULL;
+  s->err_claimed = false;
+  s->ntrace = 0;
+  s->stack_top = &top;
+  int rc;
+  switch (stmt->kind) {
+  case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR: case N_DEF: case N_STR:
+    rc = exec_statement(&c, stmt);   /* prints nothing */
+    break;
+  default:
+    rc = eval(&c, stmt, out);
+  }
+  value_free(&c.ret);
+  s->stack_top = NULL;
+  return rc < 0 ? -1 : 0;
 }

@@ -33,6 +33,7 @@ int lex_op_len(const char *s, int32_t avail) {
     int n = (int)strlen(sym);
     if (n > best && n <= avail && memcmp(s, sym, (size_t)n) == 0) best = n;
   }
+  if (best == 0 && avail > 0 && *s == '^') best = 1;   /* the second spelling of ** (SPEC 11) */
   return best;
 }
 
@@ -218,6 +219,11 @@ token lex_next(lexer *lx) {
     if (c == '=' && n == 0) { lx->pos++; return make(lx, T_ASSIGN, start); }
     if (n == 0) { lx->pos++; return error_tok(lx, start, "unknown operator"); }
     lx->pos += n;
+    /* x += e: an arithmetic operator directly followed by '=' */
+    if (lx->pos < lx->len && s[lx->pos] == '=' && strchr("+-*/%^@", c) && (n == 1 || s[start + 1] == c)) {
+      lx->pos++;
+      return make(lx, T_OPASSIGN, start);
+    }
     return make(lx, T_OP, start);
   }
   if (c >= 0x80) {

@@ -408,7 +408,7 @@ int print_json(FILE *f, const value *v, tc_err *err) {
   return 0;
 }
 
-void print_json_error(FILE *f, const tc_err *e, int line, int column) {
+void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr) {
   fputs("{\"ok\":false,\"error\":{\"code\":", f);
   json_str(f, tc_code_name(e->code));
   fputs(",\"message\":", f);
@@ -421,6 +421,17 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column) {
     char buf[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(buf, sizeof buf, e->index_ndim, e->index);
     fprintf(f, ",\"index\":%s", buf);   /* "[1, 2]" is valid JSON as it stands */
+  }
+  if (ntr > 0) {   /* the calls of user functions the error left, innermost first */
+    fputs(",\"trace\":[", f);
+    for (int i = 0; i < ntr; i++) {
+      fprintf(f, "%s{\"function\":", i ? "," : "");
+      json_str(f, tr[i].fn);
+      fprintf(f, ",\"line\":%d,\"column\":%d", tr[i].line, tr[i].col);
+      if (tr[i].repeat > 1) fprintf(f, ",\"repeat\":%d", tr[i].repeat);
+      fputc('}', f);
+    }
+    fputs("]", f);
   }
   fputs("}}\n", f);
 }

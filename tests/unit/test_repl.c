@@ -84,8 +84,10 @@ Test(parser, precedence_follows_the_table) {
   tree_is("-x ** 2", "(neg (pow x 2))");
   tree_is("2 ** -1", "(pow 2 -1)");
   tree_is("1 + 2 << 1", "(shift_left (add 1 2) 1)");
-  tree_is("6 ^ 3 & 1", "(bitwise_xor 6 (bitwise_and 3 1))");
-  tree_is("1 | 2 ^ 3", "(bitwise_or 1 (bitwise_xor 2 3))");
+  tree_is("6 ^ 3 & 1", "(bitwise_and (pow 6 3) 1)");   /* ^ is power (SPEC 11) */
+  tree_is("2 ^ 3 ^ 2", "(pow 2 (pow 3 2))");
+  tree_is("-2 ^ 2", "(neg (pow 2 2))");
+  tree_is("1 | xor(2, 3)", "(bitwise_or 1 (call xor 2 3))");
   tree_is("a == b + 1", "(equal a (add b 1))");
   tree_is("~a * b", "(mul (bitwise_not a) b)");
   tree_is("+a", "(plus a)");
