@@ -21,6 +21,7 @@ typedef struct node {
   int op;                  /* BINOP/UNOP: tc_op; UNOP -1 for unary plus; ASSIGN: the op of
                               a compound assignment (x += e), -1 for = */
   int depth;               /* height of the subtree */
+  int slot;                /* NAME, FOR, ASSIGN target: where the name was last found (a hint) */
   int64_t ival;            /* INT (already negated for a directly negated literal); BOOL;
                               DEF: the offset just past its ')' */
   bool overflow;           /* INT that does not fit i64 */

@@ -67,6 +67,16 @@ void session_clear(session *s, const char *name) {
 /* ---- the function registry ---- */
 static fn_entry fns[TC_OP_COUNT + 16 + TC_DT_COUNT];
 static int nfns;
+/* fn_find runs on every call and assignment (a loop's hot path): an open
+ * addressing hash of the names, 1 + the entry's index (0: empty). */
+#define FN_HASH 1024
+static short fn_hash[FN_HASH];
+
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
 
 static void fns_init(void) {
   if (nfns) return;
@@ -75,14 +85,19 @@ static void fns_init(void) {
   TC_ALIASES(X, _)
 #undef X
   for (int dt = 0; dt < TC_DT_COUNT; dt++) fns[nfns++] = (fn_entry){tc_dtype_name((tc_dtype)dt), -1, dt};
+  for (int i = 0; i < nfns; i++) {
+    unsigned h = name_hash(fns[i].name) % FN_HASH;
+    while (fn_hash[h]) h = (h + 1) % FN_HASH;
+    fn_hash[h] = (short)(i + 1);
+  }
 }
 
 int fn_count(void) { fns_init(); return nfns; }
 const fn_entry *fn_get(int i) { fns_init(); return &fns[i]; }
 const fn_entry *fn_find(const char *name) {
   fns_init();
-  for (int i = 0; i < nfns; i++)
-    if (!strcmp(fns[i].name, name)) return &fns[i];
+  for (unsigned h = name_hash(name) % FN_HASH; fn_hash[h]; h = (h + 1) % FN_HASH)
+    if (!strcmp(fns[fn_hash[h] - 1].name, name)) return &fns[fn_hash[h] - 1];
   return NULL;
 }
 
@@ -410,7 +425,7 @@ int eval(ctx *c, node *n, value *out) {
     return out->s ? 0 : fail_node(c, n, TC_E_OOM, "%s", "out of memory");
   case N_NAME: {
     bool is_fn;
-    tc_tensor *t = scope_get(c, n->str, &is_fn);
+    tc_tensor *t = scope_lookup(c, n->str, &n->slot, &is_fn);
     if (!t && !is_fn && (!strcmp(n->str, "pi") || !strcmp(n->str, "e")))   /* predefined, rebindable (SPEC 11) */
       return set_tensor(out, tc_scalar_f64(n->str[0] == 'p' ? 3.141592653589793 : 2.718281828459045, true, c->err));
     if (!t) {

@@ -21,6 +21,7 @@ typedef struct ufunc {
   node *def;                   /* N_DEF */
   char *sig;                   /* "f(x, y=1)" */
   char *doc;                   /* the comment lines directly above the def, or NULL */
+  void *bound_sig;             /* its signature for the binder (a sig, eval_int.h), made at the first call */
 } ufunc;
 
 /* A name: a tensor, or (top level only) a user function. */

@@ -71,6 +71,7 @@ int bind_user(ctx *c, node *call, const sig *g, const char *sigtext, args *a, bo
 /* The interpreter (interp.c): names in the current scope, statements of
  * blocks, user functions and print(). */
 tc_tensor *scope_get(ctx *c, const char *name, bool *is_fn);
+tc_tensor *scope_lookup(ctx *c, const char *name, int *slot, bool *is_fn);   /* slot: a hint kept in the node */
 int scope_set(ctx *c, const char *name, tc_tensor *t);   /* takes the reference */
 int exec_statement(ctx *c, node *n);                      /* a statement whose value is not printed */
 int call_user(ctx *c, ufunc *u, node *call, value *out);

@@ -30,9 +30,15 @@ void text_linecol(const char *src, int32_t off, int line0, int *line, int *col) 
 }
 
 /* ---- names ---- */
+/* Names are short: compared inline, not through a call of strcmp. */
+static inline bool same_name(const char *a, const char *b) {
+  while (*a && *a == *b) a++, b++;
+  return *a == *b;
+}
+
 static var *find_var(var *v, int n, const char *name) {
   for (int i = 0; i < n; i++)
-    if (!strcmp(v[i].name, name)) return &v[i];
+    if (same_name(v[i].name, name)) return &v[i];
   return NULL;
 }
 
@@ -41,19 +47,38 @@ ufunc *session_fn(session *s, const char *name) {
   return v ? v->fn : NULL;
 }
 
-tc_tensor *scope_get(ctx *c, const char *name, bool *is_fn) {
+/* A name in a table, trying first where it was found last time (*slot):
+ * a loop looks up the same few names again and again. */
+static var *find_hinted(var *v, int n, const char *name, int *slot) {
+  if (*slot >= 0 && *slot < n && same_name(v[*slot].name, name)) return &v[*slot];
+  var *r = find_var(v, n, name);
+  if (r) *slot = (int)(r - v);
+  return r;
+}
+
+/* The variable name refers to here: a local of the current call, else a
+ * top-level name; NULL if none. */
+static var *scope_find(ctx *c, const char *name, int *slot, bool *local) {
   session *s = c->s;
-  *is_fn = false;
+  int dummy = -1;
+  if (!slot) slot = &dummy;
+  *local = false;
   if (s->nframes > 0) {
     frame *f = &s->frames[s->nframes - 1];
-    var *v = find_var(f->locals, f->n, name);
-    if (v) return v->t;
+    var *v = find_hinted(f->locals, f->n, name, slot);
+    if (v) { *local = true; return v; }
   }
-  var *v = find_var(s->vars, s->nvars, name);
-  if (!v) return NULL;
-  *is_fn = v->fn != NULL;
-  return v->t;
+  return find_hinted(s->vars, s->nvars, name, slot);
 }
+
+tc_tensor *scope_lookup(ctx *c, const char *name, int *slot, bool *is_fn) {
+  bool local;
+  var *v = scope_find(c, name, slot, &local);
+  *is_fn = v && v->fn;
+  return v ? v->t : NULL;
+}
+
+tc_tensor *scope_get(ctx *c, const char *name, bool *is_fn) { return scope_lookup(c, name, NULL, is_fn); }
 
 static int local_set(ctx *c, frame *f, const char *name, tc_tensor *t) {
   var *v = find_var(f->locals, f->n, name);
@@ -157,6 +182,21 @@ static int check_var_name(ctx *c, const node *at, const char *name) {
   return 0;
 }
 
+/* name = t, where t is a new reference: straight into the variable when
+ * it exists as a tensor in this scope (the loop's hot path), else checked
+ * as a new variable name. */
+static int bind_name(ctx *c, node *at, const char *name, tc_tensor *t) {
+  bool local;
+  var *v = scope_find(c, name, &at->slot, &local);
+  if (v && !v->fn && (local || c->s->nframes == 0)) {
+    tc_tensor_free(v->t);
+    v->t = t;
+    return 0;
+  }
+  if (check_var_name(c, at, name) != 0) { tc_tensor_free(t); return -1; }
+  return scope_set(c, name, t);
+}
+
 static int exec_for(ctx *c, node *n) {
   node at = *n;
   at.ostart = n->start;   /* a name error points at the loop's head */
@@ -174,7 +214,7 @@ static int exec_for(ctx *c, node *n) {
     tc_index_item it = {.kind = TC_IDX_INT, .i = k};
     tc_tensor *row = tc_getitem(t, 1, &it, c->err);
     if (!row) { locate(c, n->kids[0]); rc = -1; break; }
-    if (scope_set(c, n->str, row) != 0) { rc = -1; break; }
+    if (bind_name(c, n, n->str, row) != 0) { rc = -1; break; }
     rc = exec_block(c, n->kids[1]);
     if (rc == X_BREAK) { rc = X_OK; break; }
     if (rc == X_CONTINUE) rc = X_OK;
@@ -195,10 +235,9 @@ static int exec_assign(ctx *c, node *n) {
     val = &op_node;
   }
   if (target->kind == N_INDEX) return eval_index_assign(c, target, val);
-  if (check_var_name(c, target, target->str) != 0) return -1;
   tc_tensor *v;
   if (eval_tensor(c, val, &v) != 0) return -1;
-  return scope_set(c, target->str, v);
+  return bind_name(c, target, target->str, v);
 }
 
 int exec_statement(ctx *c, node *n) {
@@ -237,6 +276,7 @@ static void ufunc_free(ufunc *u) {
   free(u->label);
   free(u->sig);
   free(u->doc);
+  free(u->bound_sig);
   arena_free(&u->ar);
   free(u);
 }
@@ -358,14 +398,19 @@ int call_user(ctx *c, ufunc *u, node *call, value *out) {
   }
   node *def = u->def;
   int np = def->nkids - 1;
-  sig g;
-  memset(&g, 0, sizeof g);
-  g.n = np;
-  for (int i = 0; i < np; i++) {
-    snprintf(g.names[i], sizeof g.names[i], "%s", def->kids[i]->str);
-    g.types[i] = P_ANY;
-    strcpy(g.defs[i], def->kids[i]->kind == N_KWARG ? "=" : "");
+  if (!u->bound_sig) {
+    sig *ng = calloc(1, sizeof *ng);
+    if (!ng) return fail_node(c, call, TC_E_OOM, "%s", "out of memory");
+    ng->n = np;
+    for (int i = 0; i < np; i++) {
+      snprintf(ng->names[i], sizeof ng->names[i], "%s", def->kids[i]->str);
+      ng->types[i] = P_ANY;
+      strcpy(ng->defs[i], def->kids[i]->kind == N_KWARG ? "=" : "");
+    }
+    u->bound_sig = ng;
   }
+  const sig *gp = u->bound_sig;
+  const sig g = *gp;
   args a;
   memset(&a, 0, sizeof a);
   bool given[MAX_PARAMS] = {0};

@@ -143,6 +143,7 @@ static node *new_node(parser *p, node_kind k, int32_t start, int32_t end) {
   n->start = n->ostart = start;
   n->end = n->oend = end;
   n->op = -1;
+  n->slot = -1;
   n->depth = 1;
   return n;
 }
