@@ -283,7 +283,11 @@ static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
     if (!given[slot]) a->at[slot] = call;
     /* a "[name]" parameter takes a list literal as separate tensors, evaluated when converted */
     else if (g->names[slot][0] == '[' && vn->kind == N_LIST) a->v[slot].kind = V_NONE;
-    else if (eval(c, vn, &a->v[slot]) != 0) return -1;
+    else if (g->types[slot] == P_DTYPE && vn->kind == N_NAME && tc_dtype_from_name(vn->str) >= 0) {
+      /* a bare dtype name where a dtype is expected: zeros([2], dtype=i32) (SPEC 11) */
+      a->v[slot].kind = V_STR;
+      if (!(a->v[slot].s = strdup(vn->str))) return fail_node(c, vn, TC_E_OOM, "%s", "out of memory");
+    } else if (eval(c, vn, &a->v[slot]) != 0) return -1;
   }
   for (int j = 0; j < g->n; j++) {
     if (given[j]) continue;

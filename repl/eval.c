@@ -101,6 +101,72 @@ const fn_entry *fn_find(const char *name) {
   return NULL;
 }
 
+/* ---- did you mean ...? (SPEC 11) ---- */
+/* Other tools' spellings of our functions (NumPy, JAX, Octave). */
+static const char *const spellings[][2] = {
+  {"concatenate", "concat"}, {"hstack", "concat"}, {"vstack", "concat"}, {"arcsin", "asin"}, {"arccos", "acos"},
+  {"arctan", "atan"}, {"arctan2", "atan2"}, {"arcsinh", "sinh"}, {"power", "pow"}, {"divide", "div"},
+  {"true_divide", "div"}, {"multiply", "mul"}, {"subtract", "sub"}, {"negative", "neg"}, {"absolute", "abs"},
+  {"floor_divide", "floor_div"}, {"remainder", "mod"}, {"fmod", "rem"}, {"float32", "f32"}, {"float64", "f64"},
+  {"float16", "f16"}, {"bfloat16", "bf16"}, {"double", "f64"}, {"single", "f32"}, {"int8", "i8"}, {"int16", "i16"},
+  {"int32", "i32"}, {"int64", "i64"}, {"amax", "reduce_max"}, {"amin", "reduce_min"}, {"nanmax", "reduce_max"},
+  {"astype", "cast"}, {"numel", "size"}, {"len", "size"}, {"length", "size"}, {"disp", "print"},
+  {"bitwise_not", "bitwise_not"}, {"invert", "bitwise_not"}, {"logical_xor", "xor"}, {"left_shift", "shift_left"},
+  {"right_shift", "shift_right"}, {"select", "where"}, {"clamp", "clip"}, {"cumsum", ""}, {"sum_all", "reduce_sum"},
+};
+
+static int edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 40 || m > 40) return 99;
+  int d[41][41];
+  for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= n; i++)
+    for (size_t j = 1; j <= m; j++) {
+      int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      d[i][j] = best;
+    }
+  return d[n][m];
+}
+
+/* Appends " (did you mean X?)" to the error's message: another tool's
+ * spelling of one of our functions, or the names within edit distance 2
+ * (functions if want_fn, else variables and functions), closest first. */
+static bool did_you_mean(ctx *c, const char *name, bool want_fn) {
+  const char *pick[3] = {NULL, NULL, NULL};
+  int np = 0;
+  if (!strcmp(name, "help") || !strcmp(name, "quit") || !strcmp(name, "exit")) {
+    char hint[48];
+    snprintf(hint, sizeof hint, " (type :%s)", name[0] == 'h' ? "help" : "quit");
+    strncat(c->err->msg, hint, sizeof c->err->msg - strlen(c->err->msg) - 1);
+    return true;
+  }
+  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+    if (!strcmp(spellings[i][0], name) && spellings[i][1][0] && strcmp(spellings[i][1], name)) pick[np++] = spellings[i][1];
+  /* short names have too many neighbours: distance 1 from 3 letters, 2 from 5 */
+  size_t len = strlen(name);
+  int maxd = len >= 5 ? 2 : len >= 3 ? 1 : 0;
+  for (int dist = 1; dist <= maxd && np == 0; dist++) {
+    for (int i = 0; i < fn_count() + c->s->nvars && np < 3; i++) {
+      const char *cand = i < fn_count() ? fn_get(i)->name : c->s->vars[i - fn_count()].name;
+      bool is_fn = i < fn_count() || c->s->vars[i - fn_count()].fn;
+      if (want_fn && !is_fn) continue;
+      if (edit_distance(name, cand) != dist) continue;
+      bool dup = false;
+      for (int k = 0; k < np; k++) dup |= !strcmp(pick[k], cand);
+      if (!dup) pick[np++] = cand;
+    }
+  }
+  if (np == 0) return false;
+  char hint[160];
+  snprintf(hint, sizeof hint, " (did you mean %s%s%s%s%s?)", pick[0], np > 1 ? (np > 2 ? ", " : " or ") : "",
+           np > 1 ? pick[1] : "", np > 2 ? " or " : "", np > 2 ? pick[2] : "");
+  strncat(c->err->msg, hint, sizeof c->err->msg - strlen(c->err->msg) - 1);
+  return true;
+}
+
 /* ---- evaluation ---- */
 int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *arg) {
   tc_err_set(c->err, code, -1, -1, fmt, arg);
@@ -325,8 +391,10 @@ static int eval_call(ctx *c, node *n, value *out) {
   const fn_entry *f = fn_find(n->str);
   if (!f) {
     bool is_fn;
-    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1,
-               scope_get(c, n->str, &is_fn) ? "%s is a variable, not a function" : "no function named %s (:help lists them)", n->str);
+    bool is_var = scope_get(c, n->str, &is_fn) != NULL;
+    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1, is_var ? "%s is a variable, not a function" : "no function named %s", n->str);
+    if (!is_var && !did_you_mean(c, n->str, true))
+      strncat(c->err->msg, " (:help lists them)", sizeof c->err->msg - strlen(c->err->msg) - 1);
     c->err->engine = -1;
     c->err->start = n->ostart; c->err->end = n->oend;
     return -1;
@@ -363,6 +431,11 @@ static int eval_call(ctx *c, node *n, value *out) {
     }
   }
   args_free(&a);
+  if (rc != 0 && c->err->code == TC_E_AXIS && (f->op == TC_OP_REDUCE_MAX || f->op == TC_OP_REDUCE_MIN) &&
+      n->nkids == 2 && n->kids[1]->kind != N_KWARG)   /* min(3, 4): the elementwise one was meant */
+    strncat(c->err->msg, f->op == TC_OP_REDUCE_MAX ? " (the larger of two values is maximum(a, b))"
+                                                   : " (the smaller of two values is minimum(a, b))",
+            sizeof c->err->msg - strlen(c->err->msg) - 1);
   if (rc != 0) locate(c, n);
   return rc;
 }
@@ -432,6 +505,7 @@ int eval(ctx *c, node *n, value *out) {
       is_fn |= fn_find(n->str) != NULL || !strcmp(n->str, "print");
       const char *fmt = is_fn ? "%s is a function; call it with ()" : "%s is not defined";
       tc_err_set(c->err, is_fn ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
+      if (!is_fn) did_you_mean(c, n->str, false);
       c->err->engine = -1;
       c->err->start = n->start; c->err->end = n->end;
       return -1;

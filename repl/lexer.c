@@ -180,13 +180,13 @@ token lex_next(lexer *lx) {
       lx->pos++;
     return make(lx, T_NAME, start);
   }
-  if (c == '"') {
+  if (c == '"' || c == '\'') {   /* single or double quotes (SPEC 11) */
     lx->pos++;
-    while (lx->pos < lx->len && s[lx->pos] != '"' && s[lx->pos] != '\n') {
+    while (lx->pos < lx->len && s[lx->pos] != (char)c && s[lx->pos] != '\n') {
       if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) lx->pos++;
       lx->pos++;
     }
-    if (lx->pos >= lx->len || s[lx->pos] != '"') return error_tok(lx, start, "unterminated string");
+    if (lx->pos >= lx->len || s[lx->pos] != (char)c) return error_tok(lx, start, "unterminated string");
     lx->pos++;
     /* A string reaches messages and JSON output as it is: it must be
      * UTF-8 text, without NUL bytes. */
