@@ -257,7 +257,7 @@ static int slot_of(ctx *c, node *call, const callee *f, const sig *g, node *k, i
     c->err->end = k->oend;
     return -1;
   }
-  char what[96];
+  char what[sizeof c->err->msg];
   snprintf(what, sizeof what, "unknown keyword argument %s", k->str);
   return sig_error(c, f, k->start, k->oend, what);
 }

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
 #include "runner_int.h"
 
 static void cmd_quit(runner *r, char *arg, const char *full, size_t off) {
@@ -100,8 +99,16 @@ static void cmd_engine(runner *r, char *arg, const char *full, size_t off) {
   int id = tc_engine_from_name(arg);
   tc_err e;
   tc_err_clear(&e);
-  if (id < 0) cmd_error(r, TC_E_BAD_ARG, "unknown engine %s (cpu or cuda)", arg);
-  else if (tc_engine_check((tc_engine_id)id, &e) != 0) runner_fail(r, &e, NULL, 0, 0);
+  if (id < 0) {
+    char msg[160] = "unknown engine %s (";
+    for (int k = 0; k < TC_ENGINE_COUNT; k++) {   /* "cpu or cuda", "a, b or c" */
+      size_t len = strlen(msg);
+      snprintf(msg + len, sizeof msg - len, "%s%s", k == 0 ? "" : k == TC_ENGINE_COUNT - 1 ? " or " : ", ",
+               tc_engine_name((tc_engine_id)k));
+    }
+    strncat(msg, ")", sizeof msg - strlen(msg) - 1);
+    cmd_error(r, TC_E_BAD_ARG, msg, arg);
+  } else if (tc_engine_check((tc_engine_id)id, &e) != 0) runner_fail(r, &e, NULL, 0, 0);
   else tc_set_engine((tc_engine_id)id);
 }
 
@@ -168,7 +175,11 @@ static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
 }
 
 static const char *const set_words[] = {"precision", "max_memory", NULL};
-static const char *const engine_words[] = {"cpu", "cuda", NULL};
+static const char *const engine_words[] = {
+#define X(E, name, built) #name,
+  TC_ENGINES(X)
+#undef X
+  NULL};
 
 const command runner_commands[] = {
   {"help", {NULL}, cmd_help, NULL, false, ":help [NAME]"},

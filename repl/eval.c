@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
 #include "eval.h"
 #include "eval_int.h"
 
@@ -258,90 +257,99 @@ static int ragged(ctx *c, node *n) {
   return -1;
 }
 
+/* A list of literals only (lit_scan found li), built straight from the tree. */
+static int literal_list(ctx *c, node *n, const lit_info *li, value *out) {
+  /* an empty list, or lists ending in empty ones, has no leaves to type it */
+  tc_dtype dt = li->any_float || li->count == 0 ? TC_DT_F64 : li->all_bool ? TC_DT_BOOL : TC_DT_I64;
+  int64_t numel;
+  tc_shape_numel(li->ndim, li->shape, &numel);
+  char *buf = malloc((size_t)(numel ? numel : 1) * 8);
+  if (!buf) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
+  int64_t pos = 0;
+  lit_fill(n, dt, buf, &pos);
+  tc_tensor *t = tc_tensor_from_host(dt, li->ndim, li->shape, buf, c->err);
+  free(buf);
+  if (!t) { locate(c, n); return -1; }
+  return set_tensor(out, t);
+}
+
+/* Evaluates the k elements of list n into el (one shape), and the index of
+ * the strongest typed one (-1: all weak). */
+static int list_elements(ctx *c, node *n, tc_tensor **el, int k, int *strong) {
+  *strong = -1;
+  for (int i = 0; i < k; i++) {
+    if (eval_tensor(c, n->kids[i], &el[i]) != 0) return -1;
+    if (i > 0 && (el[i]->ndim != el[0]->ndim || memcmp(el[i]->shape, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim)))
+      return ragged(c, n);
+    if (el[0]->ndim + 1 > TC_MAX_DIMS) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
+    if (!el[i]->weak && (*strong < 0 || tc_promote(el[i]->dtype, el[*strong]->dtype) != el[*strong]->dtype)) *strong = i;
+  }
+  return 0;
+}
+
+/* The elements are typed as operands of one op: weak scalars take the
+ * dtype of the typed elements they meet (SPEC 3.2), typed elements promote. */
+static int list_dtype(ctx *c, node *n, tc_tensor **el, int k, int strong, tc_dtype *dt) {
+  *dt = TC_DT_BOOL;
+  for (int i = 0; i < k; i++) {
+    tc_dtype pair = el[i]->dtype;
+    if (el[i]->weak && strong >= 0 && tc_result_dtype2(TC_OP_ADD, el[i], el[strong], &pair, c->err) != 0) {
+      /* not an add: report it as the list's own */
+      size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
+      if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
+      c->err->op = -1;
+      c->err->engine = -1;
+      c->err->start = n->kids[i]->start;
+      c->err->end = n->kids[i]->end;
+      return -1;
+    }
+    *dt = tc_promote(*dt, pair);
+  }
+  return 0;
+}
+
+/* The k elements cast to dt and stacked along a new first axis. */
+static tc_tensor *stack_list(ctx *c, node *n, tc_tensor **el, int k, tc_dtype dt) {
+  int64_t shape[TC_MAX_DIMS];
+  shape[0] = k;
+  memcpy(shape + 1, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim);
+  tc_tensor *t = tc_tensor_new(dt, el[0]->ndim + 1, shape, c->err);
+  size_t each = (size_t)tc_numel(el[0]) * tc_dtype_size(dt);
+  char *host = t ? malloc(each * (size_t)k + 1) : NULL;
+  if (t && !host) tc_err_set(c->err, TC_E_OOM, -1, -1, "out of memory");
+  for (int i = 0; i < k && host; i++) {
+    tc_tensor *ci = tc_cast(el[i], dt, c->err);
+    if (!ci || tc_tensor_to_host(ci, host + each * (size_t)i, c->err) != 0) {
+      free(host);
+      host = NULL;
+    }
+    tc_tensor_free(ci);
+  }
+  if (host && each * (size_t)k != 0 && tc_tensor_write(t, host, c->err) != 0) {
+    free(host);
+    host = NULL;
+  }
+  if (!host) { tc_tensor_free(t); t = NULL; locate(c, n); }
+  free(host);
+  return t;
+}
+
 static int eval_list(ctx *c, node *n, value *out) {
   lit_info li = {.all_bool = true};
   int r = lit_scan(n, 0, &li);
   if (r == -1) return ragged(c, n);
   if (r == -2) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
-  if (r > 0) {
-    /* an empty list, or lists ending in empty ones, has no leaves to type it */
-    tc_dtype dt = li.any_float || li.count == 0 ? TC_DT_F64 : li.all_bool ? TC_DT_BOOL : TC_DT_I64;
-    int64_t numel;
-    tc_shape_numel(li.ndim, li.shape, &numel);
-    char *buf = malloc((size_t)(numel ? numel : 1) * 8);
-    if (!buf) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
-    int64_t pos = 0;
-    lit_fill(n, dt, buf, &pos);
-    tc_tensor *t = tc_tensor_from_host(dt, li.ndim, li.shape, buf, c->err);
-    free(buf);
-    if (!t) { locate(c, n); return -1; }
-    out->kind = V_TENSOR;
-    out->t = t;
-    return 0;
-  }
-  /* General case: evaluate each element and stack them. The elements are
-   * typed as operands of one op: weak scalars take the dtype of the typed
-   * elements they meet (SPEC 3.2), typed elements promote. */
-  int k = n->nkids;
+  if (r > 0) return literal_list(c, n, &li, out);
+  /* General case: evaluate each element and stack them. */
+  int k = n->nkids, strong;
   tc_tensor **el = calloc((size_t)k, sizeof *el);
   if (!el) return fail_node(c, n, TC_E_OOM, "%s", "out of memory");
-  int rc = 0, strong = -1;
-  for (int i = 0; i < k && rc == 0; i++) {
-    rc = eval_tensor(c, n->kids[i], &el[i]);
-    if (rc) break;
-    if (i > 0 && (el[i]->ndim != el[0]->ndim || memcmp(el[i]->shape, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim))) {
-      rc = ragged(c, n);
-      break;
-    }
-    if (el[0]->ndim + 1 > TC_MAX_DIMS) { rc = fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions"); break; }
-    if (!el[i]->weak && (strong < 0 || tc_promote(el[i]->dtype, el[strong]->dtype) != el[strong]->dtype)) strong = i;
-  }
-  tc_dtype dt = TC_DT_BOOL;
-  for (int i = 0; i < k && rc == 0; i++) {
-    tc_dtype pair = el[i]->dtype;
-    if (el[i]->weak && strong >= 0) {
-      rc = tc_result_dtype2(TC_OP_ADD, el[i], el[strong], &pair, c->err);
-      if (rc) {  /* not an add: report it as the list's own */
-        size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
-        if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
-        c->err->op = -1;
-        c->err->engine = -1;
-        c->err->start = n->kids[i]->start;
-        c->err->end = n->kids[i]->end;
-      }
-    }
-    dt = tc_promote(dt, pair);
-  }
-  tc_tensor *t = NULL;
-  if (rc == 0) {
-    int64_t shape[TC_MAX_DIMS];
-    shape[0] = k;
-    memcpy(shape + 1, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim);
-    t = tc_tensor_new(dt, el[0]->ndim + 1, shape, c->err);
-    size_t each = (size_t)tc_numel(el[0]) * tc_dtype_size(dt);
-    char *host = t ? malloc(each * (size_t)k + 1) : NULL;
-    if (t && !host) tc_err_set(c->err, TC_E_OOM, -1, -1, "out of memory");
-    for (int i = 0; i < k && host; i++) {
-      tc_tensor *ci = tc_cast(el[i], dt, c->err);
-      if (!ci || tc_tensor_to_host(ci, host + each * (size_t)i, c->err) != 0) {
-        tc_tensor_free(ci);
-        free(host);
-        host = NULL;
-        break;
-      }
-      tc_tensor_free(ci);
-    }
-    if (host && each * (size_t)k != 0 &&
-        tc_engines[tc_tensor_engine(t)]->upload(tc_tensor_data(t), host, each * (size_t)k, c->err) != 0) {
-      free(host);
-      host = NULL;
-    }
-    if (!host) { tc_tensor_free(t); t = NULL; rc = -1; locate(c, n); }
-    free(host);
-  }
+  tc_dtype dt;
+  int rc = list_elements(c, n, el, k, &strong);
+  if (rc == 0) rc = list_dtype(c, n, el, k, strong, &dt);
+  if (rc == 0) rc = set_tensor(out, stack_list(c, n, el, k, dt));
   for (int i = 0; i < k; i++) tc_tensor_free(el[i]);
   free(el);
-  if (rc == 0) { out->kind = V_TENSOR; out->t = t; }
   return rc;
 }
 

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine.h"
 #include "repl.h"
 #include "runner.h"
 

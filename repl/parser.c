@@ -238,6 +238,88 @@ static node *parse_list(parser *p) {
   return set_kids(p, n, &k) ? n : NULL;
 }
 
+/* A string literal, its backslash escapes undone. */
+static node *parse_string(parser *p) {
+  token t = p->tok;
+  node *n = new_node(p, N_STR, t.start, t.end);
+  if (!n) return NULL;
+  char *s = copy_text(p, t.start + 1, t.end - 1);
+  if (!s) return fail_oom(p, t.start, t.end);
+  /* undo backslash escapes in place */
+  char *w = s;
+  for (char *r = s; *r; r++) {
+    if (*r == '\\' && r[1]) {
+      r++;
+      *w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
+    } else *w++ = *r;
+  }
+  *w = 0;
+  n->str = s;
+  advance(p);
+  return n;
+}
+
+/* A name, or the literals true, false, inf and nan. */
+static node *parse_name(parser *p) {
+  token t = p->tok;
+  char *s = copy_text(p, t.start, t.end);
+  if (!s) return fail_oom(p, t.start, t.end);
+  node *n;
+  if (!strcmp(s, "true") || !strcmp(s, "false")) {
+    n = new_node(p, N_BOOL, t.start, t.end);
+    if (n) n->ival = s[0] == 't';
+  } else if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
+    n = new_node(p, N_FLOAT, t.start, t.end);
+    if (n) n->fval = s[0] == 'i' ? __builtin_inf() : __builtin_nan("");
+  } else if (!strcmp(s, "none")) {
+    n = new_node(p, N_NONE, t.start, t.end);
+    if (n) n->str = s;
+  } else if (is_keyword(s, strlen(s))) {
+    return unexpected(p);
+  } else {
+    n = new_node(p, N_NAME, t.start, t.end);
+    if (n) n->str = s;
+  }
+  advance(p);
+  return n;
+}
+
+/* A prefix operator and its operand; a minus written directly before an
+ * integer literal is part of the literal. */
+static node *parse_unary(parser *p) {
+  token t = p->tok;
+  int op = find_op(p, true);
+  bool plus = is_op(p, "+");
+  if (op < 0 && !plus) return unexpected(p);
+  int bp = op >= 0 ? tc_op_bp((tc_op)op) : tc_op_bp(TC_OP_NEG);
+  advance(p);
+  /* A minus written directly before an integer literal is part of it
+   * (so the i64 minimum can be written), unless ** binds the literal. */
+  if (op == TC_OP_NEG && p->tok.kind == T_INT && p->tok.start == t.end) {
+    token lit = p->tok;
+    lexer save = p->lx;
+    advance(p);
+    if (!is_op(p, "**") && !is_op(p, "^")) {
+      node *n = new_node(p, N_INT, t.start, lit.end);
+      if (!n) return NULL;
+      n->overflow = lit.overflow || lit.mag > (uint64_t)INT64_MAX + 1;
+      n->ival = n->overflow ? 0 : (int64_t)(0 - lit.mag);
+      return n;
+    }
+    p->lx = save;
+    p->tok = lit;
+  }
+  node *x = parse_expr(p, bp);
+  if (!x) return NULL;
+  node *n = new_node(p, N_UNOP, t.start, x->end);
+  if (!n) return NULL;
+  n->oend = t.end;
+  n->op = op;
+  kids k = {0};
+  if (!kids_push(&k, x)) return fail_oom(p, t.start, t.end);
+  return set_kids(p, n, &k) ? n : NULL;
+}
+
 static node *parse_prefix(parser *p) {
   token t = p->tok;
   switch (t.kind) {
@@ -256,46 +338,10 @@ static node *parse_prefix(parser *p) {
     advance(p);
     return n;
   }
-  case T_STRING: {
-    node *n = new_node(p, N_STR, t.start, t.end);
-    if (!n) return NULL;
-    char *s = copy_text(p, t.start + 1, t.end - 1);
-    if (!s) return fail_oom(p, t.start, t.end);
-    /* undo backslash escapes in place */
-    char *w = s;
-    for (char *r = s; *r; r++) {
-      if (*r == '\\' && r[1]) {
-        r++;
-        *w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
-      } else *w++ = *r;
-    }
-    *w = 0;
-    n->str = s;
-    advance(p);
-    return n;
-  }
-  case T_NAME: {
-    char *s = copy_text(p, t.start, t.end);
-    if (!s) return fail_oom(p, t.start, t.end);
-    node *n;
-    if (!strcmp(s, "true") || !strcmp(s, "false")) {
-      n = new_node(p, N_BOOL, t.start, t.end);
-      if (n) n->ival = s[0] == 't';
-    } else if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
-      n = new_node(p, N_FLOAT, t.start, t.end);
-      if (n) n->fval = s[0] == 'i' ? __builtin_inf() : __builtin_nan("");
-    } else if (!strcmp(s, "none")) {
-      n = new_node(p, N_NONE, t.start, t.end);
-      if (n) n->str = s;
-    } else if (is_keyword(s, strlen(s))) {
-      return unexpected(p);
-    } else {
-      n = new_node(p, N_NAME, t.start, t.end);
-      if (n) n->str = s;
-    }
-    advance(p);
-    return n;
-  }
+  case T_STRING:
+    return parse_string(p);
+  case T_NAME:
+    return parse_name(p);
   case T_LPAREN: {
     advance(p);
     node *e = parse_expr(p, 0);   /* one level of the depth limit, as each nesting below */
@@ -307,38 +353,8 @@ static node *parse_prefix(parser *p) {
   }
   case T_LBRACK:
     return parse_list(p);
-  case T_OP: {
-    int op = find_op(p, true);
-    bool plus = is_op(p, "+");
-    if (op < 0 && !plus) return unexpected(p);
-    int bp = op >= 0 ? tc_op_bp((tc_op)op) : tc_op_bp(TC_OP_NEG);
-    advance(p);
-    /* A minus written directly before an integer literal is part of it
-     * (so the i64 minimum can be written), unless ** binds the literal. */
-    if (op == TC_OP_NEG && p->tok.kind == T_INT && p->tok.start == t.end) {
-      token lit = p->tok;
-      lexer save = p->lx;
-      advance(p);
-      if (!is_op(p, "**") && !is_op(p, "^")) {
-        node *n = new_node(p, N_INT, t.start, lit.end);
-        if (!n) return NULL;
-        n->overflow = lit.overflow || lit.mag > (uint64_t)INT64_MAX + 1;
-        n->ival = n->overflow ? 0 : (int64_t)(0 - lit.mag);
-        return n;
-      }
-      p->lx = save;
-      p->tok = lit;
-    }
-    node *x = parse_expr(p, bp);
-    if (!x) return NULL;
-    node *n = new_node(p, N_UNOP, t.start, x->end);
-    if (!n) return NULL;
-    n->oend = t.end;
-    n->op = op;
-    kids k = {0};
-    if (!kids_push(&k, x)) return fail_oom(p, t.start, t.end);
-    return set_kids(p, n, &k) ? n : NULL;
-  }
+  case T_OP:
+    return parse_unary(p);
   case T_ELLIPSIS:
   case T_COLON:
     return fail_at(p, t.start, t.end, "%s", t.kind == T_ELLIPSIS ? "'...' is only allowed inside an index" : "':' is only allowed inside an index");

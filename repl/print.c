@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
 #include "print.h"
 
 /* ---- numbers ---- */
@@ -102,7 +101,8 @@ static const void *host_data(tc_tensor *t, hostbuf *hb, tc_err *err) {
     else *err = e;
     return NULL;
   }
-  if (tc_tensor_engine(hb->c) == TC_ENGINE_CPU) return tc_tensor_data(hb->c);
+  const void *in_place = tc_tensor_host_data(hb->c);
+  if (in_place) return in_place;
   uint64_t n, limit = tc_get_max_memory(), used = tc_mem_in_use();
   if (__builtin_mul_overflow((uint64_t)tc_numel(hb->c), (uint64_t)tc_dtype_size(hb->c->dtype), &n) || n > limit ||
       used > limit - n || !(hb->copy = malloc(n ? (size_t)n : 1))) {

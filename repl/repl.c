@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <editline/readline.h>
-#include "engine.h"
 #include "repl.h"
 
 static runner *cur;

@@ -3,7 +3,6 @@
  * the run, and JSON outcome lines built with cJSON. */
 #include <stdlib.h>
 #include <string.h>
-#include "engine.h"
 #include "runner_int.h"
 
 /* ---- error reports ---- */

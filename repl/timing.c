@@ -3,19 +3,9 @@
  * statement that :time and :verify share. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "clock.h"
 #include "runner_int.h"
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 parse_status runner_parse_command(const char *full, size_t off, arena *ar, tc_err *err, char **copy, node **stmt) {
   int32_t len = (int32_t)strlen(full);
@@ -50,8 +40,8 @@ void cmd_time(runner *r, const char *full, size_t off) {
   }
   double *times = NULL;
   int runs = 0, cap = 0;
-  double start = now_s();
-  while (runs < 5 || now_s() - start < 0.2) {
+  double start = tc_now_s();
+  while (runs < 5 || tc_now_s() - start < 0.2) {
     value v = {0};
     tc_err_clear(&err);
     if (tc_interrupt_flag) {
@@ -59,9 +49,9 @@ void cmd_time(runner *r, const char *full, size_t off) {
       err.start = stmt->start;
       err.end = stmt->end;
     }
-    double t0 = now_s();
+    double t0 = tc_now_s();
     int rc = err.code != TC_OK ? -1 : eval_statement(&r->s, stmt, &v, &err);
-    double dt = now_s() - t0;
+    double dt = tc_now_s() - t0;
     value_free(&v);
     if (rc != 0) { runner_fail(r, &err, shown, len, r->cmd_line); free(times); arena_free(&ar); free(text); return; }
     if (runs == cap) {
@@ -79,8 +69,7 @@ void cmd_time(runner *r, const char *full, size_t off) {
     times[runs++] = dt;
     if (runs >= 100000) break;
   }
-  qsort(times, (size_t)runs, sizeof *times, cmp_double);
-  double med = runs % 2 ? times[runs / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+  double med = tc_median(times, runs);
   const char *eng = tc_engine_name(tc_get_engine());
   if (r->json)
     fprintf(r->out, "{\"ok\":true,\"type\":\"time\",\"median_s\":%.9g,\"runs\":%d,\"engine\":\"%s\"}\n", med, runs, eng);

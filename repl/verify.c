@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "engine.h"
 #include "runner.h"
 
 static void failed(runner *r) {
@@ -143,6 +142,18 @@ static void print_outcome(runner *r, const outcome *o, const tc_tensor *t, tc_to
                (long long)o->max_ulps);
 }
 
+/* Runs stmt on the cpu engine, then on cuda; the current engine is kept. */
+static void run_both(runner *r, node *stmt, value *v, tc_err *e, int *rc) {
+  tc_engine_id cur = tc_get_engine();
+  for (int k = 0; k < 2; k++) {
+    tc_err_clear(&e[k]);
+    tc_interrupt_clear();
+    tc_set_engine(k ? TC_ENGINE_CUDA : TC_ENGINE_CPU);
+    rc[k] = eval_statement(&r->s, stmt, &v[k], &e[k]);
+  }
+  tc_set_engine(cur);
+}
+
 void runner_verify(runner *r, const char *full, size_t off) {
   arena ar = {0};
   tc_err err;
@@ -177,17 +188,10 @@ void runner_verify(runner *r, const char *full, size_t off) {
     free(src);
     return;
   }
-  tc_engine_id cur = tc_get_engine();
   value v[2] = {{0}, {0}};
   tc_err e[2];
   int rc[2];
-  for (int k = 0; k < 2; k++) {
-    tc_err_clear(&e[k]);
-    tc_interrupt_clear();
-    tc_set_engine(k ? TC_ENGINE_CUDA : TC_ENGINE_CPU);
-    rc[k] = eval_statement(&r->s, stmt, &v[k], &e[k]);
-  }
-  tc_set_engine(cur);
+  run_both(r, stmt, v, e, rc);
   outcome o;
   memset(&o, 0, sizeof o);
   o.at = -1;

@@ -71,7 +71,7 @@ static bool round_is_identity(tc_op op, tc_dtype dt, const tc_engine *e) {
   return !e->supports(&c);
 }
 
-static bool cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to) {
+bool tc_cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to) {
   if (from == to) return true;
   tc_tensor out = {.dtype = to};
   tc_call c = {.kind = TC_CALL_CAST, .dtype = from, .nin = 1, .out = &out};
@@ -97,7 +97,7 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
     return family_supported(e, op, dt);
   case TC_FAM_CAST:
     for (int t = 0; t < TC_DT_COUNT; t++)
-      if (!cast_supported(e, dt, (tc_dtype)t)) return false;
+      if (!tc_cast_supported(e, dt, (tc_dtype)t)) return false;
     return true;
   case TC_FAM_CLIP:
     return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
@@ -106,7 +106,7 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   default:
     if (round_is_identity(op, dt, e)) return true;
     tc_dtype k = kernel_dtype(op, dt);
-    return cast_supported(e, dt, k) && kernel_supported(e, op, k);
+    return tc_cast_supported(e, dt, k) && kernel_supported(e, op, k);
   }
 }
 
@@ -265,7 +265,7 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
 
 tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
   if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine()) ||
-      !cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
+      !tc_cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
     unsupported(TC_OP_CAST, x->dtype, err);
     return NULL;
   }
@@ -299,15 +299,15 @@ tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err) {
   return out;
 }
 
-/* An error raised by an inner op, re-attributed (op and message prefix) to
- * the op the caller asked for. */
-static void reattribute(tc_err *err, tc_op inner, tc_op outer) {
-  if (!err || err->code == TC_OK || err->op != (int)inner) return;
-  size_t n = strlen(tc_op_name(inner));
-  if (strncmp(err->msg, tc_op_name(inner), n) == 0 && err->msg[n] == ':') {
-    char tmp[sizeof err->msg];
+void tc_reattribute(tc_err *err, tc_op outer) {
+  if (!err || err->code == TC_OK || err->op < 0 || err->op == (int)outer) return;
+  const char *inner = tc_op_name((tc_op)err->op);
+  size_t n = strlen(inner);
+  if (strncmp(err->msg, inner, n) == 0 && err->msg[n] == ':') {
+    char tmp[sizeof err->msg + 64];
     snprintf(tmp, sizeof tmp, "%s%s", tc_op_name(outer), err->msg + n);
-    memcpy(err->msg, tmp, sizeof tmp);
+    memcpy(err->msg, tmp, sizeof err->msg - 1);
+    err->msg[sizeof err->msg - 1] = 0;
   }
   err->op = (int)outer;
 }
@@ -315,10 +315,10 @@ static void reattribute(tc_err *err, tc_op inner, tc_op outer) {
 tc_tensor *tc_clip(tc_tensor *x, tc_tensor *lo, tc_tensor *hi, tc_err *err) {
   if (!tc_op_supported(TC_OP_CLIP, x->dtype, tc_get_engine())) { unsupported(TC_OP_CLIP, x->dtype, err); return NULL; }
   tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, lo, err);
-  if (!m) { reattribute(err, TC_OP_MAXIMUM, TC_OP_CLIP); return NULL; }
+  if (!m) { tc_reattribute(err, TC_OP_CLIP); return NULL; }
   tc_tensor *out = tc_binary(TC_OP_MINIMUM, m, hi, err);
   tc_tensor_free(m);
-  if (!out) reattribute(err, TC_OP_MINIMUM, TC_OP_CLIP);
+  if (!out) tc_reattribute(err, TC_OP_CLIP);
   return out;
 }
 
@@ -391,6 +391,9 @@ int tc_run_call(tc_call *c, tc_err *err) { return run(c, err); }
 tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err) { return operand(x, dt, err); }
 void tc_annotate(tc_err *err, tc_op op, int dt) { annotate(err, op, dt); }
 int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err) { return unsupported(op, dt, err); }
+int tc_check_supported(tc_op op, tc_dtype dt, tc_err *err) {
+  return tc_op_supported(op, dt, tc_get_engine()) ? 0 : unsupported(op, dt, err);
+}
 
 /* What the shape, indexing, constructor and file ops need of an engine at
  * dtype dt (for constructors and load: the result's dtype). */
@@ -399,7 +402,7 @@ static bool call_ok(const tc_engine *e, tc_call c) { return e->supports(&c); }
 static bool index_casts_ok(const tc_engine *e) {
   for (int t = 0; t < TC_DT_COUNT; t++) {
     if (tc_dtype_class((tc_dtype)t) != TC_CLASS_INT) continue;
-    if (!cast_supported(e, (tc_dtype)t, TC_DT_I64)) return false;
+    if (!tc_cast_supported(e, (tc_dtype)t, TC_DT_I64)) return false;
     if (!call_ok(e, (tc_call){.kind = TC_CALL_FIND, .dtype = (tc_dtype)t, .nin = 1, .pred = TC_PRED_RANGE}))
       return false;
   }

@@ -5,13 +5,9 @@
 #include <stdio.h>
 #include "internal.h"
 
-static int check_supported(tc_op op, tc_dtype dt, tc_err *err) {
-  return tc_op_supported(op, dt, tc_get_engine()) ? 0 : tc_unsupported(op, dt, err);
-}
-
 static tc_tensor *full_impl(tc_op op, int ndim, const int64_t *shape, tc_tensor *value, int dtype, tc_err *err) {
   tc_dtype dt = dtype < 0 ? value->dtype : (tc_dtype)dtype;
-  if (check_supported(op, dt, err)) return NULL;
+  if (tc_check_supported(op, dt, err)) return NULL;
   tc_tensor *v = tc_value_as(value, dt, op, err), *out = NULL;
   if (v) out = tc_tensor_new(dt, ndim, shape, err);
   if (out && tc_copy_into(out, v, err) != 0) { tc_tensor_free(out); out = NULL; }
@@ -72,7 +68,7 @@ tc_tensor *tc_arange(tc_tensor *start, tc_tensor *stop, tc_tensor *step, int dty
     ints &= tc_dtype_class(args[i]->dtype) == TC_CLASS_INT;
   }
   tc_dtype dt = dtype >= 0 ? (tc_dtype)dtype : ints ? TC_DT_I64 : TC_DT_F64;
-  if (check_supported(op, dt, err)) goto done;
+  if (tc_check_supported(op, dt, err)) goto done;
   tc_call c = {.dtype = dt};
   if (tc_dtype_class(dt) == TC_CLASS_INT) {
     if (!ints) {
@@ -127,7 +123,7 @@ done:
 
 tc_tensor *tc_linspace(double start, double stop, int64_t num, tc_dtype dt, tc_err *err) {
   const tc_op op = TC_OP_LINSPACE;
-  if (check_supported(op, dt, err)) return NULL;
+  if (tc_check_supported(op, dt, err)) return NULL;
   if (num < 0) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "num must not be negative, not %lld", (long long)num);
     return NULL;
@@ -163,7 +159,7 @@ tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed
                      tc_err *err) {
   tc_op op = dist == TC_DIST_UNIFORM ? TC_OP_RAND : dist == TC_DIST_NORMAL ? TC_OP_RANDN : TC_OP_RANDINT;
   tc_dtype dt = dist == TC_DIST_INT ? TC_DT_I64 : TC_DT_F64;
-  if (check_supported(op, dt, err)) return NULL;
+  if (tc_check_supported(op, dt, err)) return NULL;
   if (dist == TC_DIST_INT && hi <= lo) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "needs lo < hi, got lo=%lld and hi=%lld", (long long)lo, (long long)hi);
     return NULL;

@@ -87,13 +87,38 @@ typedef struct tc_engine {
 } tc_engine;
 
 extern const tc_engine *const tc_engines[TC_ENGINE_COUNT];
-extern const tc_engine tc_cpu_engine;
-#ifdef TC_HAVE_CUDA
-extern const tc_engine tc_cuda_engine;
-#endif
+
+/* TC_IF_BUILT(M, a, b): a when the macro M is defined as 1, else b (the
+ * preprocessor test of Linux's IS_ENABLED). */
+#define TC_ALWAYS 1
+#define TC_IF_BUILT(M, a, b) TC_IF_BUILT_(M, a, b)
+#define TC_IF_BUILT_(M, a, b) TC_IF_BUILT__(TC_BUILT_PROBE_##M, a, b)
+#define TC_BUILT_PROBE_1 ~, 1
+#define TC_IF_BUILT__(probe, a, b) TC_IF_BUILT___(probe, 0, ~)(a, b)
+#define TC_IF_BUILT___(x, v, ...) TC_PICK_##v
+#define TC_PICK_0(a, b) b
+#define TC_PICK_1(a, b) a
+#define TC_X_(E, name, built) TC_IF_BUILT(built, extern const tc_engine tc_##name##_engine;, )
+TC_ENGINES(TC_X_)
+#undef TC_X_
 
 /* A contiguous tensor on a given engine (tc_tensor_new uses the current one). */
 tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64_t *shape, tc_err *err);
+
+/* The iteration space an elementwise kernel walks, for operand 0 (the
+ * output, its shape the space) and the others viewed with its shape: size-1
+ * dims dropped and adjacent dims merged where every operand allows, so a
+ * contiguous op becomes one long row. Fills shape and strides[k] (in
+ * elements) and returns the dims (at least 1). Every engine plans so. */
+int tc_plan_dims(int nop, const tc_tensor *const *ops, int64_t *shape, int64_t (*strides)[TC_MAX_DIMS]);
+
+/* A TC_CALL_MATMUL's matrix geometry (the last two dims; batch dims
+ * before them, nb of them) into an engine's plan p with fields M, N, K and
+ * the row and column strides ars, acs (of A) and brs, bcs (of B). */
+#define TC_MM_GEOMETRY(p, A, B, C, nb)                                                            \
+  ((p)->M = (C)->shape[nb], (p)->N = (C)->shape[(nb) + 1], (p)->K = (A)->shape[(nb) + 1],       \
+   (p)->ars = (A)->strides[nb], (p)->acs = (A)->strides[(nb) + 1], (p)->brs = (B)->strides[nb], \
+   (p)->bcs = (B)->strides[(nb) + 1])
 
 /* Sets t's strides to row-major (saturating for empty tensors). */
 void tc_set_contiguous_strides(tc_tensor *t);

@@ -1,5 +1,5 @@
 /* Helpers the op families of src/ share (api.c, shape.c, index.c, ctor.c,
- * io.c); not part of the public API. */
+ * io.c, linalg.c); not part of the public API. */
 #ifndef TC_INTERNAL_H
 #define TC_INTERNAL_H
 #include "engine.h"
@@ -12,6 +12,13 @@ tc_tensor *tc_operand(tc_tensor *x, tc_dtype dt, tc_err *err);
 void tc_annotate(tc_err *err, tc_op op, int dt);
 /* dtype_unsupported for op at dt on the current engine; returns -1. */
 int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err);
+/* 0 when the current engine supports op at dt, else tc_unsupported's -1. */
+int tc_check_supported(tc_op op, tc_dtype dt, tc_err *err);
+/* Whether engine e can cast from one dtype to another (always to itself). */
+bool tc_cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to);
+/* An error an inner op set (its op and message prefix), renamed to the op
+ * the caller was asked for. */
+void tc_reattribute(tc_err *err, tc_op outer);
 /* Normalises one axis against ndim (invalid_axis names op); -1 on error. */
 int tc_norm_axis(int64_t axis, int ndim, tc_op op, int64_t *out, tc_err *err);
 /* The i64 value of a 0-d integer or bool tensor. */

@@ -3,23 +3,16 @@
  * settled here; engines see one call, TC_CALL_MATMUL, on matrix stacks. */
 #include <stdio.h>
 #include <string.h>
-#include "engine.h"
+#include "internal.h"
 #include "linalg.h"
 
 /* bf16/f16 multiply in f32 and round once at the end. */
 static tc_dtype mm_kernel_dtype(tc_dtype dt) { return dt == TC_DT_BF16 || dt == TC_DT_F16 ? TC_DT_F32 : dt; }
 
-static bool cast_ok(const tc_engine *e, tc_dtype from, tc_dtype to) {
-  if (from == to) return true;
-  tc_tensor out = {.dtype = to};
-  tc_call c = {.kind = TC_CALL_CAST, .dtype = from, .nin = 1, .out = &out};
-  return e->supports(&c);
-}
-
 static bool mm_supported(tc_dtype dt, const tc_engine *e) {
   tc_dtype k = mm_kernel_dtype(dt);
   tc_call c = {.kind = TC_CALL_MATMUL, .op = TC_OP_MATMUL, .dtype = k, .nin = 2};
-  return e->supports(&c) && cast_ok(e, dt, k) && cast_ok(e, k, dt);
+  return e->supports(&c) && tc_cast_supported(e, dt, k) && tc_cast_supported(e, k, dt);
 }
 
 bool tc_linalg_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
@@ -70,25 +63,6 @@ static int shape_err(tc_err *err, tc_op op, const tc_tensor *a, const tc_tensor 
   tc_format_dims(sa, sizeof sa, a->ndim, a->shape);
   tc_format_dims(sb, sizeof sb, b->ndim, b->shape);
   return tc_err_set(err, TC_E_SHAPE, (int)op, -1, "shapes %s and %s do not match: %s", sa, sb, why);
-}
-
-/* An error an inner op (mul, reduce_sum) set, renamed to the op called. */
-static void rename_op(tc_err *err, tc_op op) {
-  if (!err || err->code == TC_OK || err->op < 0 || err->op == (int)op) return;
-  const char *old = tc_op_name((tc_op)err->op);
-  size_t lo = strlen(old);
-  if (strncmp(err->msg, old, lo) == 0 && err->msg[lo] == ':') {
-    char tmp[sizeof err->msg + 64];
-    snprintf(tmp, sizeof tmp, "%s%s", tc_op_name(op), err->msg + lo);
-    memcpy(err->msg, tmp, sizeof err->msg - 1);
-    err->msg[sizeof err->msg - 1] = 0;
-  }
-  err->op = (int)op;
-}
-
-static int run_call(tc_call *c, tc_err *err) {
-  if (tc_engine_check(tc_get_engine(), err) != 0) return -1;
-  return tc_engines[tc_get_engine()]->run(c, err);
 }
 
 /* x cast to dt (the result dtype, as promotion demands), then to k. */
@@ -147,7 +121,7 @@ static tc_tensor *mm_core(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype dt, tc_
   if (vb) out = tc_tensor_new(k, ond, oshape, err);
   if (out && tc_numel(out) > 0) {
     tc_call c = {.kind = TC_CALL_MATMUL, .op = op, .dtype = k, .nin = 2, .in = {va, vb}, .out = out};
-    if (run_call(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+    if (tc_run_call(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
   }
   tc_tensor_free(vb); tc_tensor_free(va); tc_tensor_free(pb); tc_tensor_free(pa);
   tc_tensor_free(cb); tc_tensor_free(ca);
@@ -193,7 +167,7 @@ tc_tensor *tc_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) {
 /* Elementwise product (and for bool) of a and b as op. */
 static tc_tensor *scaled(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype dt, tc_err *err) {
   tc_tensor *r = tc_binary(dt == TC_DT_BOOL ? TC_OP_BITWISE_AND : TC_OP_MUL, a, b, err);
-  if (!r) rename_op(err, op);
+  if (!r) tc_reattribute(err, op);
   return r;
 }
 
@@ -211,7 +185,7 @@ tc_tensor *tc_dot(tc_tensor *a, tc_tensor *b, tc_err *err) {
   }
   int64_t ax = a->ndim - 1, bx = b->ndim - 2;
   tc_tensor *r = tc_tensordot(a, b, 1, &ax, &bx, err);
-  if (!r) rename_op(err, TC_OP_DOT);
+  if (!r) tc_reattribute(err, TC_OP_DOT);
   return r;
 }
 
@@ -307,7 +281,7 @@ tc_tensor *tc_trace(tc_tensor *x, tc_err *err) {
   tc_axes ax = {.all = false, .n = 1, .axis = {0}};
   tc_tensor *r = tc_reduce(TC_OP_REDUCE_SUM, d, &ax, false, err);
   tc_tensor_free(d);
-  if (!r) rename_op(err, TC_OP_TRACE);
+  if (!r) tc_reattribute(err, TC_OP_TRACE);
   return r;
 }
 

@@ -61,13 +61,9 @@ int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err) {
 }
 
 
-static int check_supported(tc_op op, tc_dtype dt, tc_err *err) {
-  return tc_op_supported(op, dt, tc_get_engine()) ? 0 : tc_unsupported(op, dt, err);
-}
-
 /* ---- reshape, flatten ---- */
 static tc_tensor *reshape_op(tc_op op, tc_tensor *x, int ndim, const int64_t *shape_in, tc_err *err) {
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   if (ndim > TC_MAX_DIMS) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "a tensor may have at most %d dimensions", TC_MAX_DIMS);
     return NULL;
@@ -130,7 +126,7 @@ tc_tensor *tc_flatten(tc_tensor *x, tc_err *err) {
 /* ---- transpose, expand_dims, squeeze, broadcast_to, flip ---- */
 tc_tensor *tc_transpose(tc_tensor *x, int nperm, const int64_t *perm, tc_err *err) {
   const tc_op op = TC_OP_TRANSPOSE;
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   int p[TC_MAX_DIMS];
   bool seen[TC_MAX_DIMS] = {0};
   if (nperm < 0) {
@@ -162,7 +158,7 @@ tc_tensor *tc_transpose(tc_tensor *x, int nperm, const int64_t *perm, tc_err *er
 
 tc_tensor *tc_expand_dims(tc_tensor *x, int64_t axis, tc_err *err) {
   const tc_op op = TC_OP_EXPAND_DIMS;
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   int64_t a = 0;
   if (tc_norm_axis(axis, x->ndim + 1, op, &a, err) != 0) return NULL;
   if (x->ndim + 1 > TC_MAX_DIMS) {
@@ -180,7 +176,7 @@ tc_tensor *tc_expand_dims(tc_tensor *x, int64_t axis, tc_err *err) {
 
 tc_tensor *tc_squeeze(tc_tensor *x, const tc_axes *axes, tc_err *err) {
   const tc_op op = TC_OP_SQUEEZE;
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   bool drop[TC_MAX_DIMS];
   if (tc_axes_mask(axes, x->ndim, drop, op, err) != 0) return NULL;
   int64_t shape[TC_MAX_DIMS], strides[TC_MAX_DIMS];
@@ -200,7 +196,7 @@ tc_tensor *tc_squeeze(tc_tensor *x, const tc_axes *axes, tc_err *err) {
 
 tc_tensor *tc_broadcast_to(tc_tensor *x, int ndim, const int64_t *shape, tc_err *err) {
   const tc_op op = TC_OP_BROADCAST_TO;
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   if (ndim > TC_MAX_DIMS) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "a tensor may have at most %d dimensions", TC_MAX_DIMS);
     return NULL;
@@ -218,7 +214,7 @@ tc_tensor *tc_broadcast_to(tc_tensor *x, int ndim, const int64_t *shape, tc_err 
 
 tc_tensor *tc_flip(tc_tensor *x, const tc_axes *axes, tc_err *err) {
   const tc_op op = TC_OP_FLIP;
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   bool mask[TC_MAX_DIMS];
   if (tc_axes_mask(axes, x->ndim, mask, op, err) != 0) return NULL;
   int64_t strides[TC_MAX_DIMS], offset = x->offset;
@@ -267,7 +263,7 @@ tc_tensor *tc_concat(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
     }
     dt = tc_promote(dt, xs[i]->dtype);
   }
-  if (check_supported(op, dt, err)) return NULL;
+  if (tc_check_supported(op, dt, err)) return NULL;
   tc_tensor *out = tc_tensor_new(dt, nd, shape, err);
   if (!out) { tc_annotate(err, op, (int)dt); return NULL; }
   int64_t pos = 0;
@@ -322,7 +318,7 @@ tc_tensor *tc_tri(tc_op op, tc_tensor *x, int64_t k, tc_err *err) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "needs a tensor of at least 2 dimensions, not %d", x->ndim);
     return NULL;
   }
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   tc_tensor *in = tc_operand(x, x->dtype, err), *out = NULL;
   if (in) out = tc_tensor_new(x->dtype, x->ndim, x->shape, err);
   if (out && tc_numel(out) > 0) {
@@ -348,7 +344,7 @@ tc_tensor *tc_diag(tc_tensor *x, int64_t k, tc_err *err) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "needs a 1-D or 2-D tensor, not %d-D", x->ndim);
     return NULL;
   }
-  if (check_supported(op, x->dtype, err)) return NULL;
+  if (tc_check_supported(op, x->dtype, err)) return NULL;
   int64_t len, off;
   if (x->ndim == 2) {
     diag_extent(x->shape[0], x->shape[1], x->strides[0], x->strides[1], k, &len, &off);

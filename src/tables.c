@@ -180,7 +180,11 @@ static const struct { const char *name; int exit_status; const char *msg; } code
 const char *tc_code_name(tc_code code) { return code_info[code].name; }
 int tc_code_exit(tc_code code) { return code_info[code].exit_status; }
 
-static const char *const engine_names[TC_ENGINE_COUNT] = {"cpu", "cuda"};
+static const char *const engine_names[TC_ENGINE_COUNT] = {
+#define X(E, name, built) #name,
+  TC_ENGINES(X)
+#undef X
+};
 const char *tc_engine_name(tc_engine_id id) { return engine_names[id]; }
 int tc_engine_from_name(const char *name) {
   for (int i = 0; i < TC_ENGINE_COUNT; i++)

@@ -56,8 +56,21 @@ typedef enum {
   TC_E_COUNT
 } tc_code;
 
-/* The engines, in the order they are registered. */
-typedef enum { TC_ENGINE_CPU, TC_ENGINE_CUDA, TC_ENGINE_COUNT } tc_engine_id;
+/* The engines, in the order they are registered: X(ENUM, name, built).
+ * An engine is a directory backend/<name>/ that defines tc_<name>_engine
+ * (src/engine.h), built when the macro `built` is 1 (the Makefile defines
+ * TC_HAVE_CUDA with CUDA=1); a row for an engine the build lacks is a NULL
+ * slot in tc_engines[], so `--caps` says "not in this build". */
+#define TC_ENGINES(X) \
+  X(CPU,  cpu,  TC_ALWAYS) \
+  X(CUDA, cuda, TC_HAVE_CUDA)
+
+typedef enum {
+#define TC_X_(E, ...) TC_ENGINE_##E,
+  TC_ENGINES(TC_X_)
+#undef TC_X_
+  TC_ENGINE_COUNT
+} tc_engine_id;
 
 /* One error, threaded through every call that can fail; the first wins.
  * Fields that do not apply are -1 (op, dtype, engine) or 0 (index_ndim,
@@ -141,6 +154,8 @@ void tc_set_engine(tc_engine_id id);
 tc_engine_id tc_get_engine(void);
 /* 0 if the engine can be used now; otherwise fills err (engine_unavailable). */
 int tc_engine_check(tc_engine_id id, tc_err *err);
+/* Whether this build has the engine at all (TC_ENGINES). */
+bool tc_engine_built(tc_engine_id id);
 void tc_set_max_memory(uint64_t bytes);
 uint64_t tc_get_max_memory(void);
 uint64_t tc_mem_in_use(void);
@@ -157,6 +172,12 @@ tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *er
 /* A tensor with the given host data copied in (contiguous, row-major). */
 tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape,
                                const void *data, tc_err *err);
+/* Copies host data (numel * size bytes, row-major) into t, a tensor fresh
+ * from tc_tensor_new (contiguous); bools are stored as 0 or 1. */
+int tc_tensor_write(tc_tensor *t, const void *data, tc_err *err);
+/* The elements of a contiguous tensor when they are in host memory (the
+ * cpu engine), to read in place; NULL on other engines. */
+const void *tc_tensor_host_data(const tc_tensor *t);
 tc_tensor *tc_scalar_i64(int64_t v, bool weak, tc_err *err);
 tc_tensor *tc_scalar_f64(double v, bool weak, tc_err *err);
 tc_tensor *tc_scalar_bool(bool v, tc_err *err);

@@ -22,12 +22,9 @@ static void cache_put(void **cache, int *n, void *p) {
 }
 
 const tc_engine *const tc_engines[TC_ENGINE_COUNT] = {
-  &tc_cpu_engine,
-#ifdef TC_HAVE_CUDA
-  &tc_cuda_engine,
-#else
-  NULL,
-#endif
+#define X(E, name, built) [TC_ENGINE_##E] = TC_IF_BUILT(built, &tc_##name##_engine, NULL),
+  TC_ENGINES(X)
+#undef X
 };
 
 /* ---- session context ---- */
@@ -201,29 +198,38 @@ tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *er
   return tc_tensor_new_on(tc_get_engine(), dt, ndim, shape, err);
 }
 
-tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape, const void *data, tc_err *err) {
-  tc_tensor *t = tc_tensor_new(dt, ndim, shape, err);
-  if (!t) return NULL;
-  size_t n = t->storage->nbytes;
+int tc_tensor_write(tc_tensor *t, const void *data, tc_err *err) {
+  size_t n = (size_t)tc_numel(t) * tc_dtype_size(t->dtype);
   /* A bool is stored as 0 or 1 (kernels such as & rely on it); other
    * nonzero bytes from outside are true. */
   uint8_t *norm = NULL;
-  if (dt == TC_DT_BOOL && n) {
+  if (t->dtype == TC_DT_BOOL && n) {
     const uint8_t *b = data;
     bool odd = false;
     for (size_t i = 0; i < n && !odd; i++) odd = b[i] > 1;
     if (odd) {
       norm = malloc(n);
-      if (!norm) { tc_tensor_free(t); tc_err_set(err, TC_E_OOM, -1, (int)dt, "allocation failed"); return NULL; }
+      if (!norm) return tc_err_set(err, TC_E_OOM, -1, (int)t->dtype, "allocation failed");
       for (size_t i = 0; i < n; i++) norm[i] = b[i] != 0;
       data = norm;
     }
   }
-  int rc = n ? tc_engines[t->storage->engine]->upload(t->storage->data, data, n, err) : 0;
+  int rc = n ? tc_engines[t->storage->engine]->upload(tc_tensor_data(t), data, n, err) : 0;
   free(norm);
-  if (rc != 0) { tc_tensor_free(t); return NULL; }
+  return rc;
+}
+
+tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape, const void *data, tc_err *err) {
+  tc_tensor *t = tc_tensor_new(dt, ndim, shape, err);
+  if (t && tc_tensor_write(t, data, err) != 0) { tc_tensor_free(t); return NULL; }
   return t;
 }
+
+const void *tc_tensor_host_data(const tc_tensor *t) {
+  return t->storage->engine == TC_ENGINE_CPU ? tc_tensor_data(t) : NULL;
+}
+
+bool tc_engine_built(tc_engine_id id) { return tc_engines[id] != NULL; }
 
 tc_tensor *tc_scalar_i64(int64_t v, bool weak, tc_err *err) {
   tc_tensor *t = tc_tensor_from_host(TC_DT_I64, 0, NULL, &v, err);
@@ -407,4 +413,29 @@ tc_tensor *tc_to_engine(tc_tensor *t, tc_engine_id id, tc_err *err) {
   free(host);
   tc_tensor_free(c);
   return out;
+}
+
+int tc_plan_dims(int nop, const tc_tensor *const *ops, int64_t *shape, int64_t (*strides)[TC_MAX_DIMS]) {
+  const tc_tensor *out = ops[0];
+  int ndim = 0;
+  for (int d = 0; d < out->ndim; d++) {
+    if (out->shape[d] == 1) continue;
+    int j = ndim;
+    bool merge = j > 0;
+    for (int k = 0; k < nop && merge; k++) merge = strides[k][j - 1] == ops[k]->strides[d] * out->shape[d];
+    if (merge) {
+      shape[j - 1] *= out->shape[d];
+      for (int k = 0; k < nop; k++) strides[k][j - 1] = ops[k]->strides[d];
+    } else {
+      shape[j] = out->shape[d];
+      for (int k = 0; k < nop; k++) strides[k][j] = ops[k]->strides[d];
+      ndim++;
+    }
+  }
+  if (ndim == 0) {   /* one element */
+    shape[0] = 1;
+    for (int k = 0; k < nop; k++) strides[k][0] = 0;
+    ndim = 1;
+  }
+  return ndim;
 }

@@ -159,31 +159,11 @@ void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const 
   const tc_tensor *ops[CPU_MAX_OPS] = {out};
   for (int i = 0; i < nin; i++) ops[i + 1] = in[i];
   p->nop = nin + 1;
-  p->ndim = 0;
   for (int k = 0; k < p->nop; k++) {
     p->base[k] = tc_tensor_data(ops[k]);
     p->esize[k] = tc_dtype_size(ops[k]->dtype);
   }
-  for (int d = 0; d < out->ndim; d++) {
-    if (out->shape[d] == 1) continue;
-    int j = p->ndim;
-    bool merge = j > 0;
-    for (int k = 0; k < p->nop && merge; k++)
-      merge = p->strides[k][j - 1] == ops[k]->strides[d] * out->shape[d];
-    if (merge) {
-      p->shape[j - 1] *= out->shape[d];
-      for (int k = 0; k < p->nop; k++) p->strides[k][j - 1] = ops[k]->strides[d];
-    } else {
-      p->shape[j] = out->shape[d];
-      for (int k = 0; k < p->nop; k++) p->strides[k][j] = ops[k]->strides[d];
-      p->ndim++;
-    }
-  }
-  if (p->ndim == 0) {
-    p->ndim = 1;
-    p->shape[0] = 1;
-    for (int k = 0; k < p->nop; k++) p->strides[k][0] = 1;
-  }
+  p->ndim = tc_plan_dims(p->nop, ops, p->shape, p->strides);
 }
 
 int cpu_plan_run(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx) {

@@ -463,13 +463,7 @@ void cpu_matmul_prob(const tc_call *call, int64_t bi, mm_prob *p) {
     offb += i * B->strides[d];
   }
   size_t es = tc_dtype_size(call->dtype);
-  p->M = C->shape[nb];
-  p->N = C->shape[nb + 1];
-  p->K = A->shape[nb + 1];
-  p->ars = A->strides[nb];
-  p->acs = A->strides[nb + 1];
-  p->brs = B->strides[nb];
-  p->bcs = B->strides[nb + 1];
+  TC_MM_GEOMETRY(p, A, B, C, nb);
   p->a = tc_tensor_data(A) + offa * (int64_t)es;
   p->b = tc_tensor_data(B) + offb * (int64_t)es;
   p->c = tc_tensor_data(C) + bi * p->M * p->N * (int64_t)es;

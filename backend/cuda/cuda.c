@@ -201,25 +201,7 @@ static void plan_init(tcu_plan *p, const tc_tensor *out, int nin, tc_tensor *con
   memset(p, 0, sizeof *p);
   p->nop = nin + 1;
   p->n = tc_numel(out);
-  for (int d = 0; d < out->ndim; d++) {
-    if (out->shape[d] == 1) continue;
-    int j = p->ndim;
-    bool merge = j > 0;
-    for (int k = 0; k < p->nop && merge; k++) merge = st[k][j - 1] == ops[k]->strides[d] * out->shape[d];
-    if (merge) {
-      p->shape[j - 1] *= out->shape[d];
-      for (int k = 0; k < p->nop; k++) st[k][j - 1] = ops[k]->strides[d];
-    } else {
-      p->shape[j] = out->shape[d];
-      for (int k = 0; k < p->nop; k++) st[k][j] = ops[k]->strides[d];
-      p->ndim++;
-    }
-  }
-  if (p->ndim == 0) {
-    p->ndim = 1;
-    p->shape[0] = 1;
-    for (int k = 0; k < p->nop; k++) st[k][0] = 0;
-  }
+  p->ndim = tc_plan_dims(p->nop, ops, p->shape, st);
   for (int k = 0; k < p->nop; k++) {
     int64_t es = (int64_t)tc_dtype_size(ops[k]->dtype);
     p->base[k] = tc_tensor_data(ops[k]);
@@ -287,13 +269,7 @@ static void mplan_init(tcu_mplan *p, const tc_call *c) {
   const tc_tensor *A = c->in[0], *B = c->in[1], *C = c->out;
   int nb = C->ndim - 2;
   memset(p, 0, sizeof *p);
-  p->M = C->shape[nb];
-  p->N = C->shape[nb + 1];
-  p->K = A->shape[nb + 1];
-  p->ars = A->strides[nb];
-  p->acs = A->strides[nb + 1];
-  p->brs = B->strides[nb];
-  p->bcs = B->strides[nb + 1];
+  TC_MM_GEOMETRY(p, A, B, C, nb);
   p->nbatch = 1;
   for (int d = 0; d < nb; d++) {
     int64_t n = C->shape[d];

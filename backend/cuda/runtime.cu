@@ -156,10 +156,7 @@ extern "C" __attribute__((visibility("default"))) const tcu_api tcu_api_v1;
 const tcu_api tcu_api_v1 = {
   TCU_ABI,
   sizeof(tcu_api), sizeof(tcu_plan), sizeof(tcu_splan), sizeof(tcu_rplan), sizeof(tcu_mplan),
-  tcu_init, tcu_set_emulate, tcu_malloc, tcu_free, tcu_h2d, tcu_d2h, tcu_sync, tcu_strerror, tcu_is_oom,
-  tcu_bin_entry, tcu_cmp_entry, tcu_un_entry, tcu_pred_entry, tcu_sel_entry, tcu_cast_entry, tcu_red_entry,
-  tcu_find_entry, tcu_copy_entry, tcu_gather_entry, tcu_tri_entry, tcu_range_entry, tcu_random_entry,
-  tcu_scatter_entry, tcu_mm_entry,
-  tcu_run, tcu_find, tcu_reduce, tcu_scatter, tcu_nonzero, tcu_matmul,
-  tcu_blas_load, tcu_blas_name,
+#define TCU_INIT_(ret, name, params) tcu_##name,
+  TCU_API(TCU_INIT_)
+#undef TCU_INIT_
 };

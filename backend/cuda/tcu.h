@@ -121,96 +121,63 @@ enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
  * the sizes let tcalc refuse a plugin from another build. */
 #define TCU_ABI 1
 #define TCU_API_SYMBOL "tcu_api_v1"
+/* The plugin's functions: X(return type, name, parameters), each the
+ * plugin's tcu_<name> and the table's field <name>. The table's struct, the
+ * prototypes and the exported initializer (runtime.cu) are generated from
+ * this one list, so they cannot disagree on the order. */
+#define TCU_API(X) \
+  /* the runtime */ \
+  X(int, init, (char *why, size_t n))            /* 0 when a device is usable; else why says why */ \
+  X(void, set_emulate, (bool on))                /* host emulation (tests): see tc_cuda_test_emulate */ \
+  X(void *, malloc, (size_t n))                  /* NULL on failure */ \
+  X(void, free, (void *p, size_t n)) \
+  X(int, h2d, (void *dst, const void *src, size_t n)) \
+  X(int, d2h, (void *dst, const void *src, size_t n)) \
+  X(int, sync, (void)) \
+  X(const char *, strerror, (int status)) \
+  X(bool, is_oom, (int status)) \
+  /* kernel tables (NULL: no kernel) and their launches */ \
+  X(const tcu_entry *, bin_entry, (int op, int dt)) \
+  X(const tcu_entry *, cmp_entry, (int op, int dt)) \
+  X(const tcu_entry *, un_entry, (int op, int dt)) \
+  X(const tcu_entry *, pred_entry, (int op, int dt)) \
+  X(const tcu_entry *, sel_entry, (int op, int dt)) \
+  X(const tcu_entry *, cast_entry, (int from, int to)) \
+  X(const tcu_rentry *, red_entry, (int op, int dt)) \
+  X(const tcu_entry *, find_entry, (int dt, int pred))       /* the pre-check scan for integer dtype dt */ \
+  X(const tcu_entry *, copy_entry, (size_t esize))           /* data movement (index.cu): by element size, */ \
+  X(const tcu_entry *, gather_entry, (size_t esize))         /* dtype, tc_dist or (tc_scatter_red, dtype) */ \
+  X(const tcu_entry *, tri_entry, (size_t esize)) \
+  X(const tcu_entry *, range_entry, (int dt, bool endpoint)) \
+  X(const tcu_entry *, random_entry, (int dist)) \
+  X(const tcu_sentry *, scatter_entry, (int red, int dt)) \
+  X(const tcu_mentry *, mm_entry, (int dt))                  /* the plain matmul kernel by dtype */ \
+  X(int, run, (const tcu_entry *e, const tcu_plan *p))       /* an elementwise entry over a plan, waited for */ \
+  X(int, find, (const tcu_entry *e, const tcu_plan *p, int64_t *found))   /* *found: first match or -1 */ \
+  X(int, reduce, (const tcu_rentry *e, tcu_rplan *p))        /* strategy chosen from (m, n) */ \
+  X(int, scatter, (const tcu_sentry *e, const tcu_splan *p)) \
+  /* row-major positions of the true elements of the bool plan p (nop 1) into out (i64, count of \
+   * them); *mismatch when the mask holds another count */ \
+  X(int, nonzero, (const tcu_plan *p, int64_t *out, int64_t count, bool *mismatch)) \
+  X(int, matmul, (const tcu_mentry *e, const tcu_mplan *p))  /* cuBLAS (f32, f64 on a device) or the kernel */ \
+  /* cuBLAS (f32/f64 products): loaded on first ask; 0 when usable, else why says why; its name (path) */ \
+  X(int, blas_load, (char *why, size_t n)) \
+  X(const char *, blas_name, (void))
+
 typedef struct tcu_api {
   int abi;
   size_t api_size, plan_size, splan_size, rplan_size, mplan_size;
-  /* the runtime */
-  int (*init)(char *why, size_t n);        /* 0 when a device is usable; else why says why */
-  void (*set_emulate)(bool on);             /* host emulation (tests): see tc_cuda_test_emulate */
-  void *(*malloc)(size_t n);                /* NULL on failure */
-  void (*free)(void *p, size_t n);
-  int (*h2d)(void *dst, const void *src, size_t n);
-  int (*d2h)(void *dst, const void *src, size_t n);
-  int (*sync)(void);
-  const char *(*strerror)(int status);
-  bool (*is_oom)(int status);
-  /* kernel tables (NULL: no kernel) and their launches */
-  const tcu_entry *(*bin_entry)(int op, int dt);
-  const tcu_entry *(*cmp_entry)(int op, int dt);
-  const tcu_entry *(*un_entry)(int op, int dt);
-  const tcu_entry *(*pred_entry)(int op, int dt);
-  const tcu_entry *(*sel_entry)(int op, int dt);
-  const tcu_entry *(*cast_entry)(int from, int to);
-  const tcu_rentry *(*red_entry)(int op, int dt);
-  const tcu_entry *(*find_entry)(int dt, int pred);
-  const tcu_entry *(*copy_entry)(size_t esize);
-  const tcu_entry *(*gather_entry)(size_t esize);
-  const tcu_entry *(*tri_entry)(size_t esize);
-  const tcu_entry *(*range_entry)(int dt, bool endpoint);
-  const tcu_entry *(*random_entry)(int dist);
-  const tcu_sentry *(*scatter_entry)(int red, int dt);
-  const tcu_mentry *(*mm_entry)(int dt);
-  int (*run)(const tcu_entry *e, const tcu_plan *p);
-  int (*find)(const tcu_entry *e, const tcu_plan *p, int64_t *found);
-  int (*reduce)(const tcu_rentry *e, tcu_rplan *p);
-  int (*scatter)(const tcu_sentry *e, const tcu_splan *p);
-  int (*nonzero)(const tcu_plan *p, int64_t *out, int64_t count, bool *mismatch);
-  int (*matmul)(const tcu_mentry *e, const tcu_mplan *p);
-  /* cuBLAS (f32/f64 products): loaded on first ask; 0 when usable, else why
-   * says why; its name (path) once loaded */
-  int (*blas_load)(char *why, size_t n);
-  const char *(*blas_name)(void);
+#define TCU_FIELD_(ret, name, params) ret (*name) params;
+  TCU_API(TCU_FIELD_)
+#undef TCU_FIELD_
 } tcu_api;
 
 /* ---- inside the plugin (the .cu files) ---- */
 #ifdef __CUDACC__
-/* Kernel tables (NULL: no kernel). */
-const tcu_entry *tcu_bin_entry(int op, int dt);
-const tcu_entry *tcu_cmp_entry(int op, int dt);
-const tcu_entry *tcu_un_entry(int op, int dt);
-const tcu_entry *tcu_pred_entry(int op, int dt);
-const tcu_entry *tcu_sel_entry(int op, int dt);
-const tcu_entry *tcu_cast_entry(int from, int to);
-const tcu_rentry *tcu_red_entry(int op, int dt);
-/* The pre-check scan for integer dtype dt. */
-const tcu_entry *tcu_find_entry(int dt, int pred);
-/* Data movement (index.cu): bit copies, gather and triangles by element
- * size in bytes; ranges by dtype; random numbers by tc_dist; scatter by
- * (tc_scatter_red, dtype). */
-const tcu_entry *tcu_copy_entry(size_t esize);
-const tcu_entry *tcu_gather_entry(size_t esize);
-const tcu_entry *tcu_tri_entry(size_t esize);
-const tcu_entry *tcu_range_entry(int dt, bool endpoint);
-const tcu_entry *tcu_random_entry(int dist);
-const tcu_sentry *tcu_scatter_entry(int red, int dt);
-int tcu_scatter(const tcu_sentry *e, const tcu_splan *p);
-/* Row-major positions of the true elements of the bool plan p (nop 1) into
- * out (i64, count of them); 1 when the mask holds another count. */
-int tcu_nonzero(const tcu_plan *p, int64_t *out, int64_t count, bool *mismatch);
-
-/* The runtime. */
-int tcu_init(char *why, size_t n);         /* 0 when a device is usable; else why says why */
-void *tcu_malloc(size_t n);                /* NULL on failure */
-void tcu_free(void *p, size_t n);
-int tcu_h2d(void *dst, const void *src, size_t n);
-int tcu_d2h(void *dst, const void *src, size_t n);
-int tcu_sync(void);
-const char *tcu_strerror(int status);
-bool tcu_is_oom(int status);
-/* Runs an elementwise entry over a plan and waits for it. */
-int tcu_run(const tcu_entry *e, const tcu_plan *p);
-/* Runs the pre-check scan; *found is the first matching index or -1. */
-int tcu_find(const tcu_entry *e, const tcu_plan *p, int64_t *found);
-/* Runs a reduction, choosing its strategy from (m, n), and waits for it. */
-int tcu_reduce(const tcu_rentry *e, tcu_rplan *p);
-/* Matrix products (matmul.cu): the plain kernel by dtype (NULL: none);
- * tcu_matmul runs a plan through cuBLAS (f32, f64 on a device) or the
- * entry's kernel, and waits for it. */
-const tcu_mentry *tcu_mm_entry(int dt);
-int tcu_matmul(const tcu_mentry *e, const tcu_mplan *p);
-int tcu_blas_load(char *why, size_t n);
-const char *tcu_blas_name(void);
-void tcu_set_emulate(bool on);
+/* The functions of TCU_API, and the emulation switch. */
+#define TCU_PROTO_(ret, name, params) ret tcu_##name params;
+TCU_API(TCU_PROTO_)
+#undef TCU_PROTO_
 bool tcu_emulating(void);
 #endif /* __CUDACC__ */
 

@@ -11,22 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "clock.h"
 #include "engine.h"
 #include "cuda/tcu.h"
 #include "check.h"
 
 #define HBM_BYTES_PER_S 4.8e12   /* H200 */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static tc_tensor *filled(tc_engine_id e, tc_dtype dt, int ndim, const int64_t *shape) {
   tc_err err;
@@ -78,14 +69,14 @@ static double timeit(tc_engine_id e, bench_fn f, tc_tensor *a, tc_tensor *b, int
   for (int i = -1; i < runs; i++) {
     tc_err err;
     tc_err_clear(&err);
-    double t0 = now_s();
+    double t0 = tc_now_s();
     tc_tensor *r = f(a, b, &err);
-    double dt = now_s() - t0;
+    double dt = tc_now_s() - t0;
     if (!r) { printf("  failed: %s\n", err.msg); return -1; }
     tc_tensor_free(r);
     if (i >= 0) t[i] = dt;
   }
-  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
+  qsort(t, (size_t)runs, sizeof t[0], tc_cmp_double);
   return t[runs / 2];
 }
 
