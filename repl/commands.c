@@ -140,11 +140,16 @@ static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
     long n = strtol(val, &end, 10);
     if (!*val || *end || n < 0 || n > 17) cmd_error(r, TC_E_BAD_ARG, "precision must be 0 (shortest) to 17, not '%s'", val);
     else r->po.precision = (int)n;
+  } else if (!strcmp(what, "width")) {
+    char *end;
+    long n = strtol(val, &end, 10);
+    if (!*val || *end || n < 0 || n > 100000) cmd_error(r, TC_E_BAD_ARG, "width must be 0 (never wrap) to 100000, not '%s'", val);
+    else r->po.width = (int)n;
   } else if (!strcmp(what, "max_memory")) {
     uint64_t b = parse_size(val);
     if (!b) cmd_error(r, TC_E_BAD_ARG, "bad size '%s' (e.g. 2G, 512M)", val);
     else tc_set_max_memory(b);
-  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
+  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory)", what);
 }
 
 static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
@@ -174,7 +179,7 @@ static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
   free(path);
 }
 
-static const char *const set_words[] = {"precision", "max_memory", NULL};
+static const char *const set_words[] = {"precision", "width", "max_memory", NULL};
 static const char *const engine_words[] = {
 #define X(E, name, built) #name,
   TC_ENGINES(X)
@@ -187,7 +192,7 @@ const command runner_commands[] = {
   {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]"},
   {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]"},
   {"caps", {NULL}, cmd_caps, NULL, false, ":caps"},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | max_memory SIZE]"},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE]"},
   {"time", {NULL}, cmd_timing, NULL, false, ":time STMT"},
   {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT"},
   {"run", {NULL}, cmd_run, NULL, false, ":run FILE"},

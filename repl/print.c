@@ -15,6 +15,25 @@ static bool reads_back(const char *s, double v, tc_dtype dt) {
   }
 }
 
+/* v with p significant digits in e ("%.*e") that read back in dt: the
+ * correctly rounded ones, or else a neighbour one unit in the last digit
+ * away. At a power of two the gap below is half the gap above, so the
+ * nearest p digits may fall outside v's rounding interval where the next
+ * ones up do not: f16(0.015625) is 0.01563, not 0.015625. */
+static bool digits_read_back(char *e, size_t n, int p, double v, tc_dtype dt) {
+  snprintf(e, n, "%.*e", p - 1, v);
+  if (reads_back(e, v, dt)) return true;
+  const char *x = strchr(e, 'e');
+  double step = pow(10.0, (x ? atoi(x + 1) : 0) - (p - 1)), m = strtod(e, NULL);
+  char alt[40];
+  for (int k = -1; k <= 1; k += 2) {
+    snprintf(alt, sizeof alt, "%.*e", p - 1, m + k * step);
+    if (reads_back(alt, v, dt)) { snprintf(e, n, "%s", alt); return true; }
+  }
+  snprintf(e, n, "%.*e", p - 1, v);
+  return false;
+}
+
 void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
   if (isnan(v)) { snprintf(buf, n, "nan"); return; }
   if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
@@ -30,12 +49,11 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
     int lo = 1, hi = dt == TC_DT_BF16 ? 4 : dt == TC_DT_F16 ? 5 : dt == TC_DT_F32 ? 9 : 17;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      snprintf(e, sizeof e, "%.*e", mid - 1, v);
-      if (reads_back(e, v, dt)) hi = mid;
+      if (digits_read_back(e, sizeof e, mid, v, dt)) hi = mid;
       else lo = mid + 1;
     }
     p = lo;
-    snprintf(e, sizeof e, "%.*e", p - 1, v);
+    digits_read_back(e, sizeof e, p, v, dt);
   }
   /* e is [-]d[.ddd]e[+-]xx: take the digits and the exponent */
   const char *s = e;
@@ -51,7 +69,9 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
   char out[64];
   int o = 0;
   if (neg) out[o++] = '-';
-  if (exp10 >= -4 && exp10 < 16) {
+  /* positional from 1e-4 up to 1e16, or with --precision N as C's %g does:
+   * up to 10^N, so that no digit is shown that was not kept */
+  if (exp10 >= -4 && exp10 < (precision > 0 ? p : 16)) {
     if (exp10 >= 0) {
       for (int i = 0; i <= exp10; i++) out[o++] = i < nd ? digits[i] : '0';
       out[o++] = '.';
@@ -160,6 +180,8 @@ typedef struct tctx {
   bool summarise;
   int64_t edge;                   /* entries shown at each end of a long axis */
   int width, precision;
+  int linewidth;                  /* wrap rows longer than this (0: never) */
+  int col;                        /* the column the next character goes to */
 } tctx;
 
 static bool skipped(const tctx *c, int d, int64_t i) {
@@ -243,20 +265,37 @@ static void measure(tctx *c, int d, int64_t off) {
   }
 }
 
+/* A row wraps, as NumPy's linewidth does, before an entry that would end
+ * past the line width (with its ',' or closing brackets); the next line
+ * starts under the row's first entry. */
 static void emit(tctx *c, int d, int64_t off) {
   int nd = c->t->ndim;
   fputc('[', c->f);
+  c->col++;
   for (int64_t i = 0; i < c->t->shape[d]; i++) {
+    bool skip = skipped(c, d, i);
     if (i > 0) {
       fputc(',', c->f);
-      if (d == nd - 1) fputc(' ', c->f);
-      else {
+      c->col++;
+      if (d == nd - 1) {
+        int w = skip ? 3 : c->width;
+        bool last = i == c->t->shape[d] - 1;
+        if (c->linewidth > 0 && c->col + 1 + w + (last ? d + 1 : 1) > c->linewidth) {
+          fprintf(c->f, "\n%*s", d + 1, "");
+          c->col = d + 1;
+        } else {
+          fputc(' ', c->f);
+          c->col++;
+        }
+      } else {
         for (int k = 0; k < nd - 1 - d; k++) fputc('\n', c->f);
         for (int k = 0; k <= d; k++) fputc(' ', c->f);
+        c->col = d + 1;
       }
     }
-    if (skipped(c, d, i)) {
+    if (skip) {
       fputs("...", c->f);
+      c->col += 3;
       i = c->t->shape[d] - c->edge - 1;
       continue;
     }
@@ -264,10 +303,11 @@ static void emit(tctx *c, int d, int64_t off) {
     if (d == nd - 1) {
       char b[64];
       fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
-      fprintf(c->f, "%*s", c->width, b);
+      c->col += fprintf(c->f, "%*s", c->width, b);
     } else emit(c, d + 1, o);
   }
   fputc(']', c->f);
+  c->col++;
 }
 
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
@@ -299,7 +339,8 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     fmt_elem(b, sizeof b, h, 0, t->dtype, o->precision);
     fprintf(f, "%s\n", b);
   } else {
-    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge};
+    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge,
+              .linewidth = o->width};
     memcpy(c.strides, sst, sizeof c.strides);
     if (!empty) measure(&c, 0, 0);
     emit(&c, 0, 0);

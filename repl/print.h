@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include "eval.h"
 
-typedef struct print_opts { int precision; bool full; } print_opts;
+typedef struct print_opts {
+  int precision;
+  bool full;
+  int width;     /* text rows wrap at this column (0: never); JSON never wraps */
+} print_opts;
 
 /* Shortest text that reads back to the same value in dtype dt (Python's
  * repr style), or `precision` significant digits when > 0. */

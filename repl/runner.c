@@ -11,6 +11,7 @@ void runner_init(runner *r) {
   session_init(&r->s);
   r->out = stdout;
   r->errf = stderr;
+  r->po.width = 80;
 }
 
 void runner_free(runner *r) {

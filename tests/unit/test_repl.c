@@ -253,7 +253,10 @@ Test(print, shortest_round_trip_per_dtype) {
   prints(65504.0, TC_DT_F16, 0, "65500.0");
   prints(tc_bf16_to_f32(tc_f64_to_bf16(1.0 / 3)), TC_DT_BF16, 0, "0.334");
   prints(1.0 / 3, TC_DT_F64, 3, "0.333");
-  prints(1234.5678, TC_DT_F64, 3, "1230.0");
+  prints(1234.5678, TC_DT_F64, 3, "1.23e+03");   /* %g-like (SPEC 11): never 1230.0, which looks exact */
+  prints(123.5, TC_DT_F64, 3, "124.0");
+  prints(0.015625, TC_DT_F16, 0, "0.01563");     /* a power of two: the gap below is half the gap above */
+  prints(0.0009765625, TC_DT_F16, 0, "0.000977");
 }
 
 Test(print, sanitised_text_is_valid_utf8) {
