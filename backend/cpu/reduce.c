@@ -16,7 +16,7 @@
  * stride twin does the same additions in the same order. */
 #define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) \
   static C pairwise1_##E(const S *x, int64_t n) { \
-    if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i]); return r; } \
+    if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i]); return r; } \
     if (n <= 128) { \
       C r[8]; \
       for (int k = 0; k < 8; k++) r[k] = LD(x[k]); \
@@ -31,7 +31,7 @@
   } \
   static C pairwise_##E(const S *x, int64_t n, int64_t s) { \
     if (s == 1) return pairwise1_##E(x, n); \
-    if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i * s]); return r; } \
+    if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i * s]); return r; } \
     if (n <= 128) { \
       C r[8]; \
       for (int k = 0; k < 8; k++) r[k] = LD(x[k * s]); \
