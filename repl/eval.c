@@ -374,6 +374,16 @@ static int call_info(ctx *c, tc_op op, tc_tensor *x, value *out) {
   return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : tc_numel(x), false, c->err));
 }
 
+/* clip(x, lo, hi): an absent lo is x itself (maximum(x, x) is x), an
+ * absent hi is maximum(x, lo) (its minimum with that is the same). */
+static int call_clip(barg *b, value *out, tc_err *err) {
+  tc_tensor *lo = b[1].t ? b[1].t : b[0].t, *hi = b[2].t, *own = NULL;
+  if (!hi && !(hi = own = tc_binary(TC_OP_MAXIMUM, b[0].t, lo, err))) return -1;
+  int rc = set_tensor(out, tc_clip(b[0].t, lo, hi, err));
+  tc_tensor_free(own);
+  return rc;
+}
+
 /* One call per family; the binder has checked and converted the arguments. */
 static int call_op(ctx *c, tc_op op, args *a, value *out) {
   barg *b = a->b;
@@ -382,7 +392,7 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   case TC_FAM_BIN: case TC_FAM_CMP: return set_tensor(out, tc_binary(op, b[0].t, b[1].t, err));
   case TC_FAM_UN: case TC_FAM_PRED: return set_tensor(out, tc_unary(op, b[0].t, err));
   case TC_FAM_SEL: return set_tensor(out, tc_where(b[0].t, b[1].t, b[2].t, err));
-  case TC_FAM_CLIP: return set_tensor(out, tc_clip(b[0].t, b[1].t, b[2].t, err));
+  case TC_FAM_CLIP: return call_clip(b, out, err);
   case TC_FAM_CAST: return set_tensor(out, tc_cast(b[0].t, (tc_dtype)b[1].dt, err));
   case TC_FAM_REDUCE: return set_tensor(out, tc_reduce(op, b[0].t, &b[1].axes, a->n > 2 && b[2].b, err));
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
