@@ -81,5 +81,7 @@ int32_t parser_pos(const parser *p);
 
 #define TC_MAX_DEPTH 1000
 #define MAX_USER_PARAMS 8
+#define TC_MAX_BLOCKS 100        /* if/while/for blocks inside one another */
+#define TC_STR_BLOCKS "100"
 #define TC_MAX_CALL_DEPTH 200   /* user function calls deeper: recursion_limit */
 #endif

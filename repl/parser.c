@@ -529,6 +529,10 @@ static node *parse_block(parser *p, const token *opener, const char *const *stop
   node *b = new_node(p, N_BLOCK, p->tok.start, p->tok.start);
   if (!b) return NULL;
   kids k = {0};
+  /* checked before going deeper: the parser recurses once per block */
+  if (p->blocks >= TC_MAX_BLOCKS) {
+    return fail_at(p, opener->start, opener->end, "blocks nested too deeply (limit %s)", TC_STR_BLOCKS);
+  }
   p->blocks++;
   for (;;) {
     while (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) advance(p);
