@@ -20,6 +20,10 @@ void session_init(session *s) { memset(s, 0, sizeof *s); }
 
 void session_free(session *s) {
   session_clear(s, NULL);
+  for (int i = 0; i < TC_MAX_CALL_DEPTH; i++) {   /* the frames' local tables, kept for reuse */
+    free(s->frames[i].locals);
+    s->frames[i] = (frame){0};
+  }
   free(s->vars);
   s->vars = NULL;
   s->cap = 0;
