@@ -147,7 +147,8 @@ $(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a | $(CUDA_LIB)
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
-RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh tests/reliability/soak.sh
+RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh tests/reliability/soak.sh \
+               tests/reliability/history.sh tests/reliability/saves.sh
 
 # Criterion counts a test whose worker LeakSanitizer then reports as
 # passing: the log is searched, so that a leak fails `make check`.
@@ -157,6 +158,8 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	  exit $$rc
 	scripts/run-golden.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
+	@if CI=true PYTHON=/bin/false scripts/npy-interop.sh $(BUILD)/tcalc > /dev/null; then \
+	  echo "scripts/npy-interop.sh passed without NumPy under CI=true" >&2; exit 1; fi
 	tests/cli/run.sh $(BUILD)/tcalc
 	python3 tests/json/strict.py $(BUILD)/tcalc
 	tests/repl/run.sh $(BUILD)/tcalc
@@ -165,6 +168,8 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	$(if $(FAILMALLOC),tests/reliability/failmalloc.sh $(BUILD)/tcalc $(FAILMALLOC))
 ifeq ($(CUDA),1)
 	$(BUILD)/cuda-check parity --emulate --quick --brief --allow-missing
+	@if CI=true TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so $(BUILD)/cuda-check parity --emulate --quick --brief \
+	  > /dev/null; then echo "cuda-check parity --emulate passed without its plugin under CI=true" >&2; exit 1; fi
 endif
 
 # Every row the CPU claims, CPU vs CUDA, verified or not (see

@@ -260,21 +260,34 @@ void run_command(runner *r, char *line) {
 }
 
 uint64_t parse_size(const char *s) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || v <= 0) return 0;
-  while (*end == ' ') end++;
-  double mult = 1;
-  switch (toupper((unsigned char)*end)) {
-  case 'K': mult = 1024.0; end++; break;
-  case 'M': mult = 1024.0 * 1024; end++; break;
-  case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-  case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+  __extension__ typedef unsigned __int128 u128;
+  const char *p = s;
+  u128 whole = 0, frac = 0, scale = 1;
+  if (*p < '0' || *p > '9') return 0;
+  for (; *p >= '0' && *p <= '9'; p++)
+    if ((whole = whole * 10 + (unsigned)(*p - '0')) > INT64_MAX) return 0;
+  bool decimal = *p == '.';
+  if (decimal) {
+    if (*++p < '0' || *p > '9') return 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      if (scale <= (u128)INT64_MAX) { frac = frac * 10 + (unsigned)(*p - '0'); scale *= 10; }   /* later digits cannot matter */
+  }
+  while (*p == ' ') p++;
+  int shift = 0;
+  switch (toupper((unsigned char)*p)) {
+  case 'K': shift = 10; break;
+  case 'M': shift = 20; break;
+  case 'G': shift = 30; break;
+  case 'T': shift = 40; break;
   default: break;
   }
-  if (toupper((unsigned char)*end) == 'I') end++;
-  if (toupper((unsigned char)*end) == 'B') end++;
-  if (*end) return 0;
-  v *= mult;
-  return v >= 1.8e19 ? 0 : (uint64_t)v;
+  if (shift) {
+    p++;
+    if (toupper((unsigned char)*p) == 'I') p++;
+  } else if (decimal) return 0;   /* a fraction of a byte */
+  if (toupper((unsigned char)*p) == 'B') p++;
+  if (*p) return 0;
+  /* whole.frac * 2^shift, rounded to the nearest byte */
+  u128 v = (whole << shift) + (((frac << shift) + scale / 2) / scale);
+  return v == 0 || v > INT64_MAX ? 0 : (uint64_t)v;
 }

@@ -68,6 +68,30 @@ static token error_tok(lexer *lx, int32_t start, const char *msg) {
   return t;
 }
 
+static int digit_value(int c);
+
+int string_escape(const char *s, int32_t n, char *out) {
+  if (n < 2) return -1;
+  char c;
+  switch (s[1]) {
+  case 'n': c = '\n'; break;
+  case 't': c = '\t'; break;
+  case '\\': case '"': case '\'': c = s[1]; break;
+  case 'x': {
+    int hi = n >= 3 ? digit_value((unsigned char)s[2]) : 99, lo = n >= 4 ? digit_value((unsigned char)s[3]) : 99;
+    if (hi > 15) return -2;
+    if (lo > 15) return -3;
+    int v = hi * 16 + lo;
+    if (v == 0 || v > 0x7f) return -4;   /* no NUL; one byte is ASCII */
+    if (out) *out = (char)v;
+    return 4;
+  }
+  default: return -2;
+  }
+  if (out) *out = c;
+  return 2;
+}
+
 static int digit_value(int c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -182,12 +206,22 @@ token lex_next(lexer *lx) {
   }
   if (c == '"' || c == '\'') {   /* single or double quotes (SPEC 11) */
     lx->pos++;
+    int32_t bad = -1, bad_len = 0;   /* the first escape that is not one */
     while (lx->pos < lx->len && s[lx->pos] != (char)c && s[lx->pos] != '\n') {
-      if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) lx->pos++;
+      if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) {
+        int n = string_escape(s + lx->pos, lx->len - lx->pos, NULL);
+        if (n < 0 && bad < 0) { bad = lx->pos; bad_len = -n; }
+        lx->pos += (n < 0 ? -n : n) - 1;
+      }
       lx->pos++;
     }
     if (lx->pos >= lx->len || s[lx->pos] != (char)c) return error_tok(lx, start, "unterminated string");
     lx->pos++;
+    if (bad >= 0) {
+      token t = error_tok(lx, bad, "unknown escape in a string (\\n \\t \\\\ \\\" \\' and \\xHH from \\x01 to \\x7f)");
+      t.end = bad + bad_len;
+      return t;
+    }
     /* A string reaches messages and JSON output as it is: it must be
      * UTF-8 text, without NUL bytes. */
     if (memchr(s + start, 0, (size_t)(lx->pos - start))) return error_tok(lx, start, "NUL byte in a string");

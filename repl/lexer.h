@@ -12,6 +12,11 @@ typedef enum {
   T_OPASSIGN              /* += -= *= /= //= %= **= ^= @=: the operator, then '=' */
 } tok_kind;
 
+/* The backslash escape at s (n bytes left, s[0] == '\\'): \\n \\t \\\\ \\"
+ * \\' or \\xHH (01 to 7f). Returns its length and stores its character in
+ * *out (when not NULL), or minus the length of the bad escape. */
+int string_escape(const char *s, int32_t n, char *out);
+
 typedef struct token {
   tok_kind kind;
   int32_t start, end;     /* byte offsets in the source */

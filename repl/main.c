@@ -45,13 +45,41 @@ static void on_batch_sigint(int sig) {
   tc_interrupt_flag = 1;
 }
 
-static void batch_signals(void) {
+/* SIGTERM and SIGHUP remove the temporary file of a save in progress (the
+ * old file stays as it was), then end the process by the same signal. */
+static void on_fatal_signal(int sig) {
+  tc_io_signal_cleanup();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* Installed first thing in main, so that no signal finds tcalc without
+ * them. A closed pipe is a write error to report, not a signal to die of. */
+static void install_signals(void) {
+  signal(SIGPIPE, SIG_IGN);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_batch_sigint;
   sa.sa_flags = SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
+  sa.sa_handler = on_fatal_signal;
+  sa.sa_flags = 0;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Every mode ends here: output that could not be written (a closed pipe, a
+ * full disk) is exit status 2, with "cannot write output" unless the
+ * reader just went away (EPIPE). */
+static int finish_output(int rc, int write_errno) {
+  if (!write_errno && fflush(stdout) != 0) write_errno = errno ? errno : EIO;
+  if (!write_errno && ferror(stdout)) write_errno = errno ? errno : EIO;
+  if (write_errno) {
+    if (write_errno != EPIPE) fprintf(stderr, "tcalc: cannot write output: %s\n", strerror(write_errno));
+    if (!rc) rc = 2;
+  }
+  return rc;
 }
 
 /* Reads a stream line by line into the runner; -1 on a read error. */
@@ -99,6 +127,7 @@ static void run_file(runner *r, const char *path) {
 enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH };
 
 int main(int argc, char **argv) {
+  install_signals();
   static const struct option longopts[] = {
     {"eval", required_argument, 0, 'e'},     {"json", no_argument, 0, 'j'},
     {"engine", required_argument, 0, OPT_ENGINE}, {"keep-going", no_argument, 0, 'k'},
@@ -176,9 +205,6 @@ int main(int argc, char **argv) {
   }
   /* Colour (errors only) on a terminal, unless NO_COLOR is set (SPEC 1). */
   r.color = !r.json && !getenv("NO_COLOR") && isatty(STDERR_FILENO);
-  /* A closed pipe is a write error to report, not a signal to die of. */
-  signal(SIGPIPE, SIG_IGN);
-  batch_signals();
   /* Line-buffered errors: one write per line, not one per character. */
   static char errbuf[4096];
   setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);
@@ -195,15 +221,8 @@ int main(int argc, char **argv) {
   }
   if (!r.interactive) runner_interrupted(&r);   /* SIGINT after the last statement */
   rc = r.exit_status;
-  if (r.write_errno) {
-    if (r.write_errno != EPIPE) fprintf(stderr, "tcalc: cannot write output: %s\n", strerror(r.write_errno));
-    if (!rc) rc = 2;
-  }
 done:
-  if (fflush(stdout) != 0 && !rc) {
-    if (errno != EPIPE) fprintf(stderr, "tcalc: cannot write output: %s\n", strerror(errno));
-    rc = 2;
-  }
+  rc = finish_output(rc, r.write_errno);
   runner_free(&r);
   free(evals);
   return rc;

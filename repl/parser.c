@@ -245,13 +245,12 @@ static node *parse_string(parser *p) {
   if (!n) return NULL;
   char *s = copy_text(p, t.start + 1, t.end - 1);
   if (!s) return fail_oom(p, t.start, t.end);
-  /* undo backslash escapes in place */
+  /* undo backslash escapes in place (the lexer checked them) */
   char *w = s;
   for (char *r = s; *r; r++) {
-    if (*r == '\\' && r[1]) {
-      r++;
-      *w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
-    } else *w++ = *r;
+    int k = *r == '\\' ? string_escape(r, (int32_t)strlen(r), w) : 0;
+    if (k > 0) { w++; r += k - 1; }
+    else *w++ = *r;
   }
   *w = 0;
   n->str = s;

@@ -1,6 +1,7 @@
 /* Text and JSON printing of values. Tensors are copied to the host once and
  * formatted from there; integers are written exactly, never via a double. */
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include "print.h"
@@ -167,6 +168,34 @@ static int check_cells(const tc_tensor *t, tc_err *err) {
                     "elements (:set max_memory)", shape, lists);
 }
 
+/* ---- stopping a long output ----
+ * Every PRINT_POLL elements a printer looks at its stream and the interrupt
+ * flag: it stops at the first failed write (a closed pipe, a full disk;
+ * the caller then ends the run with status 2) and on Ctrl-C (the line is
+ * ended, and the statement fails with `interrupted`). */
+#define PRINT_POLL 4096
+typedef struct { FILE *f; int64_t n; int stop; } out_poll;   /* stop: 1 write failed, 2 interrupted */
+
+static bool poll_stop(out_poll *o) {
+  if (o->stop || ++o->n % PRINT_POLL) return o->stop != 0;
+  /* a pipe whose reader has gone (POLLERR) fails before the first write,
+   * which measuring a long tensor's column width comes well before:
+   * writing to it (what, does not matter) sets the stream's error */
+  struct pollfd p = {.fd = fileno(o->f), .events = POLLOUT};
+  if (p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
+    fputc(' ', o->f);
+    fflush(o->f);
+  }
+  o->stop = ferror(o->f) ? 1 : tc_interrupt_flag ? 2 : 0;
+  return o->stop != 0;
+}
+
+static int poll_end(const out_poll *o, tc_err *err) {
+  if (o->stop != 2) return 0;
+  fputc('\n', o->f);
+  return tc_err_set(err, TC_E_INTERRUPTED, -1, -1, "interrupted while printing; variables are unchanged");
+}
+
 /* ---- text ---- */
 #define EDGE 3                /* entries shown at each end of a long axis */
 #define SUMMARY_MAX 100000    /* at most this many entries in a summary */
@@ -182,6 +211,8 @@ typedef struct tctx {
   int width, precision;
   int linewidth;                  /* wrap rows longer than this (0: never) */
   int col;                        /* the column the next character goes to */
+  out_poll poll;
+  const char *last;               /* measure(): the element measured last */
 } tctx;
 
 static bool skipped(const tctx *c, int d, int64_t i) {
@@ -253,10 +284,16 @@ static int gather(const gather_ctx *g, tc_tensor *x, int d, int64_t off, tc_err 
 }
 
 static void measure(tctx *c, int d, int64_t off) {
-  for (int64_t i = 0; i < c->t->shape[d]; i++) {
+  for (int64_t i = 0; i < c->t->shape[d] && !poll_stop(&c->poll); i++) {
     if (skipped(c, d, i)) { i = c->t->shape[d] - c->edge - 1; continue; }
     int64_t o = off + at(c, d, i) * c->strides[d];
     if (d == c->t->ndim - 1) {
+      /* an element with the bits of the one before has its width (a
+       * broadcast's copies, runs of zeros) */
+      size_t es = tc_dtype_size(c->t->dtype);
+      const char *e = (const char *)c->data + o * (int64_t)es;
+      if (c->last && !memcmp(c->last, e, es)) continue;
+      c->last = e;
       char b[64];
       fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
       int w = (int)strlen(b);
@@ -272,7 +309,7 @@ static void emit(tctx *c, int d, int64_t off) {
   int nd = c->t->ndim;
   fputc('[', c->f);
   c->col++;
-  for (int64_t i = 0; i < c->t->shape[d]; i++) {
+  for (int64_t i = 0; i < c->t->shape[d] && !poll_stop(&c->poll); i++) {
     bool skip = skipped(c, d, i);
     if (i > 0) {
       fputc(',', c->f);
@@ -340,10 +377,15 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     fprintf(f, "%s\n", b);
   } else {
     tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge,
-              .linewidth = o->width};
+              .linewidth = o->width, .poll = {.f = f}};
     memcpy(c.strides, sst, sizeof c.strides);
     if (!empty) measure(&c, 0, 0);
-    emit(&c, 0, 0);
+    c.poll.n = 0;
+    if (!c.poll.stop) emit(&c, 0, 0);
+    if (c.poll.stop) {
+      host_done(&hb);
+      return poll_end(&c.poll, err);
+    }
     fprintf(f, "  %s[", tc_dtype_name(t->dtype));
     for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
     fputs("]\n", f);
@@ -388,12 +430,13 @@ static void json_elem(FILE *f, const void *data, int64_t i, tc_dtype dt) {
   else fputs(t, f);
 }
 
-static void json_nest(FILE *f, const tc_tensor *t, const void *data, int d, int64_t *pos) {
+static void json_nest(out_poll *o, const tc_tensor *t, const void *data, int d, int64_t *pos) {
+  FILE *f = o->f;
   if (d == t->ndim) { json_elem(f, data, (*pos)++, t->dtype); return; }
   fputc('[', f);
-  for (int64_t i = 0; i < t->shape[d]; i++) {
+  for (int64_t i = 0; i < t->shape[d] && !poll_stop(o); i++) {
     if (i) fputc(',', f);
-    json_nest(f, t, data, d + 1, pos);
+    json_nest(o, t, data, d + 1, pos);
   }
   fputc(']', f);
 }
@@ -443,9 +486,11 @@ int print_json(FILE *f, const value *v, tc_err *err) {
   for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
   fputs("],\"data\":", f);
   int64_t pos = 0;
-  json_nest(f, t, h, 0, &pos);
-  fputs("}\n", f);
+  out_poll o = {.f = f};
+  json_nest(&o, t, h, 0, &pos);
   host_done(&hb);
+  if (o.stop) return poll_end(&o, err);
+  fputs("}\n", f);
   return 0;
 }
 

@@ -1,6 +1,5 @@
 /* The REPL on a terminal: prompts, libedit history and Tab completion of
  * functions, variables and session commands. */
-#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <editline/readline.h>
+#include "history.h"
 #include "repl.h"
 
 static runner *cur;
@@ -76,17 +76,6 @@ static char **complete(const char *text, int start, int end) {
   return m;
 }
 
-static char *history_path(void) {
-  const char *h = getenv("TCALC_HISTORY");
-  if (h && *h) return strdup(h);
-  const char *home = getenv("HOME");
-  if (!home) return NULL;
-  size_t n = strlen(home) + 32;
-  char *p = malloc(n);
-  if (p) snprintf(p, n, "%s/.tcalc_history", home);
-  return p;
-}
-
 static void on_sigint(int sig) {
   (void)sig;
   tc_interrupt_flag = 1;
@@ -100,15 +89,10 @@ void repl_run(runner *r, bool quiet) {
   rl_readline_name = "tcalc";
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";
-  char *hist = history_path();
   using_history();
   stifle_history(1000);
-  if (hist) {
-    /* a new history file is private to its user, as a shell's is */
-    int fd = open(hist, O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (fd >= 0) close(fd);
-    read_history(hist);
-  }
+  history_file hist;
+  history_open(&hist);
   /* SIGINT only raises a flag: kernels poll it between blocks, the
    * evaluator turns it into an `interrupted` error, and at the prompt
    * libedit hands it on to us after restoring the terminal. No SA_RESTART,
@@ -121,7 +105,6 @@ void repl_run(runner *r, bool quiet) {
   if (!quiet)
     printf("tcalc %s. Type :help for functions and commands, Ctrl-D to leave.\n", TC_VERSION);
   runner_begin(r);
-  bool warned = false;
   char *last = NULL;
   /* a statement typed over several lines is one history entry */
   char *entry = NULL;
@@ -139,6 +122,14 @@ void repl_run(runner *r, bool quiet) {
         continue;
       }
       break;                     /* Ctrl-D */
+    }
+    if (tc_interrupt_flag) {
+      /* Ctrl-C at the prompt that libedit read on past (it discarded the
+       * text typed before it): the same as above, but the new line stays */
+      tc_interrupt_clear();
+      r->len = 0;
+      r->depth = 0;
+      entry_len = 0;
     }
     /* the lines of one statement (a recalled entry holds several) */
     r->stop = false;
@@ -162,17 +153,14 @@ void repl_run(runner *r, bool quiet) {
         add_history(entry);
         free(last);
         last = strdup(entry);
-        if (hist && write_history(hist) != 0 && !warned) {
-          fprintf(stderr, "tcalc: cannot write history to %s\n", hist);
-          warned = true;
-        }
+        history_save(&hist);
       }
       entry_len = 0;
     }
     free(line);
   }
   if (!r->quit) fputc('\n', stdout);
-  free(hist);
+  history_close(&hist);
   free(last);
   free(entry);
   r->exit_status = 0;

@@ -65,7 +65,10 @@ parse_status runner_parse_command(const char *full, size_t off, arena *ar, tc_er
 void runner_verify(runner *r, const char *full, size_t off);
 /* The capability table, as text or JSON. */
 int print_caps(FILE *f, bool json);   /* -1: out of memory, nothing printed */
-/* "2G", "512M", "1000000" -> bytes; 0 on a bad size. */
+/* "2G", "512M", "1.5G", "1000000" -> bytes; 0 on a bad size. Digits with
+ * an optional K, M, G or T suffix (powers of 1024, optionally followed by
+ * i and B), or a decimal with a suffix (rounded to the nearest byte); 1 to
+ * 2^63-1 bytes, exactly. No sign, NaN, infinity or hex. */
 uint64_t parse_size(const char *s);
 /* Every callable name, one a line (for the man page check). */
 void print_function_list(FILE *f);

@@ -4,6 +4,8 @@ set -e
 pkgs="make gcc pkg-config libedit-dev libcjson-dev libcriterion-dev libopenblas-dev python3 tmux groff-base"
 # reliability: libFuzzer (clang 14 and its runtime), valgrind, GNU time (peak RSS)
 pkgs="$pkgs clang libclang-rt-14-dev valgrind time"
+# scripts/npy-interop.sh checks tcalc against NumPy (it fails without it under CI=true)
+pkgs="$pkgs python3-numpy"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

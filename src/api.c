@@ -367,11 +367,16 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
     tc_err_set(err, TC_E_EMPTY, (int)op, (int)x->dtype, "reduction over zero elements has no %s", lacks[op]);
     return NULL;
   }
-  tc_tensor *cx = operand(x, kdt, err), *px = NULL, *out = NULL;
+  /* The mean of integers sums in f64 (the FLOAT rule): an engine whose kernel reads the
+   * integers directly (converting each as it is read) needs no f64 copy. */
+  tc_dtype in_dt = kdt;
+  if (tc_op_rule(op) == TC_RULE_FLOAT && kdt != x->dtype && kernel_supported(tc_engines[tc_get_engine()], op, x->dtype))
+    in_dt = x->dtype;
+  tc_tensor *cx = operand(x, in_dt, err), *px = NULL, *out = NULL;
   if (cx) px = tc_view_permute(cx, perm, err);
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
   if (out && !m_empty) {
-    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = kdt, .nin = 1, .in = {px}, .out = out, .nred = nred};
+    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = in_dt, .nin = 1, .in = {px}, .out = out, .nred = nred};
     if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
   }
   tc_tensor_free(px);

@@ -88,6 +88,14 @@ typedef struct tc_engine {
 
 extern const tc_engine *const tc_engines[TC_ENGINE_COUNT];
 
+/* An engine's vtable, from the functions its directory names <id>_init,
+ * _alloc, _release, _supports, _run and _sync; the transfers (and an
+ * optional why_not) are given as designated initializers. */
+#define TC_ENGINE_DEFINE(id, ...)                                                          \
+  const tc_engine tc_##id##_engine = {.name = #id, .init = id##_init, .alloc = id##_alloc,   \
+                                      .release = id##_release, .supports = id##_supports,    \
+                                      .run = id##_run, .sync = id##_sync, __VA_ARGS__}
+
 /* TC_IF_BUILT(M, a, b): a when the macro M is defined as 1, else b (the
  * preprocessor test of Linux's IS_ENABLED). */
 #define TC_ALWAYS 1

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
@@ -34,6 +36,11 @@ static int io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *
   for (char *p = shown; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
   return tc_err_set(err, TC_E_IO, (int)op, dt, "'%s': %s", shown, reason);
+}
+
+/* Reading and writing look at the interrupt flag between chunks. */
+static int io_interrupted(tc_err *err, tc_op op, int dt) {
+  return tc_err_set(err, TC_E_INTERRUPTED, (int)op, dt, "interrupted; variables and files are unchanged");
 }
 
 static bool host_little(void) {
@@ -258,6 +265,7 @@ static int read_into(FILE *f, const char *path, tc_op op, tc_tensor *t, uint64_t
     if (t->dtype == TC_DT_BOOL)
       for (size_t i = 0; i < n; i++) buf[i] = buf[i] != 0;
     rc = e->upload(tc_tensor_data(t) + off, buf, n, err);
+    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)t->dtype);
   }
   free(buf);
   return rc;
@@ -350,25 +358,77 @@ done:
   return out;
 }
 
-/* ---- writing ---- */
-/* Opens path for writing (a regular file is created or truncated; a
- * device such as /dev/stdout is written as it is). */
-static FILE *open_write(const char *path, tc_op op, bool *regular, tc_err *err) {
-  struct stat st;
-  FILE *f = open_file(path, O_WRONLY | O_CREAT | O_TRUNC, "wb", &st);
-  if (!f) io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
-  else *regular = S_ISREG(st.st_mode);
-  return f;
+/* ---- writing ----
+ * A regular file, or a name that does not exist yet, is written as a new
+ * temporary file in the same directory, flushed to the disk (fsync) and
+ * renamed over the name, so the name holds the old file or the new one and
+ * never part of one: a failed write, a full disk, an interrupt or SIGTERM
+ * removes the temporary file and leaves the old file as it was. A name that
+ * is a symbolic link is replaced by the new file, as rename(2) does (the
+ * link's target is left as it is). A new file gets mode 0666 less the
+ * umask; a replaced one keeps its permission bits. A device or FIFO (such
+ * as /dev/stdout) is written in place. */
+typedef struct {
+  FILE *f;
+  const char *path;
+  tc_op op;
+  bool tmp;   /* writing save_tmp, to be renamed over path */
+} writer;
+
+/* The temporary file being written, for tc_io_signal_cleanup (one save runs at a time). */
+static char save_tmp[4096];
+static volatile sig_atomic_t save_tmp_live;
+
+void tc_io_signal_cleanup(void) {
+  if (save_tmp_live) unlink(save_tmp);
 }
 
-/* Closes f; on an earlier failure or a failed close, removes the partial
- * file (only a regular file: never a device). */
-static int close_write(FILE *f, const char *path, tc_op op, bool regular, int rc, tc_err *err) {
-  bool bad = ferror(f);
+static int open_write(writer *w, const char *path, tc_op op, tc_err *err) {
+  *w = (writer){NULL, path, op, false};
+  struct stat st;
+  bool exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) return io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(EISDIR));
+  if (exists && !S_ISREG(st.st_mode)) {   /* a device or FIFO: in place */
+    w->f = open_file(path, O_WRONLY | O_TRUNC, "wb", &st);
+    return w->f ? 0 : io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
+  }
+  const char *slash = strrchr(path, '/');
+  int dlen = slash ? (int)(slash - path) + 1 : 0;
+  if ((size_t)dlen + 32 > sizeof save_tmp) return io_fail(err, op, -1, path, "cannot open for writing: the path is too long");
+  snprintf(save_tmp, sizeof save_tmp, "%.*s.tcalc-save-XXXXXX", dlen, path);
+  int fd = mkstemp(save_tmp);
+  if (fd < 0) return io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
+  save_tmp_live = 1;
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(w->f = fdopen(fd, "wb"))) {
+    int e = errno;
+    close(fd);
+    unlink(save_tmp);
+    save_tmp_live = 0;
+    return io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(e));
+  }
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  w->tmp = true;
+  return 0;
+}
+
+/* Finishes a write: flushes and syncs, then renames the temporary file
+ * over the name; on an earlier failure (rc), a failed write, or an
+ * interrupt, removes the temporary file instead. */
+static int close_write(writer *w, int rc, tc_err *err) {
+  bool bad = ferror(w->f);
   int saved = errno;
-  if (fclose(f) != 0 && rc == 0) { bad = true; saved = errno; }
-  if (bad && rc == 0) rc = io_fail(err, op, -1, path, "write failed: %s", strerror(saved));
-  if (rc != 0 && regular) remove(path);
+  if (!bad && rc == 0 && w->tmp && (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0)) { bad = true; saved = errno; }
+  if (fclose(w->f) != 0 && !bad) { bad = true; saved = errno; }
+  /* a write that SIGINT cut short (EINTR) is the interrupt, not an io_error */
+  if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, w->op, -1);
+  if (bad && rc == 0) rc = io_fail(err, w->op, -1, w->path, "write failed: %s", strerror(saved));
+  if (w->tmp) {
+    if (rc == 0 && rename(save_tmp, w->path) != 0) rc = io_fail(err, w->op, -1, w->path, "cannot replace: %s", strerror(errno));
+    if (rc != 0) unlink(save_tmp);
+    save_tmp_live = 0;
+  }
   return rc;
 }
 
@@ -386,6 +446,7 @@ static int write_data(FILE *f, tc_tensor *x, tc_err *err) {
     rc = e->download(buf, tc_tensor_data(c) + off, n, err);
     if (rc == 0 && !host_little()) byteswap(buf, n, es);
     if (rc == 0 && fwrite(buf, 1, n, f) != n) rc = 1;   /* reported by close_write */
+    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, TC_OP_SAVE, (int)c->dtype);
   }
   free(buf);
   tc_tensor_free(c);
@@ -411,9 +472,9 @@ int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
   size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64;
   size_t hlen = (size_t)n + pad + 1;
   unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
-  bool regular = false;
-  FILE *f = open_write(path, op, &regular, err);
-  if (!f) return -1;
+  writer w;
+  if (open_write(&w, path, op, err) != 0) return -1;
+  FILE *f = w.f;
   int rc = 0;
   if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n) rc = 1;
   for (size_t i = 0; i < pad && rc == 0; i++)
@@ -421,10 +482,28 @@ int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
   if (rc == 0 && fputc('\n', f) == EOF) rc = 1;
   if (rc == 0) rc = write_data(f, x, err);
   if (rc == 1) rc = 0;   /* a write error: ferror(f) is set and close_write reports it */
-  return close_write(f, path, op, regular, rc, err);
+  return close_write(&w, rc, err);
 }
 
 /* ---- CSV ---- */
+/* The one number syntax of CSV floats: an optional sign, then decimal
+ * digits with an optional fraction and exponent, or inf or nan (any case).
+ * No hexadecimal (strtod would take 0x10 and 0x1p3), no "infinity". */
+static bool csv_decimal(const char *s) {
+  const char *p = s + (*s == '+' || *s == '-');
+  if (!strcasecmp(p, "inf") || !strcasecmp(p, "nan")) return true;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9') { p++; digits++; }
+  if (*p == '.') for (p++; *p >= '0' && *p <= '9'; p++) digits++;
+  if (!digits) return false;
+  if (*p == 'e' || *p == 'E') {
+    p += 1 + (p[1] == '+' || p[1] == '-');
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  return !*p;
+}
+
 /* Parses one field (NUL-terminated, trimmed) as dt into out (dt's storage). */
 static bool csv_value(const char *s, tc_dtype dt, void *out, char *why, size_t wn) {
   tc_class c = tc_dtype_class(dt);
@@ -456,8 +535,8 @@ static bool csv_value(const char *s, tc_dtype dt, void *out, char *why, size_t w
     return true;
   }
   if (!*s) { snprintf(why, wn, "empty value"); return false; }
+  if (!csv_decimal(s)) { snprintf(why, wn, "'%s' is not a number", s); return false; }
   double d = strtod(s, &end);
-  if (*end) { snprintf(why, wn, "'%s' is not a number", s); return false; }
   switch (dt) {
   case TC_DT_F32: { float x = (float)d; memcpy(out, &x, 4); break; }
   case TC_DT_F16: { tc_f16 x = tc_f64_to_f16(d); memcpy(out, &x, 2); break; }
@@ -496,8 +575,9 @@ static int csv_pass(csv_reader *r, tc_err *err) {
   bool in_comment = false, blank = true;
   size_t es = tc_dtype_size(r->dt);
   r->rows = 0;
-  for (;;) {
+  for (uint64_t nread = 1;; nread++) {
     int ch = getc(r->f);
+    if (nread % (1 << 20) == 0 && tc_interrupt_flag) return io_interrupted(err, op, (int)r->dt);
     if (ch == '#' && !in_comment) in_comment = true;
     if (in_comment && ch != '\n' && ch != EOF) continue;
     if (ch == ',' || ch == '\n' || ch == EOF) {
@@ -608,17 +688,17 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
   /* Integers and bool are written exactly from i64, floats from f64 (exact for every float dtype). */
   bool flt = tc_dtype_class(x->dtype) == TC_CLASS_FLT;
-  tc_tensor *w = tc_cast(x, flt ? TC_DT_F64 : TC_DT_I64, err), *c = w ? tc_contiguous(w, err) : NULL;
-  tc_tensor_free(w);
+  tc_tensor *wide = tc_cast(x, flt ? TC_DT_F64 : TC_DT_I64, err), *c = wide ? tc_contiguous(wide, err) : NULL;
+  tc_tensor_free(wide);
   if (!c) { tc_annotate(err, op, (int)x->dtype); return -1; }
   int64_t cols = x->ndim == 2 ? x->shape[1] : 1, numel = tc_numel(c);
   size_t chunk = IO_CHUNK / 8;
   void *buf = malloc(chunk * 8);
-  bool regular = false;
-  FILE *f = buf ? open_write(path, op, &regular, err) : NULL;
+  writer w = {0};
   int rc = 0;
   if (!buf) rc = tc_err_set(err, TC_E_OOM, (int)op, (int)x->dtype, "allocation failed");
-  else if (!f) rc = -1;
+  else rc = open_write(&w, path, op, err);
+  FILE *f = w.f;
   const tc_engine *e = tc_engines[c->storage->engine];
   for (int64_t lo = 0; f && rc == 0 && lo < numel; lo += (int64_t)chunk) {
     size_t n = numel - lo < (int64_t)chunk ? (size_t)(numel - lo) : chunk;
@@ -629,9 +709,11 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
       else snprintf(tmp, sizeof tmp, "%lld", (long long)((int64_t *)buf)[i]);
       int64_t k = lo + (int64_t)i;
       if (fputs(tmp, f) == EOF || fputc((k + 1) % cols ? ',' : '\n', f) == EOF) break;
+      if (i % 4096 == 4095 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)x->dtype);
     }
+    if (rc == 0 && ferror(f)) break;
   }
   free(buf);
   tc_tensor_free(c);
-  return f ? close_write(f, path, op, regular, rc, err) : rc;
+  return f ? close_write(&w, rc, err) : rc;
 }

@@ -287,6 +287,12 @@ tc_tensor *tc_stack(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
   }
   int nd = xs[0]->ndim;
   int64_t a = 0;
+  if (nd + 1 > TC_MAX_DIMS) {
+    tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)xs[0]->dtype,
+               "stacking %d-dimensional tensors would make %d dimensions; a tensor may have at most %d", nd, nd + 1,
+               TC_MAX_DIMS);
+    return NULL;
+  }
   if (tc_norm_axis(axis, nd + 1, op, &a, err) != 0) return NULL;
   for (int i = 1; i < n; i++)
     if (xs[i]->ndim != nd || memcmp(xs[i]->shape, xs[0]->shape, sizeof(int64_t) * (size_t)nd)) {

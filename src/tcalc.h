@@ -287,6 +287,9 @@ tc_tensor *tc_load_npy(const char *path, tc_err *err);
 int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
+/* For a SIGTERM handler: removes the temporary file of a save in progress
+ * (the old file under the name stays as it was). Async-signal-safe. */
+void tc_io_signal_cleanup(void);
 
 /* ---- matrix products (SPEC 5.2) ---- */
 /* NumPy matmul: 1-D operands promoted to matrices and the added dimension

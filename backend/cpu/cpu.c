@@ -142,17 +142,7 @@ static int cpu_run(tc_call *c, tc_err *err) {
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
 }
 
-const tc_engine tc_cpu_engine = {
-  .name = "cpu",
-  .init = cpu_init,
-  .alloc = cpu_alloc,
-  .release = cpu_release,
-  .upload = cpu_copy,
-  .download = cpu_copy,
-  .supports = cpu_supports,
-  .run = cpu_run,
-  .sync = cpu_sync,
-};
+TC_ENGINE_DEFINE(cpu, .upload = cpu_copy, .download = cpu_copy);
 
 /* ---- the row iterator ---- */
 void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const *in) {

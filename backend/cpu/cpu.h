@@ -8,6 +8,27 @@
  * that an interrupt is noticed quickly. */
 #define CPU_CHUNK ((int64_t)1 << 16)
 
+/* Loops whose length has no bound (a reduction's run, a dot product's k)
+ * look at the interrupt flag every CPU_POLL iterations, a few milliseconds
+ * of work, so that Ctrl-C stops them within milliseconds whatever the size.
+ * CPU_POLLED_FOR(i, lo, hi) is `for (int64_t i = lo; i < hi; i++)` in
+ * blocks of CPU_POLL, leaving the loop (unfinished) once the flag is up;
+ * each block is a plain counted loop, so it vectorises as before. Loops
+ * that may stop early anyway add cpu_stop(i) to their condition. The
+ * caller sees the flag and reports `interrupted`. */
+#define CPU_POLL ((int64_t)1 << 22)
+#define CPU_POLLED_FOR(i, lo, hi) \
+  for (int64_t i##_b = (lo), i##_h = (hi); i##_b < i##_h && !tc_interrupt_flag; i##_b += CPU_POLL) \
+    for (int64_t i = i##_b, i##_e = i##_h - i##_b > CPU_POLL ? i##_b + CPU_POLL : i##_h; i < i##_e; i++)
+static inline bool cpu_stop(int64_t i) { return (i & (CPU_POLL - 1)) == 0 && tc_interrupt_flag; }
+/* For loops whose steps differ in size: counts work units in *count and,
+ * once CPU_POLL have passed, says whether the flag is up. */
+static inline bool cpu_poll(int64_t *count, int64_t work) {
+  if ((*count += work) < CPU_POLL) return false;
+  *count = 0;
+  return tc_interrupt_flag;
+}
+
 /* Operand 0 is the (contiguous) output; the rest are inputs viewed with the
  * output's shape. Size-1 dims are dropped and adjacent dims merged where
  * every operand allows, so a contiguous op becomes one long row. */

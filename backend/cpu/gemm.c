@@ -395,11 +395,11 @@ static void mv_of(const mm_prob *p, mv_form *f) {
                             int64_t lo, int64_t hi) { \
     const T *a = a_, *x = x_; \
     T *y = y_; \
-    int64_t i = lo; \
-    for (; i + 8 <= hi; i += 8) { \
+    int64_t i = lo, done = 0; \
+    for (; i + 8 <= hi && !cpu_poll(&done, 8 * K); i += 8) { \
       const T *r = a + i * ars; \
       T s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0; \
-      for (int64_t k = 0; k < K; k++) { \
+      CPU_POLLED_FOR(k, 0, K) { \
         const T xv = x[k * xs]; \
         s0 = MADD(s0, r[k], xv); \
         s1 = MADD(s1, r[ars + k], xv); \
@@ -416,7 +416,7 @@ static void mv_of(const mm_prob *p, mv_form *f) {
     for (; i < hi; i++) { \
       const T *r = a + i * ars; \
       T s = 0; \
-      for (int64_t k = 0; k < K; k++) s = MADD(s, r[k], x[k * xs]); \
+      CPU_POLLED_FOR(k, 0, K) s = MADD(s, r[k], x[k * xs]); \
       y[i] = s; \
     } \
   } \
@@ -425,15 +425,15 @@ static void mv_of(const mm_prob *p, mv_form *f) {
     const T *X = x_, *s = s_; \
     T *y = y_; \
     for (int64_t j = lo; j < hi; j++) y[j] = 0; \
-    int64_t k = 0; \
+    int64_t k = 0, done = 0; \
     if (xcs == 1) /* four rows of X per pass over y, each element still in k order */ \
-      for (; k + 4 <= K; k += 4) { \
+      for (; k + 4 <= K && !cpu_poll(&done, 4 * (hi - lo)); k += 4) { \
         const T s0 = s[k * ss], s1 = s[(k + 1) * ss], s2 = s[(k + 2) * ss], s3 = s[(k + 3) * ss]; \
         const T *x0 = X + k * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs; \
         for (int64_t j = lo; j < hi; j++) \
           y[j] = MADD(MADD(MADD(MADD(y[j], s0, x0[j]), s1, x1[j]), s2, x2[j]), s3, x3[j]); \
       } \
-    for (; k < K; k++) { \
+    for (; k < K && !cpu_poll(&done, hi - lo); k++) { \
       const T sv = s[k * ss], *xr = X + k * xrs; \
       if (xcs == 1) { for (int64_t j = lo; j < hi; j++) y[j] = MADD(y[j], sv, xr[j]); } \
       else { for (int64_t j = lo; j < hi; j++) y[j] = MADD(y[j], sv, xr[j * xcs]); } \

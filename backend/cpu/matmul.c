@@ -50,15 +50,16 @@ typedef double nw_F64;
       for (int64_t i = 0; i < p->M && !tc_interrupt_flag; i++) { \
         W acc = 0; \
         const S *ai = a + i * p->ars; \
-        if (p->acs == 1 && p->brs == 1) { for (int64_t k = 0; k < p->K; k++) acc = MADD(acc, (W)MM_IN_##CLS(ai[k]), (W)MM_IN_##CLS(b[k])); } \
-        else { for (int64_t k = 0; k < p->K; k++) acc = MADD(acc, (W)MM_IN_##CLS(ai[k * p->acs]), (W)MM_IN_##CLS(b[k * p->brs])); } \
+        if (p->acs == 1 && p->brs == 1) { CPU_POLLED_FOR(k, 0, p->K) acc = MADD(acc, (W)MM_IN_##CLS(ai[k]), (W)MM_IN_##CLS(b[k])); } \
+        else { CPU_POLLED_FOR(k, 0, p->K) acc = MADD(acc, (W)MM_IN_##CLS(ai[k * p->acs]), (W)MM_IN_##CLS(b[k * p->brs])); } \
         c[i] = (S)MM_OUT_##CLS(acc); \
       } \
       return; \
     } \
+    int64_t done = 0; \
     for (int64_t i = 0; i < p->M && !tc_interrupt_flag; i++) { \
       for (int64_t j = 0; j < p->N; j++) row[j] = 0; \
-      for (int64_t k = 0; k < p->K; k++) { \
+      for (int64_t k = 0; k < p->K && !cpu_poll(&done, p->N); k++) { \
         const W av = (W)MM_IN_##CLS(a[i * p->ars + k * p->acs]); \
         const S *bk = b + k * p->brs; \
         if (p->bcs == 1) { for (int64_t j = 0; j < p->N; j++) row[j] = MADD(row[j], av, (W)MM_IN_##CLS(bk[j])); } \

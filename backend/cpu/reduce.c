@@ -14,7 +14,7 @@
 /* Pairwise summation: blocks of up to 128 summed with 8 accumulators,
  * halves combined recursively, so the error grows with log n. The unit
  * stride twin does the same additions in the same order. */
-#define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) \
+#define K_PAIRWISE_GEN(E, S, C, LD) \
   static C pairwise1_##E(const S *x, int64_t n) { \
     if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i]); return r; } \
     if (n <= 128) { \
@@ -26,6 +26,7 @@
       for (; i < n; i++) t += LD(x[i]); \
       return t; \
     } \
+    if (n >= CPU_POLL && tc_interrupt_flag) return 0; \
     int64_t h = n / 2; h -= h % 8; \
     return pairwise1_##E(x, h) + pairwise1_##E(x + h, n - h); \
   } \
@@ -41,37 +42,51 @@
       for (; i < n; i++) t += LD(x[i * s]); \
       return t; \
     } \
+    if (n >= CPU_POLL && tc_interrupt_flag) return 0; \
     int64_t h = n / 2; h -= h % 8; \
     return pairwise_##E(x, h, s) + pairwise_##E(x + h * s, n - h, s); \
   }
+#define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) K_PAIRWISE_GEN(E, S, C, LD)
+/* the mean of integers and bool sums them as f64 the same way, each element
+ * converted as it is read (no f64 copy of the input) */
+#define TC_TO_F64(x) ((double)(x))
+#define K_PAIRWISE_D(E, n_, S, ...) K_PAIRWISE_GEN(d_##E, S, double, TC_TO_F64)
 TC_FOR_FLT(K_PAIRWISE, _)
+TC_FOR_INTB(K_PAIRWISE_D, _)
 
 /* Wrapping integer sum; the unit-stride loop vectorises. */
 #define K_ISUM(E, n_, S, C, CLS, B, LD, ST, ...) \
   static tc_u_##E isum_##E(const S *x, int64_t n, int64_t s) { \
     tc_u_##E acc = 0; \
-    if (s == 1) { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i]; } \
-    else { for (int64_t i = 0; i < n; i++) acc += (tc_u_##E)x[i * s]; } \
+    if (s == 1) { CPU_POLLED_FOR(i, 0, n) acc += (tc_u_##E)x[i]; } \
+    else { CPU_POLLED_FOR(i, 0, n) acc += (tc_u_##E)x[i * s]; } \
     return acc; \
   }
 TC_FOR_INT(K_ISUM, _)
 
 /* Each kernel, stamped from backend/reduce.def: fold n elements at x with
  * stride s into *o, in index order. */
-#define RFOLD_TREE(E, LD, STEP, STOP) \
-  if (s == 1) { for (int64_t j = 0; j < n && !(STOP); j++) { T x = LD(px[j]); acc = STEP; } } \
-  else { for (int64_t j = 0; j < n && !(STOP); j++) { T x = LD(px[j * s]); acc = STEP; } }
+/* The run is read in blocks of CPU_POLL elements (cpu.h), so that Ctrl-C
+ * stops it; an early stop (STOP) ends the block and the next at once. */
+#define RFOLD_TREE(E, CLS, LD, STEP, STOP) \
+  if (s == 1) { CPU_POLLED_FOR(j, 0, n) { if (STOP) break; T x = LD(px[j]); acc = STEP; } } \
+  else { CPU_POLLED_FOR(j, 0, n) { if (STOP) break; T x = LD(px[j * s]); acc = STEP; } }
 #define RFOLD_SEQ RFOLD_TREE
-#define RFOLD_PAIRWISE(E, LD, STEP, STOP) acc = tc_nsum_make(pairwise_##E(px, n, s), 0);
+/* sums pairwise: floats in their compute type, integers and bool in f64 */
+#define RFOLD_PAIRWISE(E, CLS, LD, STEP, STOP) acc = tc_nsum_make(PAIRWISE_##CLS(E)(px, n, s), 0);
+#define PAIRWISE_FLT(E) pairwise_##E
+#define PAIRWISE_INT(E) pairwise_d_##E
+#define PAIRWISE_BOOL(E) pairwise_d_##E
 #define RSTORE_KEEP(S, ST, o, v) *PTR(S, o) = ST((T)(v));
 #define RSTORE_I64(S, ST, o, v) *PTR(int64_t, o) = (v);
 #define RSTORE_BOOL(S, ST, o, v) *PTR(uint8_t, o) = (uint8_t)(v);
+#define RSTORE_F64(S, ST, o, v) *PTR(double, o) = (v);
 #define K_RED(E, n_, S, C, CLS, B, LD, ST, OP, OUT, FOLD, A_, IDENT, STEP, MERGE, FIN, STOP) \
   static void r_##OP##_##E(const char *x_, int64_t n, int64_t s, char *o) { \
-    typedef C T; typedef tc_u_##E U; typedef A_ A; (void)sizeof(U); \
+    typedef C T; typedef tc_u_##E U; typedef A_ A; (void)sizeof(U); (void)sizeof(T); \
     const S *px = CPTR(S, x_); \
     A acc = IDENT; \
-    RFOLD_##FOLD(E, LD, STEP, STOP) \
+    RFOLD_##FOLD(E, CLS, LD, STEP, STOP) \
     { A a = acc; (void)n; RSTORE_##OUT(S, ST, o, FIN) } \
   }
 #define K_RED_ROW(OP, CLS, ...) TC_FOR_##CLS(K_RED, OP, __VA_ARGS__)
@@ -106,7 +121,7 @@ typedef struct {
   void (*finish)(const void *vals, int nleaves, int64_t n, int depth, bool mean, char *o);
 } tree_fns;
 
-#define K_TREE_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
+#define K_TREE_GEN(E, S, C, OS, ST) \
   static int tree_task_##E(void *ctx, int t, int w) { \
     const tree_job *j = ctx; (void)w; \
     ((C *)j->vals)[t] = pairwise_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
@@ -122,8 +137,10 @@ typedef struct {
   static void tree_fin_##E(const void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
     int idx = 0; (void)nl; \
     C t = tree_comb_##E((const C *)v, n, depth, &idx); \
-    *PTR(S, o) = ST(mean ? t / (C)n : t); \
+    *PTR(OS, o) = ST(mean ? t / (C)n : t); \
   }
+#define K_TREE_FLT(E, n_, S, C, CLS, B, LD, ST, ...) K_TREE_GEN(E, S, C, S, ST)
+#define K_TREE_D(E, n_, S, ...) K_TREE_GEN(d_##E, S, double, double, TC_ID)
 #define K_TREE_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
   static int tree_task_##E(void *ctx, int t, int w) { \
     const tree_job *j = ctx; (void)w; \
@@ -137,11 +154,19 @@ typedef struct {
   }
 TC_FOR_FLT(K_TREE_FLT, _)
 TC_FOR_INT(K_TREE_INT, _)
+TC_FOR_INTB(K_TREE_D, _)
 #define T_ENTRY(E, ...) [TC_DT_##E] = {tree_task_##E, tree_fin_##E},
+#define T_ENTRY_D(E, ...) [TC_DT_##E] = {tree_task_d_##E, tree_fin_d_##E},
 static const tree_fns tree_table[TC_DT_COUNT] = {TC_FOR_NUM(T_ENTRY, _)};
+static const tree_fns mean_d_table[TC_DT_COUNT] = {TC_FOR_INTB(T_ENTRY_D, _)};
+
+/* The tree functions of a sum or mean of dtype dt (the mean of integers in f64). */
+static const tree_fns *tree_of(tc_op op, tc_dtype dt) {
+  return op == TC_OP_MEAN && tc_dtype_class(dt) != TC_CLASS_FLT ? &mean_d_table[dt] : &tree_table[dt];
+}
 
 static int tree_sum(tc_call *c, const char *x, int64_t n, int64_t s, tc_err *err) {
-  const tree_fns *tf = &tree_table[c->dtype];
+  const tree_fns *tf = tree_of(c->op, c->dtype);
   int depth = 0;
   while (depth < TREE_MAX_DEPTH && (n >> (depth + 1)) >= CPU_PAR_MIN) depth++;
   span leaves[1 << TREE_MAX_DEPTH];
@@ -166,7 +191,7 @@ typedef struct {
 static int red_row(void *ctx_, int64_t pos, int64_t cnt, char *const *p, const int64_t *s) {
   const red_ctx *ctx = ctx_;
   (void)pos;
-  for (int64_t j = 0; j < cnt; j++)
+  for (int64_t j = 0; j < cnt && !tc_interrupt_flag; j++)
     ctx->fn(p[1] + j * s[1] * (int64_t)ctx->esize, ctx->n, ctx->rstride, p[0] + j * (int64_t)ctx->osize);
   return tc_interrupt_flag ? 1 : 0;
 }
@@ -198,7 +223,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   int64_t nout = tc_numel(c->out);
   int rc;
   if (nout == 1 && n >= 4 * CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN) &&
-      tree_table[c->dtype].task) {
+      tree_of(c->op, c->dtype)->task) {
     rc = tree_sum(c, tc_tensor_data(x), n, rstride, err);
     tc_tensor_free(tmp);
     return rc;

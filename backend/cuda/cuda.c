@@ -413,15 +413,4 @@ static int cuda_run(tc_call *c, tc_err *err) {
   return interrupted(status_err(st, err, (int)c->op, (int)c->dtype, "a kernel"), err);
 }
 
-const tc_engine tc_cuda_engine = {
-  .name = "cuda",
-  .init = cuda_init,
-  .alloc = cuda_alloc,
-  .release = cuda_release,
-  .upload = cuda_upload,
-  .download = cuda_download,
-  .supports = cuda_supports,
-  .run = cuda_run,
-  .sync = cuda_sync,
-  .why_not = cuda_why_not,
-};
+TC_ENGINE_DEFINE(cuda, .upload = cuda_upload, .download = cuda_download, .why_not = cuda_why_not);

@@ -23,9 +23,11 @@
 #define RO_KEEP(S) S
 #define RO_I64(S) int64_t
 #define RO_BOOL(S) uint8_t
+#define RO_F64(S) double
 #define RSTORE_KEEP(ST, v) ST((T)(v))
 #define RSTORE_I64(ST, v) (int64_t)(v)
 #define RSTORE_BOOL(ST, v) (uint8_t)(v)
+#define RSTORE_F64(ST, v) (double)(v)
 #define RSEQ_TREE false
 #define RSEQ_PAIRWISE false
 #define RSEQ_SEQ true

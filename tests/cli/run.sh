@@ -262,5 +262,81 @@ $PY -c 'print("\n".join(["[1, 2, 3]"] * 100000))' > "$tmp/in"
 st=$( { "$bin" < "$tmp/in"; echo $? > "$tmp/st"; } | head -1 > /dev/null; cat "$tmp/st")
 case $st in 0|2) ok ;; *) bad "closed pipe: exit $st (a signal?)" ;; esac
 
+# --help, -h, --version, --caps and --caps --json write through the same
+# path as results (issue 20): a closed pipe is status 2 without a word, not
+# death by SIGPIPE (141); a full disk is status 2 and "cannot write output".
+for mode in --help -h --version --caps "--caps --json"; do
+  # shellcheck disable=SC2086
+  st=$($PY -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)   # the reader is gone before tcalc writes
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
+print(p.returncode if p.returncode >= 0 else 128 - p.returncode, len(p.stderr))
+' "$bin" $mode)
+  check "$mode to a closed pipe" "2 0" "$st"
+  if [ -w /dev/full ]; then
+    # shellcheck disable=SC2086
+    "$bin" $mode > /dev/full 2> "$tmp/err"
+    check "$mode to a full disk: status" 2 $?
+    case $(cat "$tmp/err") in *"cannot write output"*) ok ;; *) bad "$mode to a full disk: message [$(cat "$tmp/err")]" ;; esac
+  fi
+done
+
+# ---- one strict size parser: --max-memory and :set max_memory ----
+for v in nan NaN inf 0x1p4 0x10 1.9999 1.5 1e3 " 5" +5 -5 0 "" 9223372036854775808 1K5 G 1.G .5G 99999999999999999999; do
+  "$bin" --max-memory "$v" -e 1 > /dev/null 2>&1
+  check "--max-memory '$v' is refused" 2 $?
+  case $v in *" "*|"") continue ;; esac   # a command's words are split at blanks
+  check ":set max_memory '$v' is refused" bad_argument "$("$bin" -j -e ":set max_memory $v" | $PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])' 2>&1)"
+done
+for pair in 9007199254740993:9007199254740993 9223372036854775807:9223372036854775807 1.5K:1536 2G:2147483648 \
+            64k:65536 1KiB:1024 512MB:536870912 0.5T:549755813888 1.0000000001G:1073741824 100:100; do
+  v=${pair%%:*} want=${pair#*:}
+  got=$("$bin" -j --max-memory "$v" -e ':set' | $PY -c 'import json,sys; print(json.load(sys.stdin)["max_memory"])' 2>&1)
+  check "--max-memory $v" "$want" "$got"
+  got=$("$bin" -j -e ":set max_memory $v" -e ':set' | tail -n 1 | $PY -c 'import json,sys; print(json.load(sys.stdin)["max_memory"])' 2>&1)
+  check ":set max_memory $v" "$want" "$got"
+done
+
+# ---- string escapes: \n \t \\ \" \' \xHH; any other is a syntax error ----
+check "escapes \\x69\\x33\\x32" 'i32' "$("$bin" -j -e 'dtype(cast(1, "\x69\x33\x32"))' | $PY -c 'import json,sys; print(json.load(sys.stdin)["value"])')"
+$PY - "$bin" <<'PY' && ok || bad "escapes \\\" \\' \\\\ \\n \\t in a string"
+import json, subprocess, sys
+stmt = r"""cast(1, "a\"b\x27c\\d\ne\tf\'g")"""
+out = subprocess.run([sys.argv[1], "-j", "-e", stmt], capture_output=True, text=True).stdout
+m = json.loads(out)["error"]["message"]
+# the dtype is quoted back with control characters shown as ?
+assert 'unknown dtype "a"b\'c\\d?e?f\'g"' in m, m
+PY
+for bad_escape in '"\x00a"' '"\q"' '"\x8f"' '"\x4"' '"a\0"' '"\u0041"'; do
+  "$bin" -e "cast(1, $bad_escape)" > /dev/null 2> "$tmp/err"
+  check "string $bad_escape: status" 3 $?
+  case $(head -n 1 "$tmp/err") in "error[syntax_error]: unknown escape"*) ok ;; *) bad "string $bad_escape: $(head -n 1 "$tmp/err")" ;; esac
+done
+
+# ---- stack's errors name stack ----
+"$bin" -e 'x = zeros([1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1])' -e 'stack([x, x])' > /dev/null 2> "$tmp/err"
+case $(head -n 1 "$tmp/err") in "error[bad_argument]: stack: "*) ok ;; *) bad "stack of 16-D tensors: $(head -n 1 "$tmp/err")" ;; esac
+
+# ---- CSV numbers: decimal in every dtype ----
+for v in 0x10 0x1p3 infinity 1e 1.2.3 --1 "1 2" 1_000; do
+  printf '%s\n' "$v" > "$tmp/h.csv"
+  for dt in f64 f32 i64; do
+    check "load_csv '$v' as $dt" io_error "$("$bin" -j -e "load_csv(\"h.csv\", dtype=\"$dt\")" | $PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])')"
+  done
+done
+printf '1.5e3, -.5, +2., inf, -INF, NaN, 7\n' > "$tmp/h.csv"
+check "load_csv decimals" '[1500.0,-0.5,2.0,"inf","-inf","nan",7.0]' "$("$bin" -j -e 'load_csv("h.csv")' | $PY -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["data"], separators=(",",":")))')"
+
+# ---- mean of integers reads them in place: no f64 copy of the input ----
+check "mean of a 10^9-element i64 tensor under a 10G limit" '{"ok":true,"dtype":"f64","shape":[],"data":5.0}' \
+  "$("$bin" -j --max-memory 10G -e 'mean(broadcast_to(5, [1000000000]))')"
+check "mean of integers has the bits of the mean of their f64 copy" "true true true true" \
+  "$("$bin" -e 'x = i64(randn([3000001], seed=3) * 1e12)' -e 'y = i16(randn([7, 300001], seed=3) * 1000)' \
+     -e 'mean(x) == mean(f64(x))' -e 'all(mean(y, axis=1) == mean(f64(y), axis=1))' \
+     -e 'all(mean(y, axis=0) == mean(f64(y), axis=0))' -e 'mean(y > 0) == mean(f64(y > 0))' | tr '\n' ' ' | sed 's/ $//')"
+check "mean of i8 is exact" '{"ok":true,"dtype":"f64","shape":[],"data":-1.5}' "$("$bin" -j -e 'mean(i8([-128, 125]))')"
+
 echo "cli: $n checks, $fail failures"
 [ "$fail" -eq 0 ]

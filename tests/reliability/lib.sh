@@ -75,3 +75,24 @@ finish() {
   echo "$(basename "$0" .sh): $PASS passed, $FAIL failed"
   [ "$FAIL" -eq 0 ]
 }
+
+# For tests that drive the REPL in a tmux pane: tm runs tmux on the server
+# at $sock (set by the test), screen prints the pane, wait_screen PATTERN
+# polls it until a line matches (up to 30 s). need_tmux fails the test and
+# ends it when tmux is missing.
+tm() { tmux -S "$sock" "$@"; }
+screen() { tm capture-pane -p -J -t t 2>/dev/null; }
+wait_screen() {
+  i=0
+  while ! screen | grep -Eq "$1"; do
+    i=$((i + 1))
+    if [ $i -gt 1500 ]; then return 1; fi
+    sleep 0.02
+  done
+}
+need_tmux() {
+  command -v tmux > /dev/null && return 0
+  bad "${1:-repl}: tmux is not installed (scripts/install-deps.sh installs it)"
+  finish
+  exit
+}

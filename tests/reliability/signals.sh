@@ -20,6 +20,30 @@ wait_exit() {
   rc=$?
 }
 
+# sigint.py TMP STDIN CMD...: runs CMD (in TMP, stdin from STDIN, output to
+# TMP/out and TMP/err), sends SIGINT 0.3 s after 7777777 is out (the
+# computation is then under way) and prints "STATUS MS", MS from the signal
+# to the exit of the process.
+cat > "$TMP/sigint.py" <<'PY'
+import signal, subprocess, sys, time
+tmp, stdin, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(stdin, "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
+    p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e, cwd=tmp)
+    deadline = time.monotonic() + 120
+    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.005)
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        rc = 124
+print(rc if rc >= 0 else 128 - rc, round((time.monotonic() - t0) * 1000))
+PY
+
 # A 10^6-element tensor built from short lines, then a computation on it
 # that runs for seconds: 300 nested sines.
 python3 - > "$TMP/setup.tc" <<'PY'
@@ -43,28 +67,7 @@ long="y = $(python3 -c "print('sin(' * 300 + 'x' + ')' * 300)")"
 interrupt() {
   name=$1 script=$2 at=$3
   shift 3
-  ms=$(python3 - "$TMP" "$script" "$BIN" "$@" <<'PY'
-import signal, subprocess, sys, time
-tmp, script, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-with open(f"{tmp}/{script}", "rb") as i, open(f"{tmp}/out", "wb") as o, open(f"{tmp}/err", "wb") as e:
-    p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e)
-    # once 7777777 is out, the computation is under way
-    deadline = time.monotonic() + 120
-    while b"7777777" not in open(f"{tmp}/out", "rb").read() and time.monotonic() < deadline and p.poll() is None:
-        time.sleep(0.01)
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    try:
-        rc = p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
-        rc = 124
-ms = (time.monotonic() - t0) * 1000
-print(f"{rc if rc >= 0 else 128 - rc} {ms:.0f}")
-PY
-)
+  ms=$(python3 "$TMP/sigint.py" "$TMP" "$TMP/$script" "$BIN" "$@")
   rc=${ms% *}
   ms=${ms#* }
   if [ "$rc" -ne 1 ]; then bad "$name: $(status_note $rc), wanted 1"; head -c 600 "$TMP/err"; return; fi
@@ -90,6 +93,78 @@ TCALC_THREADS=8 interrupt batch_eight_threads long.tc 8 --json
 interrupt batch_matmul_float matmul.tc 4 --json
 TCALC_THREADS=1 interrupt batch_matmul_float_one_thread matmul.tc 4 --json
 interrupt batch_matmul_int imatmul.tc 4 --json
+
+# Every kernel family on huge broadcast views (issue 20), printing, save_csv
+# and load_csv: SIGINT once the statement has run for 0.3 s must end the
+# run with `interrupted` (status 1) within 0.5 s. Reductions read a view of
+# 2^62 elements, which no amount of time would finish.
+yes 1.5 | head -n 10000000 > "$TMP/big.csv"
+family() {
+  name=$1 stmt=$2
+  shift 2
+  r=$(python3 "$TMP/sigint.py" "$TMP" /dev/null "$BIN" --json "$@" \
+        -e 'b = broadcast_to(1.5, [4611686018427387904])' -e 'bi = broadcast_to(3, [4611686018427387904])' \
+        -e 'z = broadcast_to(0.0, [4611686018427387904])' -e 'v = broadcast_to(1.5, [3000000000])' \
+        -e 'iv = broadcast_to(2, [3000000000])' -e 'm = broadcast_to(1.0, [100000, 100000000000])' \
+        -e 'w = broadcast_to(1.0, [100000000])' -e 'mw = broadcast_to(1.0, [100000, 100000000])' \
+        -e 7777777 -e "$stmt" -e 8888888)
+  rc=${r% *} ms=${r#* }
+  if [ "$rc" -ne 1 ]; then bad "$name: $(status_note "$rc"), wanted 1"; head -c 300 "$TMP/err"; return; fi
+  if ! tail -n 1 "$TMP/out" | grep -q '"code":"interrupted"' || grep -q 8888888 "$TMP/out"; then
+    bad "$name: no interrupted error"; tail -c 300 "$TMP/out"; return
+  fi
+  if [ "$ms" -gt 500 ]; then bad "$name: took $ms ms to stop"; return; fi
+  ok
+}
+family reduce_max 'reduce_max(b)'
+family reduce_min 'reduce_min(bi)'
+family prod 'prod(b)'
+family prod_int 'prod(bi)'
+family argmax 'argmax(b)'
+family argmin 'argmin(bi)'
+family any 'any(z)'
+family all 'all(b)'
+family sum 'sum(b)'
+family sum_int 'sum(bi)'
+family mean 'mean(b)'
+family mean_int 'mean(bi)'
+family sum_axis 'sum(m, axis=1)'
+family argmax_axis 'argmax(m, axis=1)'
+family vecvec 'v @ v'
+family dot 'dot(v, v)'
+family vecvec_int 'iv @ iv'
+family matvec 'mw @ w'
+TCALC_THREADS=1 family sum_one_thread 'sum(b)'
+family print_text 'broadcast_to(1.5, [10000000])' --full
+family print_json 'broadcast_to(1.5, [10000000])'
+family save_csv 'save_csv("big-out.csv", broadcast_to(1.5, [20000000]))'
+family load_csv 'load_csv("big.csv")'
+
+# SIGINT at any moment after exec is handled: here while --caps is blocked
+# writing to a full pipe (the handler used to come after option parsing,
+# and --caps, --help and --version never installed it).
+r=$(python3 - "$BIN" <<'PY'
+import fcntl, os, signal, subprocess, sys, time
+rd, wr = os.pipe()
+fl = fcntl.fcntl(wr, fcntl.F_GETFL)
+fcntl.fcntl(wr, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+try:
+    while True:
+        os.write(wr, b"x" * 4096)
+except BlockingIOError:
+    pass
+fcntl.fcntl(wr, fcntl.F_SETFL, fl)
+p = subprocess.Popen([sys.argv[1], "--caps"], stdout=wr, stderr=subprocess.DEVNULL)
+os.close(wr)
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+time.sleep(0.2)
+os.close(rd)
+rc = p.wait(timeout=30)
+print(rc if rc >= 0 else 128 - rc)
+PY
+)
+if [ "$r" -lt 128 ]; then ok; else bad "early SIGINT: $(status_note "$r")"; fi
 
 # SIGINT while blocked reading stdin (a pipe that stays open).
 mkfifo "$TMP/fifo"
@@ -127,24 +202,9 @@ elif [ -s "$TMP/err" ]; then bad "closed_stdout_endless: wrote to stderr"; head 
 else ok; fi
 
 # The REPL in a tmux pane.
-if ! command -v tmux > /dev/null; then
-  bad "repl: tmux is not installed (scripts/install-deps.sh installs it)"
-  finish
-  exit
-fi
+need_tmux repl
 sock="$TMP/tmux.sock"
-tm() { tmux -S "$sock" "$@"; }
-screen() { tm capture-pane -p -J -t t; }
 type_line() { tm send-keys -t t -l "$1"; tm send-keys -t t Enter; }
-# wait_screen PATTERN: polls the pane until a line matches (up to 30 s).
-wait_screen() {
-  i=0
-  while ! screen | grep -Eq "$1"; do
-    i=$((i + 1))
-    if [ $i -gt 1500 ]; then return 1; fi
-    sleep 0.02
-  done
-}
 tm new-session -d -s t -x 200 -y 50 "env TCALC_HISTORY=$TMP/history NO_COLOR=1 $BIN -q; sleep 600"
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 if ! wait_screen '^tcalc> '; then bad "repl: no prompt"; screen; finish; exit; fi
@@ -157,6 +217,7 @@ if wait_screen '^2$' && ! screen | grep -q '^1002$'; then ok; else bad "repl: Ct
 
 # ... and a statement left open in a bracket.
 type_line '[3,'
+wait_screen '^  \.\.\.> '   # Ctrl-C before the line is read would come too early
 tm send-keys -t t C-c
 type_line 4
 if wait_screen '^4$' && ! screen | grep -q 'error'; then ok; else bad "repl: Ctrl-C in a continuation kept the statement"; screen | grep -v '^$' | tail -5; fi
@@ -164,12 +225,18 @@ if wait_screen '^4$' && ! screen | grep -q 'error'; then ok; else bad "repl: Ctr
 # Ctrl-C during a computation: interrupted, and every variable kept.
 while read -r l; do type_line "$l"; done < "$TMP/setup.tc"
 type_line 'w = 5'
+type_line 7777777   # the setup is done when this is printed
+wait_screen '^7777777$'
 type_line "$long"
 sleep 1
 tm send-keys -t t C-c
 if wait_screen 'error\[interrupted\]'; then ok; else bad "repl: no interrupted error"; screen | grep -v '^$' | tail -5; fi
+# each line waits for the one before to finish: a line typed ahead while
+# tcalc computes is echoed by the terminal into the output
 type_line 'shape(x)'
+wait_screen 'i64\[6\]'
 type_line 'w * 2'
+wait_screen '^10$'
 type_line 'y'
 if wait_screen 'y is not defined' && screen | grep -q '^\[10, 10, 10, 10, 10, 10\]  i64\[6\]' && screen | grep -q '^10$'; then ok
 else bad "repl: variables changed by the interrupt"; screen | grep -v '^$' | tail -12; fi

@@ -13,9 +13,16 @@ if ! command -v tmux > /dev/null; then
   exit 1
 fi
 tmp=$(mktemp -d)
-sock="tcalc-test-$$"
+# One tmux server per session (start): a new session on a server whose last
+# session was just killed can meet it exiting ("server exited unexpectedly").
+nsock=0
+sock="tcalc-test-$$-$nsock"
 T() { tmux -L "$sock" -f "$tmp/tmux.conf" "$@"; }
-cleanup() { T kill-server > /dev/null 2>&1; rm -rf "$tmp"; }
+cleanup() {
+  k=0
+  while [ $k -le $nsock ]; do tmux -L "tcalc-test-$$-$k" kill-server > /dev/null 2>&1; k=$((k + 1)); done
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 printf 'set -g remain-on-exit on\nset -g history-limit 5000\n' > "$tmp/tmux.conf"
@@ -41,6 +48,15 @@ wait_for() {
   return 0
 }
 expect() { if wait_for "$@"; then ok; else bad "no [$1] on the screen (wanted ${2:-1})"; fi; }
+# settle: until the last line is an empty prompt (the line before has run):
+# keys typed while tcalc still computes are echoed by the terminal into
+# the output, which under load made the screen checks race
+settle() {
+  i=0
+  until [ "$(screen | tail -n 1)" = 'tcalc> ' ] || [ "$(screen | tail -n 1)" = 'tcalc>' ]; do
+    i=$((i + 1)); [ $i -gt $limit ] && return 1; sleep 0.1
+  done
+}
 keys() { T send-keys -t t "$@"; }
 line() { T send-keys -t t -l "$1"; T send-keys -t t Enter; }
 pane() { T display -p -t t "$1"; }
@@ -48,7 +64,9 @@ pane() { T display -p -t t "$1"; }
 # be slow to reap a dead pane's process. The sh traps SIGINT (so Ctrl-C
 # reaches tcalc alone to handle) and tcalc starts with the default disposition.
 start() {   # start [ENV...]: a fresh tcalc in a 120x50 terminal
-  T kill-session -t t > /dev/null 2>&1
+  T kill-server > /dev/null 2>&1
+  nsock=$((nsock + 1))
+  sock="tcalc-test-$$-$nsock"
   rm -f "$tmp/status"
   T new-session -d -s t -x 120 -y 50 sh -c 'trap : INT; "$@"; echo $? > "$0"' "$tmp/status" \
     env TCALC_HISTORY="$hist" HOME="$tmp" "$@" "$bin"
@@ -103,6 +121,7 @@ expect 'tcalc> reduce_sum([1, 2, 3, 4])'
 expect '10'
 # ... a variable ...
 line 'my_long_variable = 37'
+settle
 keys 'my_lo' Tab
 keys -l ' + 1'
 keys Enter

@@ -2,6 +2,7 @@
  * NumPy shares, hand-made headers (Fortran order, big-endian, versions),
  * one test per class of malformed file, the memory limit, write failures,
  * and CSV. Files live in a fresh temporary directory per test. */
+#include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -269,4 +270,45 @@ Test(io, corruptions_never_crash) {
   cr_assert_gt(failed, 100);
   cr_assert_gt(loaded, 10);
   tc_tensor_free(x);
+}
+
+/* Reading and writing look at the interrupt flag between chunks: with the
+ * flag up, save, save_csv, load and load_csv stop with `interrupted`, the
+ * old file stays as it was and no temporary file is left (issue 20). */
+Test(io, interrupt_stops_files) {
+  int64_t shape[1] = {(int64_t)3 << 20}, small[1] = {8192};   /* 24 MiB of f64: several chunks */
+  tc_tensor *x = tc_zeros(1, shape, TC_DT_F64, &e), *y = tc_zeros(1, small, TC_DT_F64, &e);
+  cr_assert(x && y);
+  cr_assert_eq(tc_save_npy(P("a.npy"), x, &e), 0);
+  /* a CSV longer than the 1 MiB between two looks at the flag */
+  FILE *f = fopen(P("a.csv"), "wb");
+  cr_assert_not_null(f);
+  for (int i = 0; i < 600000; i++) fputs("0\n", f);
+  cr_assert_eq(fclose(f), 0);
+  struct stat before_npy, before_csv, st;
+  cr_assert_eq(stat(P("a.npy"), &before_npy), 0);
+  cr_assert_eq(stat(P("a.csv"), &before_csv), 0);
+  tc_interrupt_flag = 1;
+  cr_expect_neq(tc_save_npy(P("a.npy"), x, &e), 0);
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "save: %s", e.msg);
+  tc_err_clear(&e);
+  cr_expect_neq(tc_save_csv(P("a.csv"), y, &e), 0);
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "save_csv: %s", e.msg);
+  tc_err_clear(&e);
+  cr_expect_null(tc_load_npy(P("a.npy"), &e));
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "load: %s", e.msg);
+  tc_err_clear(&e);
+  cr_expect_null(tc_load_csv(P("a.csv"), TC_DT_F64, &e));
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "load_csv: %s", e.msg);
+  tc_interrupt_clear();
+  cr_assert_eq(stat(P("a.npy"), &st), 0);
+  cr_expect(st.st_ino == before_npy.st_ino && st.st_size == before_npy.st_size, "a.npy was replaced");
+  cr_assert_eq(stat(P("a.csv"), &st), 0);
+  cr_expect(st.st_ino == before_csv.st_ino && st.st_size == before_csv.st_size, "a.csv was replaced");
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  for (struct dirent *de; (de = readdir(d));) cr_expect(!strstr(de->d_name, "tcalc-save"), "left: %s", de->d_name);
+  closedir(d);
+  tc_tensor_free(x);
+  tc_tensor_free(y);
 }
