@@ -4,6 +4,7 @@
 #   make test       build and run every test suite
 #   make check      the same suites under ASan + UBSan (in build/san)
 #   make bench      time tcalc against NumPy on the same work (scripts/bench)
+#   make accuracy   every f32/f64 math function against mpmath (full sweep)
 #   make CUDA=1     also build the CUDA engine (the default when nvcc is found;
 #                   CUDA=0 builds the complete CPU-only program)
 #   make test-cuda  CPU-vs-CUDA parity suite (prints "skipped: ..." without a GPU)
@@ -28,7 +29,8 @@ WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 PKGS    := libedit libcjson
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc -Ibackend -Irepl
 CFLAGS  += $(OPT) -g -fno-math-errno -pthread $(WARN) -MMD -MP
-LDLIBS  += -lm -pthread -ldl
+# SLEEF (libsleef-dev): the CPU engine's vectorised math functions.
+LDLIBS  += -lsleef -lm -pthread -ldl
 ifneq ($(SAN),)
   CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=$(SAN)
@@ -164,6 +166,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	python3 tests/json/strict.py $(BUILD)/tcalc
 	tests/repl/run.sh $(BUILD)/tcalc
 	scripts/check-man.sh $(BUILD)/tcalc
+	tests/accuracy/ulp.py $(BUILD)/tcalc
 	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
 	$(if $(FAILMALLOC),tests/reliability/failmalloc.sh $(BUILD)/tcalc $(FAILMALLOC))
 ifeq ($(CUDA),1)
@@ -200,6 +203,12 @@ check:
 
 bench: $(BUILD)/tcalc
 	scripts/bench $(BUILD)/tcalc
+
+# every f32/f64 math function against mpmath, about 50 times the sample
+# make test runs (some minutes)
+.PHONY: accuracy
+accuracy: $(BUILD)/tcalc
+	tests/accuracy/ulp.py $(BUILD)/tcalc --full
 
 clean:
 	rm -rf build

@@ -162,6 +162,17 @@ static tc_tensor *operand(tc_tensor *x, tc_dtype dt, tc_err *err) {
   return c;
 }
 
+/* An elementwise operand: as operand(), except that the CPU engine converts
+ * elementwise inputs itself, a block at a time inside the kernel, so no
+ * whole converted copy is made (peak memory: inputs, output and a small
+ * buffer). Not for ops with an integer pre-check, which reads the
+ * converted divisor or exponent. */
+static tc_tensor *ew_operand(tc_op op, tc_tensor *x, tc_dtype dt, tc_err *err) {
+  if (tc_get_engine() == TC_ENGINE_CPU && tc_op_check(op) == TC_CHECK_NONE && x->dtype != dt)
+    return tc_to_engine(x, TC_ENGINE_CPU, err);
+  return operand(x, dt, err);
+}
+
 static void release(tc_tensor **ts, int n) {
   for (int i = 0; i < n; i++) tc_tensor_free(ts[i]);
 }
@@ -242,8 +253,8 @@ tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
   tc_dtype kdt = kernel_dtype(op, dt);
   if (!tc_op_supported(op, dt, tc_get_engine())) { unsupported(op, dt, err); return NULL; }
-  tc_tensor *ops[2] = {operand(a, kdt, err), NULL};
-  if (ops[0]) ops[1] = operand(b, kdt, err);
+  tc_tensor *ops[2] = {ew_operand(op, a, kdt, err), NULL};
+  if (ops[0]) ops[1] = ew_operand(op, b, kdt, err);
   tc_tensor *out = ops[1] ? run_ew(op, kdt, result_dtype(op, kdt), 2, ops, err) : NULL;
   release(ops, 2);
   if (out) out->weak = a->weak && b->weak && tc_op_keeps_weak(op) && out->dtype != TC_DT_BOOL;
@@ -255,7 +266,7 @@ tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err) {
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
   if (round_is_identity(op, x->dtype, tc_engines[tc_get_engine()])) return tc_tensor_ref(x);
   tc_dtype kdt = kernel_dtype(op, x->dtype);
-  tc_tensor *ops[1] = {operand(x, kdt, err)};
+  tc_tensor *ops[1] = {ew_operand(op, x, kdt, err)};
   tc_tensor *out = ops[0] ? run_ew(op, kdt, result_dtype(op, kdt), 1, ops, err) : NULL;
   release(ops, 1);
   if (out) out->weak = x->weak && tc_op_keeps_weak(op) && out->dtype != TC_DT_BOOL;

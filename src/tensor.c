@@ -434,7 +434,7 @@ int tc_plan_dims(int nop, const tc_tensor *const *ops, int64_t *shape, int64_t (
   }
   if (ndim == 0) {   /* one element */
     shape[0] = 1;
-    for (int k = 0; k < nop; k++) strides[k][0] = 0;
+    for (int k = 0; k < nop; k++) strides[k][0] = 1;
     ndim = 1;
   }
   return ndim;

@@ -4,9 +4,21 @@
 #include "../../src/engine.h"
 
 #define CPU_MAX_OPS 4
+/* Kernels whose results do not depend on the vector width (no sums
+ * reassociated, no contraction: ISO C mode keeps -ffp-contract=off) may be
+ * built for AVX-512 and AVX2 as well, picked by the loader (GCC's ifunc
+ * clones); elsewhere they are built once for the baseline. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CPU_CLONES
+#endif
+
 /* Elements per kernel call: long enough to amortise the call, short enough
  * that an interrupt is noticed quickly. */
 #define CPU_CHUNK ((int64_t)1 << 16)
+#define CPU_TILE_ROWS 32
+#define CPU_TILE_COLS 64
 
 /* Loops whose length has no bound (a reduction's run, a dot product's k)
  * look at the interrupt flag every CPU_POLL iterations, a few milliseconds
@@ -34,6 +46,12 @@ static inline bool cpu_poll(int64_t *count, int64_t work) {
  * every operand allows, so a contiguous op becomes one long row. */
 typedef struct cpu_plan {
   int ndim, nop;
+  /* Set by callers whose row function does not care in which order rows
+   * are visited (elementwise ops, copies, gathers): an input strided along
+   * the last dim (a transposed view) is then walked in tiles of
+   * CPU_TILE_ROWS rows x CPU_TILE_COLS columns, so its columns stay in
+   * cache. cpu_plan_init leaves it false. */
+  bool tiles;
   int64_t shape[TC_MAX_DIMS];
   int64_t strides[CPU_MAX_OPS][TC_MAX_DIMS];
   char *base[CPU_MAX_OPS];
@@ -82,6 +100,10 @@ void cpu_matmul_prob(const tc_call *call, int64_t bi, mm_prob *p);
  * kernel (gemm.c); each element is its products summed in k order. */
 int cpu_gemm(const tc_call *call, int64_t nbatch, tc_err *err);
 const char *cpu_gemm_isa_name(void);
+/* f32/f64 products with fewer than 8 outputs, each summed in the fixed
+ * lane order of gemm.c (not k order); whether a call takes that path. */
+bool cpu_dot_lanes_applies(const tc_call *call, const mm_prob *p0);
+int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err);
 /* Test hook: the most bytes of packed B gemm.c holds at once (0 or less:
  * the default, 16 MiB); returns the previous limit. */
 int64_t cpu_gemm_chunk_bytes(int64_t n);
@@ -98,6 +120,14 @@ int cpu_float_isa(void);
 /* The CBLAS library large float products use, or NULL for tcalc's own
  * kernel ($TCALC_BLAS: a library for dlopen; unset, empty or "none": none). */
 const char *cpu_matmul_blas(void);
+/* Whether the CPU has FMA (asked with the matrix kernels' level). */
+bool cpu_has_fma(void);
+/* The vectorised math kernel (vmath.c, on SLEEF) for a unary math op on
+ * f32 or f64 at the current level, or NULL: out[i] = f(a[i * sa]). */
+typedef void (*cpu_vmath_fn)(int64_t len, char *out, const char *a, int64_t sa);
+cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt);
+/* The SLEEF variant cpu_vmath_kernel uses now ("sleef-avx512f", ...). */
+const char *cpu_vmath_path_name(void);
 bool cpu_supports_ew(const tc_call *call);
 bool cpu_supports_cast(const tc_call *call);
 bool cpu_supports_reduce(const tc_call *call);

@@ -510,6 +510,133 @@ static int run_mv(const tc_call *call, int64_t nbatch, const mm_prob *p0) {
   return cpu_parallel((int)(nbatch * parts), mv_task, &j);
 }
 
+/* ---- products with few outputs: the lane order ----
+ * A product with fewer than DOT_FEW outputs (a dot product, a matrix times
+ * a vector with under 8 rows) would be one long chain of dependent
+ * multiply-adds per output if summed in k order. Each output is summed
+ * instead in a fixed order that does not depend on the machine's width or
+ * the thread count: the k terms go in blocks of DOT_BLOCK; in a block, lane
+ * l (of DOT_LANES) adds the terms k = l, l + 32, l + 64, ... in k order,
+ * starting from 0, one fused multiply-add each (a multiply and an add
+ * without FMA); the lanes are then folded in halves (lane l += lane l + 16,
+ * then l + 8, 4, 2, 1); the blocks' sums are added left to right. Blocks
+ * of one long product run on different threads. */
+#define DOT_FEW 8
+#define DOT_LANES 32
+#define DOT_BLOCK ((int64_t)1 << 14)
+#define K_LANES(T, SUF, TGT, MADD) \
+  TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n) { \
+    T acc[DOT_LANES]; \
+    for (int l = 0; l < DOT_LANES; l++) acc[l] = 0; \
+    int64_t k = 0; \
+    if (as == 1 && bs == 1) \
+      for (; k + DOT_LANES <= n; k += DOT_LANES) \
+        for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
+    else \
+      for (; k + DOT_LANES <= n; k += DOT_LANES) \
+        for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[(k + l) * as], b[(k + l) * bs]); \
+    for (int l = 0; k + l < n; l++) acc[l] = MADD(acc[l], a[(k + l) * as], b[(k + l) * bs]); \
+    for (int w = DOT_LANES / 2; w >= 1; w /= 2) \
+      for (int l = 0; l < w; l++) acc[l] = acc[l] + acc[l + w]; \
+    return acc[0]; \
+  } \
+  static void block_##SUF(const mm_prob *p, int64_t o, int64_t blk, void *out) { \
+    int64_t i = o / p->N, j = o % p->N, k0 = blk * DOT_BLOCK; \
+    int64_t n = p->K - k0 < DOT_BLOCK ? p->K - k0 : DOT_BLOCK; \
+    const T *a = (const T *)(const void *)p->a + i * p->ars + k0 * p->acs; \
+    const T *b = (const T *)(const void *)p->b + k0 * p->brs + j * p->bcs; \
+    *(T *)out = lanes_##SUF(a, p->acs, b, p->brs, n); \
+  } \
+  static void fold_##SUF(const void *parts, int64_t nblk, void *out) { \
+    const T *v = parts; \
+    T s = v[0]; \
+    for (int64_t q = 1; q < nblk; q++) s = s + v[q]; \
+    *(T *)out = s; \
+  }
+K_LANES(float, f32, , MV_MADD)
+K_LANES(double, f64, , MV_MADD)
+typedef void (*dblock_fn)(const mm_prob *, int64_t, int64_t, void *);
+typedef void (*dfold_fn)(const void *, int64_t, void *);
+#if GM_X86
+K_LANES(float, fma_f32, TGT_256, MV_FMA_F32)
+K_LANES(double, fma_f64, TGT_256, MV_FMA_F64)
+static const dblock_fn dblock_table[2][2] = {{block_f32, block_f64}, {block_fma_f32, block_fma_f64}};
+static const dfold_fn dfold_table[2][2] = {{fold_f32, fold_f64}, {fold_fma_f32, fold_fma_f64}};
+#else
+static const dblock_fn dblock_table[2][2] = {{block_f32, block_f64}, {block_f32, block_f64}};
+static const dfold_fn dfold_table[2][2] = {{fold_f32, fold_f64}, {fold_f32, fold_f64}};
+#endif
+
+bool cpu_dot_lanes_applies(const tc_call *call, const mm_prob *p0) {
+  return (call->dtype == TC_DT_F32 || call->dtype == TC_DT_F64) && p0->M * p0->N < DOT_FEW;
+}
+
+typedef struct {
+  const tc_call *call;
+  dblock_fn block;
+  int64_t nout, nblk;   /* outputs per product, blocks per output */
+  int64_t per;          /* one block each: outputs per task */
+  int64_t total;        /* outputs of all products */
+  char *parts;          /* several blocks: nblk sums for each output; else NULL */
+  size_t es;
+} dot_job;
+
+static int dot_task(void *ctx, int task, int worker) {
+  const dot_job *j = ctx;
+  (void)worker;
+  if (tc_interrupt_flag) return -1;
+  mm_prob p;
+  if (j->parts) {   /* one block of one output */
+    int64_t per = j->nout * j->nblk, r = task % per;
+    cpu_matmul_prob(j->call, task / per, &p);
+    j->block(&p, r / j->nblk, r % j->nblk, j->parts + (size_t)task * j->es);
+    return 0;
+  }
+  char *out = tc_tensor_data(j->call->out);
+  int64_t lo = task * j->per, hi = lo + j->per < j->total ? lo + j->per : j->total;
+  for (int64_t o = lo; o < hi; o++) {
+    cpu_matmul_prob(j->call, o / j->nout, &p);
+    j->block(&p, o % j->nout, 0, out + (size_t)o * j->es);
+  }
+  return 0;
+}
+
+int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
+  int w = call->dtype == TC_DT_F64, fused = cpu_float_isa() > CPU_ISA_BASE;
+  mm_prob p0;
+  cpu_matmul_prob(call, 0, &p0);
+  dot_job j = {call, dblock_table[fused][w], p0.M * p0.N, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL, w ? 8 : 4};
+  if (__builtin_mul_overflow(nbatch, j.nout, &j.total))
+    return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
+  int64_t ntasks;
+  if (j.nblk > 1) {
+    if (__builtin_mul_overflow(j.total, j.nblk, &ntasks) || ntasks > INT_MAX)
+      return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
+    j.parts = malloc((size_t)ntasks * j.es);
+    if (!j.parts) return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "allocation failed");
+  } else {
+    j.per = max64(1, ((int64_t)1 << 16) / max64(p0.K, 1));
+    ntasks = cdiv(j.total, j.per);
+    if (ntasks > INT_MAX) { j.per = cdiv(j.total, INT_MAX); ntasks = cdiv(j.total, j.per); }
+  }
+  /* under 2^18 multiply-adds, waking the pool costs more than it saves */
+  int64_t macs;
+  bool one = ntasks == 1 || (!__builtin_mul_overflow(j.total, p0.K, &macs) && macs < ((int64_t)1 << 18));
+  int rc = 0;
+  if (one)
+    for (int64_t t = 0; t < ntasks && rc == 0; t++) rc = dot_task(&j, (int)t, 0);
+  else
+    rc = cpu_parallel((int)ntasks, dot_task, &j);
+  if (rc == 0 && j.parts) {
+    char *out = tc_tensor_data(call->out);
+    dfold_fn fold = dfold_table[fused][w];
+    for (int64_t o = 0; o < j.total; o++)
+      fold(j.parts + (size_t)(o * j.nblk) * j.es, j.nblk, out + (size_t)o * j.es);
+  }
+  free(j.parts);
+  return rc < 0 || tc_interrupt_flag ? cpu_interrupted(err) : 0;
+}
+
 /* ---- buffers ----
  * Packing space is kept from one call to the next (up to WS_KEEP bytes),
  * so a loop of products does not fault in fresh pages every time. Only the

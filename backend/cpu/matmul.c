@@ -203,6 +203,11 @@ int cpu_matmul_isa(int level) {
 
 const char *cpu_matmul_isa_name(void) { return ukr_table[isa_now()][0].isa; }
 
+bool cpu_has_fma(void) {
+  (void)isa_now();
+  return has_fma;
+}
+
 /* Float kernels above the portable one fuse multiply-adds: they need FMA
  * (every CPU with AVX-512 or AVX2 that tcalc knows of has it). */
 int cpu_float_isa(void) {
@@ -544,6 +549,7 @@ int cpu_run_matmul(tc_call *c, tc_err *err) {
     return 0;
   }
   bool flt = tc_dtype_class(dt) == TC_CLASS_FLT;
+  if (flt && !cpu_matmul_blas() && cpu_dot_lanes_applies(c, &p0)) return cpu_dot_lanes(c, nbatch, err);
   int64_t macs = p0.M * p0.N;
   bool small = __builtin_mul_overflow(macs, p0.K, &macs) ? false : macs <= SMALL_MACS;
   /* integer matrix-vector products are memory-bound: the plain kernel streams them */

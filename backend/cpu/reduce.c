@@ -92,6 +92,181 @@ TC_FOR_INT(K_ISUM, _)
 #define K_RED_ROW(OP, CLS, ...) TC_FOR_##CLS(K_RED, OP, __VA_ARGS__)
 TC_REDUCE_KERNELS(K_RED_ROW)
 
+/* ---- reductions over a non-last axis, in memory order ----
+ * m neighbouring outputs whose runs start one element apart (column c's
+ * run at x + c, stride s) are folded together, a row of m elements at a
+ * time, so the input is read in memory order rather than down each column.
+ * Each column gets exactly the additions, comparisons and order of the
+ * one-column kernels above (the same pairwise tree, the same 8
+ * accumulators, the same first-NaN and first-occurrence rules): the same
+ * bits. COLW columns at a time keep the 8 accumulator rows in L1. */
+#define COLW(C) ((int64_t)(1024 / sizeof(C)))
+/* rows of at most 256 columns: the flag is read every 2^16 rows (the
+ * caller reports `interrupted` and discards the output) */
+#define COL_STOP(i) (((i) & 0xffff) == 0 && tc_interrupt_flag)
+#define K_COLSUM_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  CPU_CLONES static void colpw_##E(const S *x, int64_t n, int64_t s, int64_t m, C *out) { \
+    if (tc_interrupt_flag) { for (int64_t c = 0; c < m; c++) out[c] = 0; return; } \
+    if (n < 8) {   /* from the first element, as pairwise1: a sum of -0.0 stays -0.0 */ \
+      for (int64_t c = 0; c < m; c++) out[c] = n ? LD(x[c]) : 0; \
+      for (int64_t i = 1; i < n; i++) for (int64_t c = 0; c < m; c++) out[c] += LD(x[i * s + c]); \
+      return; \
+    } \
+    if (n <= 128) { \
+      C r[8][COLW(C)]; \
+      for (int k = 0; k < 8; k++) for (int64_t c = 0; c < m; c++) r[k][c] = LD(x[k * s + c]); \
+      int64_t i = 8; \
+      for (; i + 8 <= n; i += 8) \
+        for (int k = 0; k < 8; k++) for (int64_t c = 0; c < m; c++) r[k][c] += LD(x[(i + k) * s + c]); \
+      for (int64_t c = 0; c < m; c++) \
+        out[c] = ((r[0][c] + r[1][c]) + (r[2][c] + r[3][c])) + ((r[4][c] + r[5][c]) + (r[6][c] + r[7][c])); \
+      for (; i < n; i++) for (int64_t c = 0; c < m; c++) out[c] += LD(x[i * s + c]); \
+      return; \
+    } \
+    int64_t h = n / 2; h -= h % 8; \
+    C right[COLW(C)]; \
+    colpw_##E(x, h, s, m, out); \
+    colpw_##E(x + h * s, n - h, s, m, right); \
+    for (int64_t c = 0; c < m; c++) out[c] += right[c]; \
+  } \
+  static void colsum_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o, bool mean) { \
+    C t[COLW(C)]; \
+    for (int64_t c0 = 0; c0 < cols; c0 += COLW(C)) { \
+      int64_t m = cols - c0 < COLW(C) ? cols - c0 : COLW(C); \
+      colpw_##E(CPTR(S, x) + c0, n, s, m, t); \
+      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = ST(mean ? t[c] / (C)n : t[c]); \
+    } \
+  } \
+  static void c_REDUCE_SUM_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
+    colsum_##E(x, n, s, cols, o, false); \
+  } \
+  static void c_MEAN_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
+    colsum_##E(x, n, s, cols, o, true); \
+  }
+#define K_COLSUM_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  CPU_CLONES static void c_REDUCE_SUM_##E(const char *x_, int64_t n, int64_t s, int64_t cols, char *o) { \
+    const S *x = CPTR(S, x_); \
+    tc_u_##E acc[256]; \
+    for (int64_t c0 = 0; c0 < cols; c0 += 256) { \
+      int64_t m = cols - c0 < 256 ? cols - c0 : 256; \
+      for (int64_t c = 0; c < m; c++) acc[c] = 0; \
+      for (int64_t i = 0; i < n && !COL_STOP(i); i++) \
+        for (int64_t c = 0; c < m; c++) acc[c] += (tc_u_##E)x[i * s + c0 + c]; \
+      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = (S)acc[c]; \
+    } \
+  }
+/* max, min, argmax, argmin per column: a NaN ends the column's scan (its
+ * first NaN wins), else the first strictly better value. */
+#define K_COLEXT_ONE(E, S, C, LD, ST, NAME, CMP, ARG) \
+  CPU_CLONES static void c_##NAME##_##E(const char *x_, int64_t n, int64_t s, int64_t cols, char *o) { \
+    const S *x = CPTR(S, x_); \
+    C mv[256]; \
+    int64_t mk[256]; \
+    for (int64_t c0 = 0; c0 < cols; c0 += 256) { \
+      int64_t m = cols - c0 < 256 ? cols - c0 : 256; \
+      for (int64_t c = 0; c < m; c++) { mv[c] = LD(x[c0 + c]); mk[c] = 0; } \
+      for (int64_t i = 1; i < n && !COL_STOP(i); i++) \
+        for (int64_t c = 0; c < m; c++) { \
+          C v = LD(x[i * s + c0 + c]); \
+          bool take = mv[c] == mv[c] && (v CMP mv[c] || v != v); \
+          mv[c] = take ? v : mv[c]; \
+          mk[c] = take ? i : mk[c]; \
+        } \
+      for (int64_t c = 0; c < m; c++) { \
+        if (ARG) PTR(int64_t, o)[c0 + c] = mk[c]; \
+        else PTR(S, o)[c0 + c] = ST(mv[c]); \
+      } \
+    } \
+  }
+#define K_COLEXT(E, n_, S, C, CLS, B, LD, ST, ...) \
+  K_COLEXT_ONE(E, S, C, LD, ST, REDUCE_MAX, >, 0) K_COLEXT_ONE(E, S, C, LD, ST, REDUCE_MIN, <, 0) \
+  K_COLEXT_ONE(E, S, C, LD, ST, ARGMAX, >, 1) K_COLEXT_ONE(E, S, C, LD, ST, ARGMIN, <, 1)
+TC_FOR_FLT(K_COLSUM_FLT, _)
+TC_FOR_INT(K_COLSUM_INT, _)
+TC_FOR_NUM(K_COLEXT, _)
+
+/* ---- max, min, argmax, argmin of one contiguous run ----
+ * The index of the answer: the first NaN if there is one, else the first
+ * occurrence of the largest (smallest) value, as the one-element-at-a-time
+ * scan finds it. Blocks of 256 are checked for NaN and folded in 16 lanes
+ * (loops that vectorise); only a block that beats the best so far is
+ * searched for the first element equal to its extreme (which also settles
+ * -0 against +0: the first of them wins, as in the scan). */
+#define K_EXT1(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static int64_t ext1_##E(const char *x_, int64_t n, bool want_max, char *val) { \
+    const S *x = CPTR(S, x_); \
+    int64_t k = ext1k_##E(x, n, want_max); \
+    if (val) *PTR(S, val) = ST(LD(x[k])); \
+    return k; \
+  }
+/* block helpers: whether x[0..m) has a NaN; its largest and smallest value
+ * (of any sign of zero; the caller takes the first element equal to it) */
+#define K_EXTBLK(E, n_, S, C, CLS, B, LD, ST, ...) \
+  CPU_CLONES static int blk_nan_##E(const S *x, int64_t m) { \
+    int nan = 0; \
+    for (int64_t j = 0; j < m; j++) { C v = LD(x[j]); nan |= v != v; } \
+    return nan; \
+  } \
+  BLK_EXT(E, S, C, LD, max, >) \
+  BLK_EXT(E, S, C, LD, min, <)
+/* 64 bytes of lanes in GCC's vector types, blended through the compare's
+ * mask (a loop the compiler would not vectorise with ?: on floats) */
+#define BLK_EXT(E, S, C, LD, NAME, CMP) \
+  CPU_CLONES static C blk_##NAME##_##E(const S *x, int64_t m) { \
+    typedef C vec __attribute__((vector_size(64))); \
+    enum { L = 64 / sizeof(C) }; \
+    C bm = LD(x[0]); \
+    int64_t i = 0; \
+    vec ln; \
+    for (int k = 0; k < L; k++) ln[k] = bm; \
+    for (; i + L <= m; i += L) { \
+      vec v; \
+      if (sizeof(S) == sizeof(C)) memcpy(&v, x + i, sizeof v);   /* LD is the identity */ \
+      else for (int k = 0; k < L; k++) v[k] = LD(x[i + k]); \
+      __typeof__(v CMP ln) mk = v CMP ln; \
+      ln = (vec)(((__typeof__(mk))v & mk) | ((__typeof__(mk))ln & ~mk)); \
+    } \
+    for (; i < m; i++) { C v = LD(x[i]); bm = v CMP bm ? v : bm; } \
+    for (int k = 0; k < L; k++) bm = ln[k] CMP bm ? ln[k] : bm; \
+    return bm; \
+  }
+TC_FOR_NUM(K_EXTBLK, _)
+#define K_EXT1K(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static int64_t ext1k_##E(const S *x, int64_t n, bool want_max) { \
+    C best = LD(x[0]); \
+    int64_t bk = 0; \
+    if (best != best) return 0; \
+    for (int64_t i0 = 0; i0 < n && !tc_interrupt_flag; i0 += 1024) { \
+      int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
+      if (blk_nan_##E(x + i0, m)) \
+        for (int64_t j = 0;; j++) { C v = LD(x[i0 + j]); if (v != v) return i0 + j; } \
+      C bm = want_max ? blk_max_##E(x + i0, m) : blk_min_##E(x + i0, m); \
+      if (want_max ? bm > best : bm < best) \
+        for (int64_t j = 0;; j++) \
+          if (LD(x[i0 + j]) == bm) { best = LD(x[i0 + j]); bk = i0 + j; break; } \
+    } \
+    return bk; \
+  }
+TC_FOR_NUM(K_EXT1K, _)
+TC_FOR_NUM(K_EXT1, _)
+/* index of the answer in x[0..n); the answer's value stored at val if not NULL */
+typedef int64_t (*ext1_fn)(const char *, int64_t, bool, char *);
+#define EXT1_ENTRY(E, ...) [TC_DT_##E] = ext1_##E,
+static const ext1_fn ext1_table[TC_DT_COUNT] = {TC_FOR_NUM(EXT1_ENTRY, _)};
+
+typedef void (*col_fn)(const char *, int64_t, int64_t, int64_t, char *);
+#define C_ENTRY(E, n, S, C, CLS, B, LD, ST, OP) [TC_OP_##OP][TC_DT_##E] = c_##OP##_##E,
+#define C_SUM_(E, n, S, C, CLS, B, LD, ST, _) C_ENTRY(E, n, S, C, CLS, B, LD, ST, REDUCE_SUM)
+#define C_MEAN_(E, n, S, C, CLS, B, LD, ST, _) C_ENTRY(E, n, S, C, CLS, B, LD, ST, MEAN)
+#define C_EXT_(E, n, S, C, CLS, B, LD, ST, _) C_ENTRY(E, n, S, C, CLS, B, LD, ST, REDUCE_MAX) \
+  C_ENTRY(E, n, S, C, CLS, B, LD, ST, REDUCE_MIN) C_ENTRY(E, n, S, C, CLS, B, LD, ST, ARGMAX) \
+  C_ENTRY(E, n, S, C, CLS, B, LD, ST, ARGMIN)
+static const col_fn col_table[TC_OP_COUNT][TC_DT_COUNT] = {
+  TC_FOR_NUM(C_SUM_, _)
+  TC_FOR_FLT(C_MEAN_, _)
+  TC_FOR_NUM(C_EXT_, _)
+};
+
 typedef void (*red_fn)(const char *, int64_t, int64_t, char *);
 #define R_ENTRY(E, n, S, C, CLS, B, LD, ST, OP, ...) [TC_OP_##OP][TC_DT_##E] = r_##OP##_##E,
 #define R_ENTRY_ROW(OP, CLS, ...) TC_FOR_##CLS(R_ENTRY, OP, __VA_ARGS__)
@@ -184,6 +359,9 @@ static int tree_sum(tc_call *c, const char *x, int64_t n, int64_t s, tc_err *err
 /* ---- running ---- */
 typedef struct {
   red_fn fn;
+  col_fn col;           /* the memory-order kernel for neighbouring runs, or NULL */
+  ext1_fn ext;          /* max/min/argmax/argmin of a contiguous run, or NULL */
+  bool want_max, arg;
   int64_t n, rstride;   /* the reduced run: length and stride in elements */
   size_t esize, osize;
 } red_ctx;
@@ -191,9 +369,53 @@ typedef struct {
 static int red_row(void *ctx_, int64_t pos, int64_t cnt, char *const *p, const int64_t *s) {
   const red_ctx *ctx = ctx_;
   (void)pos;
-  for (int64_t j = 0; j < cnt && !tc_interrupt_flag; j++)
-    ctx->fn(p[1] + j * s[1] * (int64_t)ctx->esize, ctx->n, ctx->rstride, p[0] + j * (int64_t)ctx->osize);
+  if (ctx->col && s[1] == 1 && ctx->rstride != 1 && cnt > 1 && ctx->n > 0) {
+    ctx->col(p[1], ctx->n, ctx->rstride, cnt, p[0]);
+    return tc_interrupt_flag ? 1 : 0;
+  }
+  for (int64_t j = 0; j < cnt && !tc_interrupt_flag; j++) {
+    const char *x = p[1] + j * s[1] * (int64_t)ctx->esize;
+    char *o = p[0] + j * (int64_t)ctx->osize;
+    if (ctx->ext && ctx->rstride == 1 && ctx->n > 1) {
+      int64_t k = ctx->ext(x, ctx->n, ctx->want_max, ctx->arg ? NULL : o);
+      if (ctx->arg) *PTR(int64_t, o) = k;
+    } else {
+      ctx->fn(x, ctx->n, ctx->rstride, o);
+    }
+  }
   return tc_interrupt_flag ? 1 : 0;
+}
+
+/* ---- max, min, argmax, argmin of one long contiguous run across threads:
+ * each task finds its chunk's answer; they combine in chunk order with the
+ * scan's rules (the first chunk with a NaN wins, else the first strictly
+ * better value), so any thread count gives the one-thread answer. */
+typedef struct { const red_ctx *r; const char *x; int64_t per; int64_t *k; } ext_job;
+
+static int ext_task(void *ctx, int t, int w) {
+  const ext_job *j = ctx;
+  (void)w;
+  int64_t lo = t * j->per, n = j->r->n - lo < j->per ? j->r->n - lo : j->per;
+  j->k[t] = lo + j->r->ext(j->x + lo * (int64_t)j->r->esize, n, j->r->want_max, NULL);
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+static int ext_par(tc_call *c, const red_ctx *r, const char *x, tc_err *err) {
+  int64_t tasks = cpu_split(r->n, CPU_PAR_MIN);
+  if (tasks > 64) tasks = 64;
+  int64_t per = (r->n + tasks - 1) / tasks;
+  per = (per + 255) & ~(int64_t)255;
+  int nt = (int)((r->n + per - 1) / per);
+  int64_t ks[64];
+  ext_job j = {r, x, per, ks};
+  if (cpu_parallel(nt, ext_task, &j) < 0) return cpu_interrupted(err);
+  /* the chunks' answers, as a run of their own: its answer is the answer */
+  _Alignas(8) char vals[64 * 8];
+  for (int t = 0; t < nt; t++) memcpy(vals + t * (int64_t)r->esize, x + ks[t] * (int64_t)r->esize, r->esize);
+  char *o = tc_tensor_data(c->out);
+  int64_t t = r->ext(vals, nt, r->want_max, r->arg ? NULL : o);
+  if (r->arg) *PTR(int64_t, o) = ks[t];
+  return 0;
 }
 
 int cpu_run_reduce(tc_call *c, tc_err *err) {
@@ -228,9 +450,18 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
     tc_tensor_free(tmp);
     return rc;
   }
+  tc_op op = c->op;
+  bool ext = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
+  red_ctx ctx = {fn, col_table[op][c->dtype], ext ? ext1_table[c->dtype] : NULL,
+                 op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX, op == TC_OP_ARGMAX || op == TC_OP_ARGMIN,
+                 n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
+  if (nout == 1 && ctx.ext && rstride == 1 && n >= 4 * CPU_PAR_MIN && cpu_threads() > 1) {
+    rc = ext_par(c, &ctx, tc_tensor_data(x), err);
+    tc_tensor_free(tmp);
+    return rc;
+  }
   tc_tensor kept = *x;
   kept.ndim = nk;
-  red_ctx ctx = {fn, n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
   tc_tensor *ins[1] = {&kept};
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, 1, ins);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "engine.h"
 #include "tt.h"
 
 static const tc_dtype ints[] = {TC_DT_I8, TC_DT_I16, TC_DT_I32, TC_DT_I64};
@@ -271,17 +272,32 @@ Test(errors, memory_limit) {
   cr_expect_eq(err.code, TC_E_OOM);
   cr_expect_eq(err.op, TC_OP_ADD);
   cr_expect_eq(tc_mem_in_use(), mid);
-  /* a promotion that needs a converted copy of an operand, also over the limit */
+  /* a promotion converts in the kernel, a block at a time: i32 + i64 needs
+   * room for the result only (800 + 1600 + 1600 bytes fit 4096; a whole
+   * converted copy of the i32 operand would not), and still fails as a
+   * whole when the result does not fit */
   tc_tensor_free(a);
   n = 200;
   tc_tensor *b = tc_tensor_new(TC_DT_I32, 1, &n, &err);
   tc_tensor *c = tc_tensor_new(TC_DT_I64, 1, &n, &err);
   cr_assert(b && c, "%s", err.msg);
+  for (int64_t i = 0; i < n; i++) {
+    ((int32_t *)(void *)tc_tensor_data(b))[i] = (int32_t)(i - 100);
+    ((int64_t *)(void *)tc_tensor_data(c))[i] = (int64_t)3000000000 * i;
+  }
   mid = tc_mem_in_use();
   err = tt_err();
-  cr_expect_null(tc_binary(TC_OP_ADD, b, c, &err));
+  tc_tensor *bc = tc_binary(TC_OP_ADD, b, c, &err);
+  cr_assert_not_null(bc, "%s", err.msg);
+  cr_expect_eq(bc->dtype, TC_DT_I64);
+  cr_expect_eq(tc_mem_in_use(), mid + 1600);
+  for (int64_t i = 0; i < n; i++)
+    cr_expect_eq(((int64_t *)(void *)tc_tensor_data(bc))[i], (int64_t)3000000000 * i + i - 100);
+  err = tt_err();
+  cr_expect_null(tc_binary(TC_OP_ADD, b, c, &err));   /* a second result does not fit */
   cr_expect_eq(err.code, TC_E_OOM);
-  cr_expect_eq(tc_mem_in_use(), mid);
+  cr_expect_eq(tc_mem_in_use(), mid + 1600);
+  tc_tensor_free(bc);
   tc_tensor_free(b); tc_tensor_free(c);
   cr_expect_eq(tc_mem_in_use(), before);
   /* freeing gives the room back */

@@ -49,6 +49,32 @@ static double chain(tc_dtype kd, bool fused, const double *a, int64_t acs, const
   return s;
 }
 
+/* A product with fewer than 8 outputs sums each in the lane order of
+ * backend/cpu/gemm.c instead: blocks of 2^14 terms, 32 lanes per block
+ * (lane l takes k = l, l + 32, ... in k order from 0), the lanes folded in
+ * halves (l += l + 16, 8, 4, 2, 1), the blocks added left to right. */
+#define LANE_REF(T, NAME, FMA)                                                                          \
+  static T NAME(bool fused, const double *a, int64_t acs, const double *b, int64_t brs, int64_t K) {    \
+    T total = 0;                                                                                        \
+    for (int64_t k0 = 0; k0 < K; k0 += 16384) {                                                         \
+      T acc[32] = {0};                                                                                  \
+      for (int64_t k = k0; k < K && k < k0 + 16384; k++) {                                              \
+        T x = (T)a[k * acs], y = (T)b[k * brs];                                                         \
+        int l = (int)((k - k0) % 32);                                                                   \
+        acc[l] = fused ? FMA(x, y, acc[l]) : acc[l] + x * y;                                            \
+      }                                                                                                 \
+      for (int w = 16; w >= 1; w /= 2)                                                                  \
+        for (int l = 0; l < w; l++) acc[l] = acc[l] + acc[l + w];                                       \
+      total = k0 == 0 ? acc[0] : total + acc[0];                                                        \
+    }                                                                                                   \
+    return total;                                                                                       \
+  }
+LANE_REF(float, lanes_f32, fmaf)
+LANE_REF(double, lanes_f64, fma)
+static double lanes(tc_dtype kd, bool fused, const double *a, int64_t acs, const double *b, int64_t brs, int64_t K) {
+  return kd == TC_DT_F64 ? lanes_f64(fused, a, acs, b, brs, K) : lanes_f32(fused, a, acs, b, brs, K);
+}
+
 /* |c - exact sum| <= gamma(K + 1) * sum |a||b| (+ K subnormals of slack) */
 static bool within_bound(tc_dtype kd, double c, const double *a, int64_t acs, const double *b, int64_t brs, int64_t K) {
   long double s = 0, mag = 0;
@@ -75,10 +101,12 @@ static void check_product(tc_dtype kd, const double *a, const double *b, const d
   bool fused = fused_now();
   for (int64_t i = 0; i < M; i++)
     for (int64_t j = 0; j < N; j++) {
-      double want = chain(kd, fused, a + i * K, 1, b + j, N, K), got = c[i * N + j];
-      TT_CHECK(same(got, want), "%s %s %lldx%lldx%lld on %s: [%lld,%lld] is %a, the k-order %s sum is %a", what,
+      bool few = M * N < 8;
+      double want = few ? lanes(kd, fused, a + i * K, 1, b + j, N, K) : chain(kd, fused, a + i * K, 1, b + j, N, K);
+      double got = c[i * N + j];
+      TT_CHECK(same(got, want), "%s %s %lldx%lldx%lld on %s: [%lld,%lld] is %a, the %s %s sum is %a", what,
                tt_name(kd), (long long)M, (long long)K, (long long)N, cpu_gemm_isa_name(), (long long)i,
-               (long long)j, got, fused ? "fused" : "plain", want);
+               (long long)j, got, few ? "lane-order" : "k-order", fused ? "fused" : "plain", want);
       TT_CHECK(!isfinite(got) || within_bound(kd, got, a + i * K, 1, b + j, N, K), "%s %s: [%lld,%lld] = %a is off the bound",
                what, tt_name(kd), (long long)i, (long long)j, got);
     }
@@ -488,5 +516,23 @@ Test(gemm, a_named_cblas_is_used) {
     tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
   }
   unsetenv("TCALC_BLAS");
+  TT_DONE();
+}
+
+/* Products with fewer than 8 outputs: the lane order over several blocks,
+ * unit and strided b, on every level and thread count. */
+Test(gemm, few_outputs_lane_order_any_threads) {
+  const int64_t shapes[][3] = {{1, 100003, 1}, {3, 40000, 2}, {1, 50000, 5}, {7, 16385, 1}, {1, 31, 1}};
+  int lv[CPU_ISA_COUNT], nl = levels(lv);
+  for (int l = 0; l < nl; l++) {
+    cpu_matmul_isa(lv[l]);
+    for (int t = 1; t <= 3; t++) {
+      tc_set_threads(t);
+      for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        check_shape(TC_DT_F64, shapes[s][0], shapes[s][1], shapes[s][2]);
+        check_shape(TC_DT_F32, shapes[s][0], shapes[s][1], shapes[s][2]);
+      }
+    }
+  }
   TT_DONE();
 }

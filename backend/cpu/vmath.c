@@ -1,0 +1,254 @@
+/* Vectorised math functions for f32 and f64 on the CPU: SLEEF's 1.0-ulp
+ * (u10) functions, 16 or 8 lanes with AVX-512, 8 or 4 with AVX2 and FMA,
+ * one at a time otherwise, chosen at run time with the matrix kernels'
+ * level (cpu_matmul_isa). SLEEF computes the same algorithm in every
+ * width, and the FMA variants agree bit for bit (tests/unit/test_vmath.c
+ * checks every path the CPU has against the others), so results depend
+ * neither on the level nor on the thread count. On a CPU without FMA the
+ * scalar path is SLEEF's non-FMA one.
+ *
+ * Where a SLEEF function leaves its 1-ulp range (sinh and cosh overflow
+ * early, log1p of huge x is inf, and a few tiny arguments are 1 ulp off),
+ * the few elements out there are redone in wider precision, the
+ * same way on every path. rsqrt is 1/sqrt with one Newton step computed
+ * exactly with FMA (f64), or 1/sqrt in f64 rounded once to f32. The
+ * unvectorised functions (pow, atan2, hypot and the rest) stay in
+ * backend/ew.def. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include "cpu.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define VM_X86 1
+#include <immintrin.h>
+#define TGT_512 __attribute__((target("avx512f,fma")))
+#define TGT_256 __attribute__((target("avx2,fma")))
+#define TGT_FMA __attribute__((target("fma")))
+#else
+#define VM_X86 0
+#endif
+#define TGT_BASE
+
+/* op, SLEEF's name stem; every one is its u10 (1.0 ulp) variant */
+#define VM_FUNCS(X) \
+  X(EXP, exp) X(LOG, log) X(LOG2, log2) X(LOG10, log10) X(LOG1P, log1p) X(EXPM1, expm1) X(CBRT, cbrt) \
+  X(SIN, sin) X(COS, cos) X(TAN, tan) X(ASIN, asin) X(ACOS, acos) X(ATAN, atan) X(SINH, sinh) \
+  X(COSH, cosh) X(TANH, tanh) X(ERF, erf)
+
+/* SLEEF's prototypes, declared here with the target each needs (sleef.h
+ * declares the wide ones only when the whole file is built for them). */
+#if VM_X86
+#define VM_DECL(OP, F) \
+  TGT_512 __m512d Sleef_##F##d8_u10avx512f(__m512d); TGT_512 __m512 Sleef_##F##f16_u10avx512f(__m512); \
+  TGT_256 __m256d Sleef_##F##d4_u10avx2(__m256d); TGT_256 __m256 Sleef_##F##f8_u10avx2(__m256); \
+  double Sleef_##F##d1_u10purecfma(double); float Sleef_##F##f1_u10purecfma(float);
+VM_FUNCS(VM_DECL)
+#endif
+#define VM_DECL1(OP, F) double Sleef_##F##d1_u10purec(double); float Sleef_##F##f1_u10purec(float);
+VM_FUNCS(VM_DECL1)
+
+/* ---- fix-ups outside SLEEF's 1-ulp range ---- */
+/* Where SLEEF's result for x is replaced, *r is the replacement (in the
+ * element's precision or better) and the answer true. Each case is a
+ * scalar computation, the same on every path:
+ * - sinh, cosh where e^|x| overflows but the result does not (SLEEF
+ *   returns inf beyond |x| = 709 in f64, 88 in f32): e^(|x| - ln 2), in
+ *   long double (64-bit significand) for f64, in f64 for f32;
+ * - log1p of huge x (SLEEF returns inf): log(x), which differs by 1/x;
+ * - sinh, tanh, tan of tiny x (SLEEF's f32 sinh and tanh are 1 ulp off
+ *   near 2^-24 and its f64 tan flushes subnormals): x, within x^2/3;
+ *   log1p of tiny x (flushed): x, within x/2; f32 erf of tiny x (1.05
+ *   ulp off near the subnormals): 2x/sqrt(pi) in f64. */
+static inline bool vm_fix(tc_op op, double x, bool f32, double *r) {
+  double ax = fabs(x);
+  switch (op) {
+  case TC_OP_SINH:
+  case TC_OP_COSH:
+    if (ax > (f32 ? 88.0 : 709.0) && ax <= DBL_MAX) {
+      double e = f32 ? exp(ax - 0.693147180559945309417232121458176568)
+                     : (double)expl((long double)ax - 0.693147180559945309417232121458176568L);
+      *r = op == TC_OP_SINH && x < 0 ? -e : e;
+      return true;
+    }
+    if (op == TC_OP_SINH && ax < (f32 ? 0x1p-12 : 0x1p-27) && x != 0) { *r = x; return true; }
+    return false;
+  case TC_OP_TANH:
+  case TC_OP_TAN:
+    if (ax < (f32 ? 0x1p-12 : 0x1p-27) && x != 0) { *r = x; return true; }
+    return false;
+  case TC_OP_ERF:
+    if (f32 && ax < 0x1p-14 && x != 0) { *r = x * 1.1283791670955125739; return true; }
+    return false;
+  case TC_OP_LOG1P:
+    if (x > (f32 ? 1e30 : 1e300) && x <= DBL_MAX) { *r = log(x); return true; }
+    if (ax < (f32 ? 0x1p-25 : 0x1p-54) && x != 0) { *r = x; return true; }
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* ---- kernels ---- */
+/* SLEEF's sin, cos and tan choose their argument reduction once per
+ * vector: a cheap one when every lane is small, a wider one otherwise. So
+ * a small argument's last bit would depend on its neighbours and on the
+ * vector width. A vector of these functions that is not all small (|x| <
+ * 15 in f64, 125 in f32: SLEEF's first bounds) is computed one lane at a
+ * time, each broadcast to a whole vector: every element then gets the
+ * reduction its own size picks, as on the scalar path. */
+static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP_COS || op == TC_OP_TAN; }
+#define VM_SMALL(T) (sizeof(T) == 4 ? 125.0 : 15.0)
+
+/* d[0..W) = f(s[0..W)); CHECK: whether the lanes may need computing alone */
+#define VM_VEC(T, W, VT, CALL, OP, d, s, CHECK) \
+  do { \
+    VT v_, r_; \
+    bool alone_ = false; \
+    if (CHECK) \
+      for (int l_ = 0; l_ < W; l_++) alone_ |= !(fabs((double)(s)[l_]) < VM_SMALL(T)); \
+    if (!alone_) { \
+      memcpy(&v_, s, sizeof v_); \
+      r_ = CALL(v_); \
+      memcpy(d, &r_, sizeof r_); \
+    } else { \
+      for (int l_ = 0; l_ < W; l_++) { \
+        T b_[W]; \
+        for (int m_ = 0; m_ < W; m_++) b_[m_] = (s)[l_]; \
+        memcpy(&v_, b_, sizeof v_); \
+        r_ = CALL(v_); \
+        memcpy(b_, &r_, sizeof r_); \
+        (d)[l_] = b_[0]; \
+      } \
+    } \
+  } while (0)
+
+/* Blocks of VM_BLOCK elements: a strided input is gathered into a buffer
+ * first; the tail of a block goes through the same vector function with
+ * its unused lanes zero, so every element sees the same code. NaN results
+ * are made the one quiet NaN (+NAN): SLEEF's paths differ in NaN signs. */
+#define VM_BLOCK 256
+#define VM_KERNEL(NAME, TGT, T, W, VT, CALL, OP) \
+  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_; \
+    T buf[VM_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
+      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK, j = 0; \
+      const T *src = a + i0 * sa; \
+      if (sa != 1) { \
+        for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
+        src = buf; \
+      } \
+      bool check = false; \
+      if (vm_per_lane(TC_OP_##OP)) { \
+        int big = 0; \
+        for (int64_t k = 0; k < n; k++) big |= !(src[k] < (T)VM_SMALL(T) && src[k] > -(T)VM_SMALL(T)); \
+        check = big != 0; \
+      } \
+      if (check) \
+        for (; j + W <= n; j += W) VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, true); \
+      else \
+        for (; j + W <= n; j += W) VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, false); \
+      if (j < n) { \
+        T t[W] = {0}; \
+        memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
+        VM_VEC(T, W, VT, CALL, OP, t, t, check); \
+        memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
+      } \
+      for (int64_t k = 0; k < n; k++) { \
+        double r; \
+        if (vm_fix(TC_OP_##OP, (double)src[k], sizeof(T) == 4, &r)) o[i0 + k] = (T)r; \
+      } \
+      for (int64_t k = 0; k < n; k++) o[i0 + k] = o[i0 + k] != o[i0 + k] ? (T)NAN : o[i0 + k]; \
+    } \
+  }
+
+#if VM_X86
+#define VM_STAMP(OP, F) \
+  VM_KERNEL(vm_##F##_d_avx512, TGT_512, double, 8, __m512d, Sleef_##F##d8_u10avx512f, OP) \
+  VM_KERNEL(vm_##F##_f_avx512, TGT_512, float, 16, __m512, Sleef_##F##f16_u10avx512f, OP) \
+  VM_KERNEL(vm_##F##_d_avx2, TGT_256, double, 4, __m256d, Sleef_##F##d4_u10avx2, OP) \
+  VM_KERNEL(vm_##F##_f_avx2, TGT_256, float, 8, __m256, Sleef_##F##f8_u10avx2, OP) \
+  VM_KERNEL(vm_##F##_d_fma, TGT_FMA, double, 1, double, Sleef_##F##d1_u10purecfma, OP) \
+  VM_KERNEL(vm_##F##_f_fma, TGT_FMA, float, 1, float, Sleef_##F##f1_u10purecfma, OP)
+VM_FUNCS(VM_STAMP)
+#endif
+#define VM_STAMP1(OP, F) \
+  VM_KERNEL(vm_##F##_d_base, TGT_BASE, double, 1, double, Sleef_##F##d1_u10purec, OP) \
+  VM_KERNEL(vm_##F##_f_base, TGT_BASE, float, 1, float, Sleef_##F##f1_u10purec, OP)
+VM_FUNCS(VM_STAMP1)
+
+/* rsqrt. f64: y = 1/sqrt(x), then y + y/2 * (1 - x*y*y) with x*y split
+ * exactly into p + q by FMA, so that the correction is computed to far
+ * below an ulp and the result is rounded once more; 0, inf, NaN and
+ * negative x keep 1/sqrt(x). f32: 1/sqrt in f64, rounded to f32. Without
+ * FMA the same formula runs through libm's fma (exact, so the same bits). */
+#define RSQRT_D(TGT, NAME) \
+  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    double *o = (double *)(void *)o_; \
+    const double *a = (const double *)(const void *)a_; \
+    for (int64_t i = 0; i < len; i++) { \
+      double x = a[i * sa], y = 1.0 / sqrt(x); \
+      double p = x * y, q = fma(x, y, -p); \
+      double r = fma(-p, y, 1.0) - q * y; \
+      double z = fma(0.5 * y, r, y); \
+      o[i] = y != 0 && y - y == 0 ? z : y; \
+    } \
+  }
+#define RSQRT_F(TGT, NAME) \
+  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    float *o = (float *)(void *)o_; \
+    const float *a = (const float *)(const void *)a_; \
+    for (int64_t i = 0; i < len; i++) o[i] = (float)(1.0 / sqrt((double)a[i * sa])); \
+  }
+#if VM_X86
+RSQRT_D(TGT_512, rsqrt_d_avx512)
+RSQRT_F(TGT_512, rsqrt_f_avx512)
+RSQRT_D(TGT_256, rsqrt_d_avx2)
+RSQRT_F(TGT_256, rsqrt_f_avx2)
+RSQRT_D(TGT_FMA, rsqrt_d_fma)
+RSQRT_F(TGT_FMA, rsqrt_f_fma)
+#endif
+RSQRT_D(TGT_BASE, rsqrt_d_base)
+RSQRT_F(TGT_BASE, rsqrt_f_base)
+
+/* ---- the table: [path][op][0 f32, 1 f64] ---- */
+typedef void (*vm_fn)(int64_t, char *, const char *, int64_t);
+enum { VM_BASE, VM_FMA, VM_AVX2, VM_AVX512, VM_PATHS };
+#define VM_ENTRY(OP, F, P) [TC_OP_##OP] = {vm_##F##_f_##P, vm_##F##_d_##P},
+#define VM_ENTRIES(P) VM_FUNCS_P(VM_ENTRY, P)[TC_OP_RSQRT] = {rsqrt_f_##P, rsqrt_d_##P},
+#define VM_FUNCS_P(M, P) \
+  M(EXP, exp, P) M(LOG, log, P) M(LOG2, log2, P) M(LOG10, log10, P) M(LOG1P, log1p, P) M(EXPM1, expm1, P) \
+  M(CBRT, cbrt, P) M(SIN, sin, P) M(COS, cos, P) M(TAN, tan, P) M(ASIN, asin, P) M(ACOS, acos, P) \
+  M(ATAN, atan, P) M(SINH, sinh, P) M(COSH, cosh, P) M(TANH, tanh, P) M(ERF, erf, P)
+static const vm_fn vm_table[VM_PATHS][TC_OP_COUNT][2] = {
+  [VM_BASE] = {VM_ENTRIES(base)},
+#if VM_X86
+  [VM_FMA] = {VM_ENTRIES(fma)},
+  [VM_AVX2] = {VM_ENTRIES(avx2)},
+  [VM_AVX512] = {VM_ENTRIES(avx512)},
+#endif
+};
+static const char *const vm_names[VM_PATHS] = {"sleef-purec", "sleef-purecfma", "sleef-avx2", "sleef-avx512f"};
+
+/* The path for the current level: the vector path of the matrix kernels'
+ * level when it has FMA, else scalar (with FMA when the CPU has it). */
+static int vm_path(void) {
+#if VM_X86
+  int l = cpu_matmul_isa(-1), f = cpu_float_isa();
+  if (f == CPU_ISA_AVX512) return VM_AVX512;
+  if (f == CPU_ISA_AVX2) return VM_AVX2;
+  (void)l;
+  return cpu_has_fma() ? VM_FMA : VM_BASE;
+#else
+  return VM_BASE;
+#endif
+}
+
+cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt) {
+  if ((dt != TC_DT_F32 && dt != TC_DT_F64) || op < 0 || op >= TC_OP_COUNT) return NULL;
+  return vm_table[vm_path()][op][dt == TC_DT_F64];
+}
+
+const char *cpu_vmath_path_name(void) { return vm_names[vm_path()]; }

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Differential accuracy test of tcalc's f32/f64 math functions against
+mpmath at 160 bits.
+
+usage: ulp.py TCALC [--full] [--seed N]
+
+Inputs per dtype: special values (0, -0, inf, NaN, the smallest and
+largest subnormals and normals, the edges of each function's domain and
+overflow), random bit patterns over every finite value, and random values
+in the ranges where each function does its work. tcalc computes each
+function of each input vector (load, save as .npy); every result is
+compared with the exact value: the error in ulps of the exact value's
+binade (subnormal spacing below the normal range). A result must be within
+1.0 ulp, and special values (NaN, inf, the sign of zero where the exact
+result is zero) must match exactly. The sample (default) is a few thousand
+inputs per function and dtype; --full is about 50 times as many.
+"""
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+import mpmath
+
+mpmath.mp.prec = 160
+
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+TCALC = ARGS[0] if ARGS else "build/tcalc"
+FULL = "--full" in sys.argv
+SEED = 17
+for a in sys.argv[1:]:
+    if a.startswith("--seed="):
+        SEED = int(a.split("=")[1])
+RANDOM_BITS = 2000 * (50 if FULL else 1)   # random bit patterns per dtype
+RANDOM_RANGE = 300 * (50 if FULL else 1)   # random values per range per function
+
+# dtype: (struct code, significand bits p, min exponent, max exponent)
+DT = {"f32": ("f", 24, -126, 127), "f64": ("d", 53, -1022, 1023)}
+
+
+def from_bits(dt, u):
+    code = DT[dt][0]
+    return struct.unpack("<" + code, struct.pack("<" + ("I" if code == "f" else "Q"), u))[0]
+
+
+def to_dt(dt, x):
+    """x rounded to dt (f32 values beyond its range become inf)."""
+    if dt == "f64" or not math.isfinite(x):
+        return x
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def mp_rsqrt(x): return 1 / mpmath.sqrt(x)
+
+
+# name: (mpmath function, domain test on the exact input, ranges of interest)
+FUNCS = {
+    "exp": (mpmath.exp, None, [(-750, 750), (-105, 90), (-1, 1)]),
+    "expm1": (mpmath.expm1, None, [(-40, 710), (-1e-5, 1e-5), (-1, 1)]),
+    "log": (mpmath.log, "pos", [(0, 10), (0.5, 2)]),
+    "log2": (mpmath.log2 if hasattr(mpmath, "log2") else (lambda x: mpmath.log(x, 2)), "pos", [(0, 10), (0.5, 2)]),
+    "log10": (mpmath.log10, "pos", [(0, 10), (0.5, 2)]),
+    "log1p": (mpmath.log1p, "gt-1", [(-1, 1), (-1e-5, 1e-5), (0, 1e6)]),
+    "sqrt": (mpmath.sqrt, "nonneg", [(0, 10)]),
+    "rsqrt": (mp_rsqrt, "pos", [(0, 10), (1e-300, 1e-290)]),
+    "cbrt": (lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), None, [(-10, 10)]),
+    "sin": (mpmath.sin, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
+    "cos": (mpmath.cos, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
+    "tan": (mpmath.tan, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
+    "asin": (mpmath.asin, "unit", [(-1, 1)]),
+    "acos": (mpmath.acos, "unit", [(-1, 1)]),
+    "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10)]),
+    "sinh": (mpmath.sinh, None, [(-5, 5), (-712, 712), (-90, 90)]),
+    "cosh": (mpmath.cosh, None, [(-5, 5), (-712, 712), (-90, 90)]),
+    "tanh": (mpmath.tanh, None, [(-5, 5), (-20, 20), (-0.01, 0.01)]),
+    "erf": (mpmath.erf, None, [(-6, 6), (-0.01, 0.01)]),
+}
+
+
+def special_values(dt):
+    _, p, emin, emax = DT[dt]
+    tiny = 2.0 ** (emin - p + 1)
+    big = (2 - 2.0 ** (1 - p)) * 2.0 ** emax
+    vals = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, -0.5, 2.0, tiny, -tiny,
+            2.0 ** emin - tiny, 2.0 ** emin, -2.0 ** emin, big, -big, math.pi, -math.pi, math.pi / 2,
+            math.pi / 4, 1e-8, -1e-8, 3.0, 10.0, 100.0, 1e10, 1e22, 5.319372648326541e+255, -1e300,
+            0.9999999, -0.9999999, 1.0000001, 709.0, 709.78, 709.79, 710.0, 710.47, 710.48, -709.5, -710.47,
+            -745.1, -745.2, -708.4, 88.0, 88.7, 88.73, 89.0, 89.4, 89.42, -88.0, -89.4, -103.9, -87.3,
+            6.0, -6.0, 5.9, 0.25, 1e-300, 1e-310]
+    return [to_dt(dt, v) for v in vals]
+
+
+def inputs(dt, name, rng):
+    xs = special_values(dt)
+    nbits = 32 if dt == "f32" else 64
+    for _ in range(RANDOM_BITS):
+        v = from_bits(dt, rng.getrandbits(nbits))
+        if math.isfinite(v):
+            xs.append(v)
+    for _ in range(RANDOM_BITS // 20):   # subnormals, and tiny values around them
+        v = from_bits(dt, rng.getrandbits(nbits - 9 if dt == "f32" else nbits - 12) | (rng.getrandbits(1) << (nbits - 1)))
+        xs.append(v)
+        xs.append(to_dt(dt, math.copysign(2.0 ** rng.uniform(-149 if dt == "f32" else -1074, -10), rng.random() - 0.5)))
+    for lo, hi in FUNCS[name][2]:
+        for _ in range(RANDOM_RANGE):
+            xs.append(to_dt(dt, rng.uniform(lo, hi)))
+    return xs
+
+
+def write_npy(path, dt, xs):
+    code = DT[dt][0]
+    hdr = "{'descr': '<%s', 'fortran_order': False, 'shape': (%d,), }" % ("f4" if code == "f" else "f8", len(xs))
+    hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
+        f.write(struct.pack("<%d%s" % (len(xs), code), *xs))
+
+
+def read_npy(path, dt):
+    with open(path, "rb") as f:
+        data = f.read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    body = data[10 + hlen:]
+    code = DT[dt][0]
+    n = len(body) // struct.calcsize(code)
+    return list(struct.unpack("<%d%s" % (n, code), body))
+
+
+# functions with f(-0) = -0: an exact zero result takes the sign of x
+ODD = {"sin", "tan", "asin", "atan", "sinh", "tanh", "erf", "expm1", "log1p", "cbrt", "sqrt"}
+
+
+def ulp_error(dt, got, x, name):
+    """The error of got in ulps, or None when it is right exactly; inf when a
+    special value is wrong."""
+    _, p, emin, emax = DT[dt]
+    fn, domain, _ = FUNCS[name]
+    if math.isnan(x):
+        return None if math.isnan(got) else math.inf
+    if domain == "pos" and x < 0 or domain == "nonneg" and x < 0 and x != 0 or \
+       domain == "unit" and abs(x) > 1 or domain == "gt-1" and x < -1:
+        return None if math.isnan(got) else math.inf
+    try:
+        ref = fn(mpmath.mpf(x))
+    except (ValueError, ZeroDivisionError):
+        return None if math.isnan(got) or math.isinf(got) else math.inf
+    if isinstance(ref, mpmath.mpc) or mpmath.isnan(ref):
+        return None if math.isnan(got) else math.inf
+    if mpmath.isinf(ref):
+        return None if got == float(ref) else math.inf
+    if ref == 0:
+        sign = math.copysign(1, x) if name in ODD else 1.0
+        return None if got == 0 and math.copysign(1, got) == sign else math.inf
+    if math.isnan(got):
+        return math.inf
+    e = int(mpmath.floor(mpmath.log(abs(ref), 2)))
+    if abs(ref) >= mpmath.mpf(2) ** e * 2:  # log rounding
+        e += 1
+    if abs(ref) < mpmath.mpf(2) ** e:
+        e -= 1
+    e = max(e, emin)
+    ulp = mpmath.mpf(2) ** (e - p + 1)
+    if e > emax:   # the exact value is beyond the largest finite one
+        big = (2 - 2.0 ** (1 - p)) * 2.0 ** emax
+        if math.isinf(got) and (got > 0) == (ref > 0):
+            return None
+        ulp = mpmath.mpf(2) ** (emax - p + 1)
+        return float(abs(mpmath.mpf(got) - ref) / ulp) if math.isfinite(got) and abs(got) == big else math.inf
+    if math.isinf(got):
+        return float(abs(mpmath.mpf(2) ** (emax + 1) * (1 if got > 0 else -1) - ref) / ulp)
+    return float(abs(mpmath.mpf(got) - ref) / ulp)
+
+
+def main():
+    rng = random.Random(SEED)
+    tmp = tempfile.mkdtemp(prefix="tcalc-ulp-")
+    script = []
+    cases = {}
+    for name in FUNCS:
+        for dt in DT:
+            xs = inputs(dt, name, rng)
+            cases[(name, dt)] = xs
+            xp = os.path.join(tmp, "x_%s_%s.npy" % (name, dt))
+            write_npy(xp, dt, xs)
+            script.append('save("%s", %s(load("%s")))' % (os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), name, xp))
+    p = subprocess.run([TCALC], input="\n".join(script) + "\n", capture_output=True, text=True)
+    if p.returncode != 0 or p.stderr.strip():
+        sys.exit("ulp: tcalc failed: %s %s" % (p.stdout[-400:], p.stderr[-400:]))
+    worst_all = 0.0
+    bad = []
+    print("%-7s %-4s %8s %10s  %s" % ("func", "type", "inputs", "max ulp", "worst input"))
+    for (name, dt), xs in cases.items():
+        ys = read_npy(os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), dt)
+        if len(ys) != len(xs):
+            sys.exit("ulp: %s %s: %d results for %d inputs" % (name, dt, len(ys), len(xs)))
+        worst, wx, wy = 0.0, None, None
+        for x, y in zip(xs, ys):
+            err = ulp_error(dt, y, x, name)
+            if err is not None and err > worst:
+                worst, wx, wy = err, x, y
+        worst_all = max(worst_all, worst)
+        print("%-7s %-4s %8d %10.3f  %s" % (name, dt, len(xs), worst,
+                                            "" if wx is None else "%r -> %r" % (wx, wy)))
+        if worst > 1.0:
+            bad.append("%s %s: %.3f ulp at %r (got %r)" % (name, dt, worst, wx, wy))
+    for f in os.listdir(tmp):
+        os.remove(os.path.join(tmp, f))
+    os.rmdir(tmp)
+    if bad:
+        print("ulp: over 1.0 ulp:\n  " + "\n  ".join(bad))
+        sys.exit(1)
+    print("ulp: every function within %.3f ulp (limit 1.0)" % worst_all)
+
+
+main()

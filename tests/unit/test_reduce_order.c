@@ -1,0 +1,142 @@
+/* Reductions in memory order (backend/cpu/reduce.c): a reduction over a
+ * non-last axis folds rows of neighbouring outputs together, and max, min,
+ * argmax and argmin of a contiguous run go by blocks and threads. Each must
+ * give the bits of the one-element-at-a-time definition: the pairwise sum
+ * (blocks of up to 128 in 8 accumulators, halves at multiples of 8), the
+ * first NaN, else the first strictly better value (so -0 or +0, whichever
+ * comes first). Checked bit for bit against that definition written out
+ * here, on data with NaNs, signed zeros and ties, for several shapes and
+ * thread counts. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "tt.h"
+
+static void setup(void) { tc_set_threads(0); }
+static void teardown(void) { tc_set_threads(0); }
+TestSuite(reduce_order, .init = setup, .fini = teardown);
+
+static uint64_t seed = 0x2545f4914f6cdd1du;
+static uint64_t next(void) { return tt_rand(&seed); }
+
+/* the CPU's pairwise sum of x[0], x[s], ... in T */
+#define PAIRWISE(T)                                                                             \
+  static T pw_##T(const T *x, int64_t n, int64_t s) {                                          \
+    if (n < 8) { if (!n) return 0; T r = x[0]; for (int64_t i = 1; i < n; i++) r += x[i * s]; return r; } \
+    if (n <= 128) {                                                                             \
+      T r[8];                                                                                   \
+      for (int k = 0; k < 8; k++) r[k] = x[k * s];                                              \
+      int64_t i = 8;                                                                            \
+      for (; i + 8 <= n; i += 8) for (int k = 0; k < 8; k++) r[k] += x[(i + k) * s];           \
+      T t = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));                  \
+      for (; i < n; i++) t += x[i * s];                                                         \
+      return t;                                                                                 \
+    }                                                                                           \
+    int64_t h = n / 2; h -= h % 8;                                                              \
+    return pw_##T(x, h, s) + pw_##T(x + h * s, n - h, s);                                       \
+  }                                                                                             \
+  /* index of the scan's answer: the first NaN, else the first strictly better */              \
+  static int64_t scan_##T(const T *x, int64_t n, int64_t s, bool want_max) {                   \
+    T m = x[0];                                                                                 \
+    int64_t k = 0;                                                                              \
+    for (int64_t i = 1; i < n && m == m; i++) {                                                 \
+      T v = x[i * s];                                                                           \
+      if ((want_max ? v > m : v < m) || v != v) { m = v; k = i; }                               \
+    }                                                                                           \
+    return k;                                                                                   \
+  }
+PAIRWISE(float)
+PAIRWISE(double)
+
+static double value(int64_t i) {
+  uint64_t r = next();
+  switch (r % 16) {
+  case 0: return 0.0;
+  case 1: return -0.0;
+  case 2: return (double)(int64_t)(r >> 60);   /* small integers: ties */
+  case 3: return r % 97 == 0 ? NAN : 1.5;
+  default: return ((double)(r >> 11) * 0x1p-53 - 0.5) * (double)(1 + i % 7);
+  }
+}
+
+static tc_tensor *reduce1(tc_op op, tc_tensor *x, int axis, tc_err *err) {
+  tc_axes ax = {.all = axis < 0, .n = axis < 0 ? 0 : 1, .axis = {axis}};
+  return tc_reduce(op, x, &ax, false, err);
+}
+
+static const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_MEAN, TC_OP_REDUCE_MAX, TC_OP_REDUCE_MIN, TC_OP_ARGMAX,
+                            TC_OP_ARGMIN};
+
+/* checks every op along axis 0, axis 1 and all axes of an R x C tensor */
+#define CHECK_SHAPE(T, DT)                                                                              \
+  static int check_##T(int64_t R, int64_t C, int threads) {                                            \
+    tc_err err;                                                                                         \
+    tc_err_clear(&err);                                                                                 \
+    int64_t shape[2] = {R, C};                                                                          \
+    tc_tensor *x = tc_tensor_new(DT, 2, shape, &err);                                                   \
+    cr_assert(x);                                                                                       \
+    T *d = (T *)(void *)tc_tensor_data(x);                                                              \
+    for (int64_t i = 0; i < R * C; i++) d[i] = (T)value(i);                                             \
+    tc_set_threads(threads);                                                                            \
+    int bad = 0;                                                                                        \
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {                                             \
+      tc_op op = ops[o];                                                                                \
+      bool arg = op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;                                              \
+      bool mx = op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX;                                           \
+      for (int axis = -1; axis < 2; axis++) {                                                           \
+        tc_tensor *r = reduce1(op, x, axis, &err);                                                      \
+        cr_assert(r, "%s: %s", tc_op_name(op), err.msg);                                                \
+        int64_t nout = axis < 0 ? 1 : axis == 0 ? C : R, n = axis < 0 ? R * C : axis == 0 ? R : C;      \
+        int64_t s = axis == 0 ? C : 1;                                                                  \
+        for (int64_t j = 0; j < nout; j++) {                                                            \
+          const T *run = axis == 0 ? d + j : d + j * C;                                                 \
+          if (axis < 0) run = d;                                                                        \
+          T want = 0;                                                                                   \
+          int64_t wk = 0;                                                                               \
+          if (op == TC_OP_REDUCE_SUM) want = pw_##T(run, n, s);                                         \
+          else if (op == TC_OP_MEAN) want = pw_##T(run, n, s) / (T)n;                                   \
+          else { wk = scan_##T(run, n, s, mx); want = run[wk * s]; }                                    \
+          bool ok;                                                                                      \
+          if (arg) ok = ((int64_t *)(void *)tc_tensor_data(r))[j] == wk;                                \
+          else {                                                                                        \
+            T got = ((T *)(void *)tc_tensor_data(r))[j];                                                \
+            ok = memcmp(&got, &want, sizeof got) == 0 || (got != got && want != want);                 \
+          }                                                                                             \
+          if (!ok && ++bad <= 5)                                                                        \
+            cr_log_error("%s %s [%lld, %lld] axis %d threads %d: output %lld differs", tc_op_name(op),  \
+                         #T, (long long)R, (long long)C, axis, threads, (long long)j);                  \
+        }                                                                                               \
+        tc_tensor_free(r);                                                                              \
+      }                                                                                                 \
+    }                                                                                                   \
+    tc_tensor_free(x);                                                                                  \
+    return bad;                                                                                         \
+  }
+CHECK_SHAPE(float, TC_DT_F32)
+CHECK_SHAPE(double, TC_DT_F64)
+
+Test(reduce_order, same_bits_as_the_definition) {
+  static const int64_t rows[] = {1, 2, 7, 8, 9, 127, 128, 129, 300, 1031};
+  static const int64_t cols[] = {1, 3, 64, 65, 257, 700};
+  int bad = 0;
+  for (size_t a = 0; a < sizeof rows / sizeof *rows; a++)
+    for (size_t b = 0; b < sizeof cols / sizeof *cols; b++)
+      for (int t = 1; t <= 3; t += 2) {
+        bad += check_float(rows[a], cols[b], t);
+        bad += check_double(rows[a], cols[b], t);
+      }
+  cr_assert_eq(bad, 0, "%d outputs differ from the definition", bad);
+}
+
+/* long runs: the threaded max/min/argmax/argmin and the blocked scans */
+Test(reduce_order, long_runs_any_thread_count) {
+  int bad = 0;
+  for (int t = 1; t <= 4; t++) {
+    bad += check_float(3, 400003, t);
+    bad += check_double(1, 1000003, t);
+    bad += check_float(2000, 513, t);
+  }
+  cr_assert_eq(bad, 0, "%d outputs differ from the definition", bad);
+}

@@ -1,0 +1,133 @@
+/* The vectorised math functions (backend/cpu/vmath.c, on SLEEF): every
+ * SIMD path the CPU has (AVX-512, AVX2, scalar with FMA) gives the same
+ * bits for every function, dtype and input (random bit patterns, special
+ * values, strided and contiguous, every tail length), and so does every
+ * thread count through tc_unary. Their accuracy against mpmath is
+ * tests/accuracy/ulp.py (in make test). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu/cpu.h"
+#include "tt.h"
+
+static void setup(void) {
+  tc_set_threads(0);
+  cpu_matmul_isa(99);
+}
+static void teardown(void) {
+  tc_set_threads(0);
+  cpu_matmul_isa(99);
+}
+TestSuite(vmath, .init = setup, .fini = teardown);
+
+static uint64_t seed = 0x9e3779b97f4a7c15u;
+static uint64_t next(void) {
+  seed ^= seed << 13;
+  seed ^= seed >> 7;
+  seed ^= seed << 17;
+  return seed;
+}
+
+/* n values of dt (4 or 8 bytes): specials, then random bit patterns and
+ * values of moderate size, alternating */
+static void fill(tc_dtype dt, void *buf, int64_t n) {
+  static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, 1e-310, -1e-40,
+                                    88.5, -89.2, 709.5, -710.2, 1e300, 1e30, 3.0e38, 1e-8, 6.5e-8, 1e22};
+  int64_t ns = (int64_t)(sizeof specials / sizeof *specials);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = next();
+    double v = i < ns ? specials[i] : (double)(int64_t)(r >> 11) * 0x1p-50 - 4096.0 * (double)(r & 1);
+    if (dt == TC_DT_F64) {
+      if (i >= ns && i % 2) memcpy(&v, &r, 8);
+      ((double *)buf)[i] = v;
+    } else {
+      float f = (float)v;
+      uint32_t u = (uint32_t)r;
+      if (i >= ns && i % 2) memcpy(&f, &u, 4);
+      ((float *)buf)[i] = f;
+    }
+  }
+}
+
+static int levels(int *out) {
+  int n = 0;
+  for (int l = CPU_ISA_BASE; l < CPU_ISA_COUNT; l++)
+    if (cpu_matmul_isa(l) == l) out[n++] = l;
+  cpu_matmul_isa(99);
+  return n;
+}
+
+Test(vmath, every_path_gives_the_same_bits) {
+  int lv[CPU_ISA_COUNT], nl = levels(lv);
+  enum { N = 4099, S = 3 };
+  size_t cap = (size_t)N * S * 8;
+  char *in = malloc(cap), *ref = malloc((size_t)N * 8), *got = malloc((size_t)N * 8);
+  cr_assert(in && ref && got);
+  int nops = 0, bad = 0;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    for (int d = 0; d < 2; d++) {
+      tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
+      size_t es = d ? 8 : 4;
+      cpu_matmul_isa(99);
+      if (!cpu_vmath_kernel((tc_op)op, dt)) continue;
+      nops++;
+      fill(dt, in, (int64_t)N * S);
+      for (int64_t stride = 1; stride <= S; stride += S - 1) {
+        for (int64_t len = 1; len <= N; len = len < 40 ? len + 1 : len * 3 + 1) {
+          for (int l = 0; l < nl; l++) {
+            cpu_matmul_isa(lv[l]);
+            cpu_vmath_fn fn = cpu_vmath_kernel((tc_op)op, dt);
+            cr_assert(fn);
+            fn(len, l ? got : ref, in, stride);
+            if (!l) continue;
+            for (int64_t i = 0; i < len; i++) {
+              if (memcmp(got + i * (int64_t)es, ref + i * (int64_t)es, es) == 0) continue;
+              double x = d ? ((double *)in)[i * stride] : ((float *)in)[i * stride];
+              double a = d ? ((double *)ref)[i] : ((float *)ref)[i], b = d ? ((double *)got)[i] : ((float *)got)[i];
+              if (++bad > 2000) continue;
+              cr_log_error("%s %s x=%a: level %d gives %a, level %d (%s) %a (len %lld stride %lld)", tc_op_name((tc_op)op),
+                      tt_name(dt), x, lv[0], a, lv[l], cpu_vmath_path_name(), b, (long long)len, (long long)stride);
+            }
+          }
+        }
+      }
+    }
+  }
+  cr_assert_eq(bad, 0, "%d results differ between paths", bad);
+  cr_assert_geq(nops, 36, "%d (op, dtype) pairs have vector kernels", nops);
+  free(in);
+  free(ref);
+  free(got);
+}
+
+Test(vmath, thread_count_does_not_change_bits) {
+  tc_err err;
+  tc_err_clear(&err);
+  const int64_t n = 300001;
+  static const tc_op ops[] = {TC_OP_EXP, TC_OP_SIN, TC_OP_TANH, TC_OP_LOG1P, TC_OP_RSQRT, TC_OP_SINH};
+  for (int d = 0; d < 2; d++) {
+    tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
+    tc_tensor *x = tc_tensor_new(dt, 1, &n, &err);
+    cr_assert(x);
+    fill(dt, tc_tensor_data(x), n);
+    for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+      tc_set_threads(1);
+      tc_tensor *a = tc_unary(ops[k], x, &err);
+      tc_set_threads(2);
+      tc_tensor *b = tc_unary(ops[k], x, &err);
+      tc_set_threads(5);
+      tc_tensor *c = tc_unary(ops[k], x, &err);
+      cr_assert(a && b && c, "%s", err.msg);
+      size_t bytes = (size_t)n * (d ? 8 : 4);
+      cr_assert(memcmp(tc_tensor_data(a), tc_tensor_data(b), bytes) == 0, "%s %s: 1 and 2 threads differ",
+                tc_op_name(ops[k]), tt_name(dt));
+      cr_assert(memcmp(tc_tensor_data(a), tc_tensor_data(c), bytes) == 0, "%s %s: 1 and 5 threads differ",
+                tc_op_name(ops[k]), tt_name(dt));
+      tc_tensor_free(a);
+      tc_tensor_free(b);
+      tc_tensor_free(c);
+    }
+    tc_tensor_free(x);
+  }
+}
