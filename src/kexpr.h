@@ -106,13 +106,6 @@ TC_HD tc_nsum tc_nsum_add(tc_nsum x, tc_nsum y) {
  * that a sum of only -0.0 stays -0.0 (adding a +0.0 would make it +0.0). */
 TC_HD double tc_nsum_value(tc_nsum x) { return x.c == 0 ? x.s : x.s + x.c; }
 
-/* reduce_max/reduce_min of floats: the fold of maximum/minimum in index
- * order (the first NaN wins; of equal values, -0.0 and 0.0, the later), so
- * that max([0.0, -0.0]) is -0.0 as maximum(0.0, -0.0) is (SPEC 11). A
- * merge takes the earlier part first. */
-#define TC_FOLD_MAX(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) > (b) ? (a) : (b))
-#define TC_FOLD_MIN(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (a) < (b) ? (a) : (b))
-
 /* A value and its index, for max/min/argmax/argmin: the first NaN wins,
  * else the first of the largest (smallest). _step folds element j (j
  * growing); the merge takes a before b. The identity is the lowest
