@@ -10,15 +10,20 @@
 
 typedef enum {
   N_INT, N_FLOAT, N_BOOL, N_STR, N_NAME, N_LIST, N_CALL, N_INDEX,
-  N_BINOP, N_UNOP, N_SLICE, N_ELLIPSIS, N_KWARG, N_ASSIGN, N_NONE
+  N_BINOP, N_UNOP, N_SLICE, N_ELLIPSIS, N_KWARG, N_ASSIGN, N_NONE,
+  /* statements of blocks (SPEC 10) */
+  N_DEF, N_IF, N_WHILE, N_FOR, N_BLOCK, N_RETURN, N_BREAK, N_CONTINUE
 } node_kind;
 
 typedef struct node {
   node_kind kind;
   int32_t start, end, ostart, oend;
-  int op;                  /* BINOP/UNOP: tc_op; UNOP -1 for unary plus */
+  int op;                  /* BINOP/UNOP: tc_op; UNOP -1 for unary plus; ASSIGN: the op of
+                              a compound assignment (x += e), -1 for = */
   int depth;               /* height of the subtree */
-  int64_t ival;            /* INT (already negated for a directly negated literal); BOOL */
+  int slot;                /* NAME, FOR, ASSIGN target: where the name was last found (a hint) */
+  int64_t ival;            /* INT (already negated for a directly negated literal); BOOL;
+                              DEF: the offset just past its ')' */
   bool overflow;           /* INT that does not fit i64 */
   bool paren;              /* written in parentheses (comparisons may not chain otherwise) */
   double fval;             /* FLOAT */
@@ -26,7 +31,12 @@ typedef struct node {
   int nkids;
   struct node **kids;      /* LIST elements; CALL args; INDEX target then items;
                               BINOP a, b; UNOP x; SLICE lo, hi, step (NULL if absent);
-                              KWARG value; ASSIGN target, value */
+                              KWARG value; ASSIGN target, value;
+                              DEF params (NAME, or KWARG with its default) then the body
+                              (BLOCK, or RETURN of a one-line def's expression);
+                              IF cond, block, [cond, block]..., [else block];
+                              WHILE cond, block; FOR iterable, block (str: the name);
+                              BLOCK statements; RETURN [value] */
 } node;
 
 typedef struct arena_block arena_block;
@@ -42,8 +52,21 @@ typedef struct parser {
   token tok;               /* the current token */
   arena *ar;
   int depth;
+  int blocks, loops;       /* blocks and loops open around the statement being parsed */
+  bool in_def;
   tc_err *err;
 } parser;
+
+/* Reserved words (SPEC 10): the block keywords and none. */
+bool is_keyword(const char *s, size_t n);
+/* Parses the def statement that starts at byte pos of src (a function's
+ * own copy of its source) into ar. */
+node *parse_def_at(const char *src, int32_t len, int32_t pos, arena *ar, tc_err *err);
+
+/* Counts the blocks a line opens and closes, for the runner and the REPL:
+ * state carried from line to line. */
+typedef struct block_scan { int brackets, blocks, def_state; } block_scan;
+void block_scan_line(block_scan *b, const char *line, int32_t n);
 
 void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err);
 /* Parses the next statement, reusing the arena: the nodes of the previous
@@ -57,4 +80,8 @@ void parser_skip(parser *p);
 int32_t parser_pos(const parser *p);
 
 #define TC_MAX_DEPTH 1000
+#define MAX_USER_PARAMS 8
+#define TC_MAX_BLOCKS 100        /* if/while/for blocks inside one another */
+#define TC_STR_BLOCKS "100"
+#define TC_MAX_CALL_DEPTH 200   /* user function calls deeper: recursion_limit */
 #endif

@@ -236,9 +236,14 @@ static int default_value(ctx *c, const char *d, value *v, node *at) {
   return 0;
 }
 
-/* A binding error of op, at [start, end), followed by its signature. */
-static int sig_error(ctx *c, tc_op op, int start, int end, const char *what) {
-  tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "%s (signature: %s(%s))", what, tc_op_name(op), tc_op_signature(op));
+/* Who is being called: a built-in (op >= 0) or a user function; its name
+ * and signature text for messages. */
+typedef struct callee { int op; const char *name, *sigtext; } callee;
+
+/* A binding error of the callee, at [start, end), followed by its signature. */
+static int sig_error(ctx *c, const callee *f, int start, int end, const char *what) {
+  if (f->op >= 0) tc_err_set(c->err, TC_E_BAD_ARG, f->op, -1, "%s (signature: %s(%s))", what, f->name, f->sigtext);
+  else tc_err_set(c->err, TC_E_BAD_ARG, -1, -1, "%s: %s (signature: %s)", f->name, what, f->sigtext);
   c->err->engine = -1;
   c->err->start = start;
   c->err->end = end;
@@ -246,19 +251,18 @@ static int sig_error(ctx *c, tc_op op, int start, int end, const char *what) {
 }
 
 /* The parameter a call argument fills, or -1 with err set. */
-static int slot_of(ctx *c, node *call, tc_op op, node *k, int *npos, const bool *given) {
-  const sig *g = get_sig(op);
+static int slot_of(ctx *c, node *call, const callee *f, const sig *g, node *k, int *npos, const bool *given) {
   if (k->kind != N_KWARG) {
     if (*npos < g->n && g->types[*npos] == P_REST) return *npos;   /* it takes every one from here */
     if (*npos < g->n) return (*npos)++;
     char what[80];
     snprintf(what, sizeof what, "takes at most %d argument%s, %d given", g->n, g->n == 1 ? "" : "s", call->nkids);
-    return sig_error(c, op, call->ostart, call->oend, what);
+    return sig_error(c, f, call->ostart, call->oend, what);
   }
   for (int j = 0; j < g->n; j++) {
     if (strcmp(g->names[j], k->str)) continue;
     if (!given[j]) return j;
-    tc_err_set(c->err, TC_E_BAD_ARG, (int)op, -1, "argument %s given twice", k->str);
+    tc_err_set(c->err, TC_E_BAD_ARG, f->op, -1, "argument %s given twice", k->str);
     c->err->engine = -1;
     c->err->start = k->start;
     c->err->end = k->oend;
@@ -266,26 +270,27 @@ static int slot_of(ctx *c, node *call, tc_op op, node *k, int *npos, const bool 
   }
   char what[sizeof c->err->msg];
   snprintf(what, sizeof what, "unknown keyword argument %s", k->str);
-  return sig_error(c, op, k->start, k->oend, what);
+  return sig_error(c, f, k->start, k->oend, what);
 }
 
 /* `none` passed for an optional parameter means not given, and so does
  * the word a default shows ("all"): every default :help shows can be typed. */
 static bool is_absent(const node *n, const char *def) {
-  return n->kind == N_NAME && (!strcmp(n->str, "none") || (def[0] && !strcmp(n->str, def)));
+  return n->kind == N_NONE || (n->kind == N_NAME && def[0] && !strcmp(n->str, def));
 }
 
-/* Evaluates the call's arguments into their parameters' slots. */
-static int fill(ctx *c, node *call, tc_op op, args *a, bool *given) {
+/* Evaluates the call's arguments into their parameters' slots. A default
+ * "=" (a user function's expression) is left to the caller. */
+static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
   const sig *g = a->g;
   int npos = 0;
   for (int i = 0; i < call->nkids; i++) {
     node *k = call->kids[i];
-    int slot = slot_of(c, call, op, k, &npos, given);
+    int slot = slot_of(c, call, f, g, k, &npos, given);
     if (slot < 0) return -1;
     node *vn = k->kind == N_KWARG ? k->kids[0] : k;
     if (g->types[slot] == P_REST) {
-      if (a->nrest == MAX_REST) return sig_error(c, op, vn->start, vn->end, "takes at most 64 operands");
+      if (a->nrest == MAX_REST) return sig_error(c, f, vn->start, vn->end, "takes at most 64 operands");
       if (!a->nrest) a->at[slot] = vn;
       a->rest[a->nrest++] = vn;
       given[slot] = true;
@@ -296,7 +301,11 @@ static int fill(ctx *c, node *call, tc_op op, args *a, bool *given) {
     if (!given[slot]) a->at[slot] = call;
     /* a "[name]" parameter takes a list literal as separate tensors, evaluated when converted */
     else if (g->names[slot][0] == '[' && vn->kind == N_LIST) a->v[slot].kind = V_NONE;
-    else if (eval(c, vn, &a->v[slot]) != 0) return -1;
+    else if (g->types[slot] == P_DTYPE && vn->kind == N_NAME && tc_dtype_from_name(vn->str) >= 0) {
+      /* a bare dtype name where a dtype is expected: zeros([2], dtype=i32) (SPEC 11) */
+      a->v[slot].kind = V_STR;
+      if (!(a->v[slot].s = strdup(vn->str))) return fail_node(c, vn, TC_E_OOM, "%s", "out of memory");
+    } else if (eval(c, vn, &a->v[slot]) != 0) return -1;
   }
   for (int j = 0; j < g->n; j++) {
     if (given[j]) continue;
@@ -305,19 +314,27 @@ static int fill(ctx *c, node *call, tc_op op, args *a, bool *given) {
     if (!g->defs[j][0]) {
       char what[64];
       snprintf(what, sizeof what, "missing argument %s", g->names[j]);
-      return sig_error(c, op, call->ostart, call->oend, what);
+      return sig_error(c, f, call->ostart, call->oend, what);
     }
-    if (default_value(c, g->defs[j], &a->v[j], call) != 0) return -1;
+    if (strcmp(g->defs[j], "=") && default_value(c, g->defs[j], &a->v[j], call) != 0) return -1;
   }
   return 0;
 }
 
+int bind_user(ctx *c, node *call, const sig *g, const char *sigtext, args *a, bool *given) {
+  callee f = {-1, call->str, sigtext};
+  a->g = g;
+  a->n = g->n;
+  return fill(c, call, &f, a, given);
+}
+
 int bind_args(ctx *c, node *call, tc_op op, args *a) {
   const sig *g = get_sig(op);
+  callee f = {(int)op, tc_op_name(op), tc_op_signature(op)};
   a->g = g;
   a->n = g->n;
   bool given[MAX_PARAMS] = {0};
-  return fill(c, call, op, a, given);
+  return fill(c, call, &f, a, given);
 }
 
 int convert_args(ctx *c, args *a) {

@@ -2,6 +2,7 @@
  * completion (repl.c) and :help read; a new command is one row and its
  * handler. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runner_int.h"
@@ -11,12 +12,25 @@ static void cmd_quit(runner *r, char *arg, const char *full, size_t off) {
   r->quit = r->stop = true;
 }
 
+/* :help of a user function: its signature and the comment lines above its def. */
+static int help_user(FILE *f, const ufunc *u) {
+  if (u->label) fprintf(f, "%s\n  user function, defined at %s:%d\n", u->sig, u->label, u->line0);
+  else fprintf(f, "%s\n  user function, defined at line %d\n", u->sig, u->line0);
+  for (const char *d = u->doc; d && *d;) {
+    size_t k = strcspn(d, "\n");
+    fprintf(f, "  %.*s\n", (int)k, d);
+    d += k + (d[k] == '\n');
+  }
+  return 0;
+}
+
 static void cmd_help(runner *r, char *arg, const char *full, size_t off) {
   (void)full, (void)off;
   char *text = NULL;
   size_t n = 0;
   FILE *m = open_memstream(&text, &n);
-  int rc = m ? help_text(m, arg) : -1;
+  ufunc *u = *arg ? session_fn(&r->s, arg) : NULL;
+  int rc = !m ? -1 : u ? help_user(m, u) : help_text(m, arg);
   bool written = m && !ferror(m);
   if (m && fclose(m) != 0) written = false;
   if (!written || !text) cmd_error(r, TC_E_OOM, "%s", ":help: out of memory");
@@ -36,6 +50,11 @@ static void vars_json(runner *r) {
     cJSON *v = cJSON_CreateObject(), *sh;
     tc_tensor *t = r->s.vars[i].t;
     cJSON_AddStringToObject(v, "name", r->s.vars[i].name);
+    if (r->s.vars[i].fn) {
+      cJSON_AddStringToObject(v, "function", r->s.vars[i].fn->sig);
+      cJSON_AddItemToArray(vs, v);
+      continue;
+    }
     cJSON_AddStringToObject(v, "dtype", tc_dtype_name(t->dtype));
     sh = cJSON_AddArrayToObject(v, "shape");
     for (int d = 0; d < t->ndim; d++) {   /* exact: a dimension may exceed 2^53 */
@@ -54,6 +73,10 @@ static void cmd_vars(runner *r, char *arg, const char *full, size_t off) {
   if (r->json) { vars_json(r); return; }
   for (int i = 0; i < r->s.nvars; i++) {
     tc_tensor *t = r->s.vars[i].t;
+    if (r->s.vars[i].fn) {
+      fprintf(r->out, "%-12s function %s\n", r->s.vars[i].name, r->s.vars[i].fn->sig);
+      continue;
+    }
     fprintf(r->out, "%-12s %s[", r->s.vars[i].name, tc_dtype_name(t->dtype));
     for (int d = 0; d < t->ndim; d++) fprintf(r->out, d ? ",%lld" : "%lld", (long long)t->shape[d]);
     fprintf(r->out, "]%s\n", t->weak ? " (weak)" : "");
@@ -62,7 +85,7 @@ static void cmd_vars(runner *r, char *arg, const char *full, size_t off) {
 
 static void cmd_clear(runner *r, char *arg, const char *full, size_t off) {
   (void)full, (void)off;
-  if (*arg && !session_get(&r->s, arg)) cmd_error(r, TC_E_UNDEFINED, "%s is not defined", arg);
+  if (*arg && !session_get(&r->s, arg) && !session_fn(&r->s, arg)) cmd_error(r, TC_E_UNDEFINED, "%s is not defined", arg);
   else session_clear(&r->s, *arg ? arg : NULL);
 }
 
@@ -117,11 +140,16 @@ static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
     long n = strtol(val, &end, 10);
     if (!*val || *end || n < 0 || n > 17) cmd_error(r, TC_E_BAD_ARG, "precision must be 0 (shortest) to 17, not '%s'", val);
     else r->po.precision = (int)n;
+  } else if (!strcmp(what, "width")) {
+    char *end;
+    long n = strtol(val, &end, 10);
+    if (!*val || *end || n < 0 || n > 100000) cmd_error(r, TC_E_BAD_ARG, "width must be 0 (never wrap) to 100000, not '%s'", val);
+    else r->po.width = (int)n;
   } else if (!strcmp(what, "max_memory")) {
     uint64_t b = parse_size(val);
     if (!b) cmd_error(r, TC_E_BAD_ARG, "bad size '%s' (e.g. 2G, 512M)", val);
     else tc_set_max_memory(b);
-  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, max_memory)", what);
+  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory)", what);
 }
 
 static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
@@ -134,7 +162,24 @@ static void cmd_verify(runner *r, char *arg, const char *full, size_t off) {
   runner_verify(r, full, off);
 }
 
-static const char *const set_words[] = {"precision", "max_memory", NULL};
+static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
+  (void)full, (void)off;
+  if (!*arg) { cmd_error(r, TC_E_BAD_ARG, "%s", ":run needs a file name (:run FILE)"); return; }
+  if (r->run_depth >= 16) { cmd_error(r, TC_E_BAD_ARG, "%s", ":run: files run each other more than 16 deep"); return; }
+  char *path = strdup(arg);
+  if (!path) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
+  int line = r->cmd_line;
+  errno = 0;
+  if (runner_file(r, path) != 0) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "cannot read %.200s: %s", path, strerror(errno ? errno : EIO));
+    r->cmd_line = line;
+    cmd_error(r, TC_E_IO, "%s", msg);
+  }
+  free(path);
+}
+
+static const char *const set_words[] = {"precision", "width", "max_memory", NULL};
 static const char *const engine_words[] = {
 #define X(E, name, built) #name,
   TC_ENGINES(X)
@@ -147,9 +192,10 @@ const command runner_commands[] = {
   {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]"},
   {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]"},
   {"caps", {NULL}, cmd_caps, NULL, false, ":caps"},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | max_memory SIZE]"},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE]"},
   {"time", {NULL}, cmd_timing, NULL, false, ":time STMT"},
   {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT"},
+  {"run", {NULL}, cmd_run, NULL, false, ":run FILE"},
   {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit"},
   {NULL, {NULL}, NULL, NULL, false, NULL},
 };

@@ -20,6 +20,10 @@ void session_init(session *s) { memset(s, 0, sizeof *s); }
 
 void session_free(session *s) {
   session_clear(s, NULL);
+  for (int i = 0; i < TC_MAX_CALL_DEPTH; i++) {   /* the frames' local tables, kept for reuse */
+    free(s->frames[i].locals);
+    s->frames[i] = (frame){0};
+  }
   free(s->vars);
   s->vars = NULL;
   s->cap = 0;
@@ -27,7 +31,7 @@ void session_free(session *s) {
 
 tc_tensor *session_get(session *s, const char *name) {
   for (int i = 0; i < s->nvars; i++)
-    if (!strcmp(s->vars[i].name, name)) return s->vars[i].t;
+    if (!strcmp(s->vars[i].name, name)) return s->vars[i].fn ? NULL : s->vars[i].t;
   return NULL;
 }
 
@@ -47,8 +51,7 @@ int session_set(session *s, const char *name, tc_tensor *t, tc_err *err) {
   }
   char *n = strdup(name);
   if (!n) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
-  s->vars[s->nvars].name = n;
-  s->vars[s->nvars++].t = t;
+  s->vars[s->nvars++] = (var){n, t, NULL};
   return 0;
 }
 
@@ -58,6 +61,7 @@ void session_clear(session *s, const char *name) {
     if (!name || !strcmp(s->vars[i].name, name)) {
       free(s->vars[i].name);
       tc_tensor_free(s->vars[i].t);
+      session_free_fn(s->vars[i].fn);
     } else s->vars[w++] = s->vars[i];
   }
   s->nvars = w;
@@ -66,6 +70,16 @@ void session_clear(session *s, const char *name) {
 /* ---- the function registry ---- */
 static fn_entry fns[TC_OP_COUNT + 16 + TC_DT_COUNT];
 static int nfns;
+/* fn_find runs on every call and assignment (a loop's hot path): an open
+ * addressing hash of the names, 1 + the entry's index (0: empty). */
+#define FN_HASH 1024
+static short fn_hash[FN_HASH];
+
+static unsigned name_hash(const char *s) {
+  unsigned h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
 
 static void fns_init(void) {
   if (nfns) return;
@@ -74,15 +88,86 @@ static void fns_init(void) {
   TC_ALIASES(X, _)
 #undef X
   for (int dt = 0; dt < TC_DT_COUNT; dt++) fns[nfns++] = (fn_entry){tc_dtype_name((tc_dtype)dt), -1, dt};
+  for (int i = 0; i < nfns; i++) {
+    unsigned h = name_hash(fns[i].name) % FN_HASH;
+    while (fn_hash[h]) h = (h + 1) % FN_HASH;
+    fn_hash[h] = (short)(i + 1);
+  }
 }
 
 int fn_count(void) { fns_init(); return nfns; }
 const fn_entry *fn_get(int i) { fns_init(); return &fns[i]; }
 const fn_entry *fn_find(const char *name) {
   fns_init();
-  for (int i = 0; i < nfns; i++)
-    if (!strcmp(fns[i].name, name)) return &fns[i];
+  for (unsigned h = name_hash(name) % FN_HASH; fn_hash[h]; h = (h + 1) % FN_HASH)
+    if (!strcmp(fns[fn_hash[h] - 1].name, name)) return &fns[fn_hash[h] - 1];
   return NULL;
+}
+
+/* ---- did you mean ...? (SPEC 11) ---- */
+/* Other tools' spellings of our functions (NumPy, JAX, Octave). */
+static const char *const spellings[][2] = {
+  {"concatenate", "concat"}, {"hstack", "concat"}, {"vstack", "concat"}, {"arcsin", "asin"}, {"arccos", "acos"},
+  {"arctan", "atan"}, {"arctan2", "atan2"}, {"arcsinh", "sinh"}, {"power", "pow"}, {"divide", "div"},
+  {"true_divide", "div"}, {"multiply", "mul"}, {"subtract", "sub"}, {"negative", "neg"}, {"absolute", "abs"},
+  {"floor_divide", "floor_div"}, {"remainder", "mod"}, {"fmod", "rem"}, {"float32", "f32"}, {"float64", "f64"},
+  {"float16", "f16"}, {"bfloat16", "bf16"}, {"double", "f64"}, {"single", "f32"}, {"int8", "i8"}, {"int16", "i16"},
+  {"int32", "i32"}, {"int64", "i64"}, {"amax", "reduce_max"}, {"amin", "reduce_min"}, {"nanmax", "reduce_max"},
+  {"astype", "cast"}, {"numel", "size"}, {"len", "size"}, {"length", "size"}, {"disp", "print"},
+  {"bitwise_not", "bitwise_not"}, {"invert", "bitwise_not"}, {"logical_xor", "xor"}, {"left_shift", "shift_left"},
+  {"right_shift", "shift_right"}, {"select", "where"}, {"clamp", "clip"}, {"cumsum", ""}, {"sum_all", "reduce_sum"},
+};
+
+static int edit_distance(const char *a, const char *b) {
+  size_t n = strlen(a), m = strlen(b);
+  if (n > 40 || m > 40) return 99;
+  int d[41][41];
+  for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= n; i++)
+    for (size_t j = 1; j <= m; j++) {
+      int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      d[i][j] = best;
+    }
+  return d[n][m];
+}
+
+/* Appends " (did you mean X?)" to the error's message: another tool's
+ * spelling of one of our functions, or the names within edit distance 2
+ * (functions if want_fn, else variables and functions), closest first. */
+static bool did_you_mean(ctx *c, const char *name, bool want_fn) {
+  const char *pick[3] = {NULL, NULL, NULL};
+  int np = 0;
+  if (!strcmp(name, "help") || !strcmp(name, "quit") || !strcmp(name, "exit")) {
+    char hint[48];
+    snprintf(hint, sizeof hint, " (type :%s)", name[0] == 'h' ? "help" : "quit");
+    strncat(c->err->msg, hint, sizeof c->err->msg - strlen(c->err->msg) - 1);
+    return true;
+  }
+  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+    if (!strcmp(spellings[i][0], name) && spellings[i][1][0] && strcmp(spellings[i][1], name)) pick[np++] = spellings[i][1];
+  /* short names have too many neighbours: distance 1 from 3 letters, 2 from 5 */
+  size_t len = strlen(name);
+  int maxd = len >= 5 ? 2 : len >= 3 ? 1 : 0;
+  for (int dist = 1; dist <= maxd && np == 0; dist++) {
+    for (int i = 0; i < fn_count() + c->s->nvars && np < 3; i++) {
+      const char *cand = i < fn_count() ? fn_get(i)->name : c->s->vars[i - fn_count()].name;
+      bool is_fn = i < fn_count() || c->s->vars[i - fn_count()].fn;
+      if (want_fn && !is_fn) continue;
+      if (edit_distance(name, cand) != dist) continue;
+      bool dup = false;
+      for (int k = 0; k < np; k++) dup |= !strcmp(pick[k], cand);
+      if (!dup) pick[np++] = cand;
+    }
+  }
+  if (np == 0) return false;
+  char hint[160];
+  snprintf(hint, sizeof hint, " (did you mean %s%s%s%s%s?)", pick[0], np > 1 ? (np > 2 ? ", " : " or ") : "",
+           np > 1 ? pick[1] : "", np > 2 ? " or " : "", np > 2 ? pick[2] : "");
+  strncat(c->err->msg, hint, sizeof c->err->msg - strlen(c->err->msg) - 1);
+  return true;
 }
 
 /* ---- evaluation ---- */
@@ -104,6 +189,8 @@ void locate(ctx *c, const node *n) {
 int eval_tensor(ctx *c, node *n, tc_tensor **out) {
   value v = {0};
   if (eval(c, n, &v) != 0) return -1;
+  if (v.kind == V_NONE)   /* a user function that returned nothing */
+    return fail_node(c, n, TC_E_BAD_ARG, "%s gives no value (the function returned nothing)", n->str ? n->str : "this");
   if (v.kind != V_TENSOR) {
     value_free(&v);
     return fail_node(c, n, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
@@ -291,6 +378,16 @@ static int call_info(ctx *c, tc_op op, tc_tensor *x, value *out) {
   return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : tc_numel(x), false, c->err));
 }
 
+/* clip(x, lo, hi): an absent lo is x itself (maximum(x, x) is x), an
+ * absent hi is maximum(x, lo) (its minimum with that is the same). */
+static int call_clip(barg *b, value *out, tc_err *err) {
+  tc_tensor *lo = b[1].t ? b[1].t : b[0].t, *hi = b[2].t, *own = NULL;
+  if (!hi && !(hi = own = tc_binary(TC_OP_MAXIMUM, b[0].t, lo, err))) return -1;
+  int rc = set_tensor(out, tc_clip(b[0].t, lo, hi, err));
+  tc_tensor_free(own);
+  return rc;
+}
+
 /* One call per family; the binder has checked and converted the arguments. */
 static int call_op(ctx *c, tc_op op, args *a, value *out) {
   barg *b = a->b;
@@ -299,7 +396,7 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   case TC_FAM_BIN: case TC_FAM_CMP: return set_tensor(out, tc_binary(op, b[0].t, b[1].t, err));
   case TC_FAM_UN: case TC_FAM_PRED: return set_tensor(out, tc_unary(op, b[0].t, err));
   case TC_FAM_SEL: return set_tensor(out, tc_where(b[0].t, b[1].t, b[2].t, err));
-  case TC_FAM_CLIP: return set_tensor(out, tc_clip(b[0].t, b[1].t, b[2].t, err));
+  case TC_FAM_CLIP: return call_clip(b, out, err);
   case TC_FAM_CAST: return set_tensor(out, tc_cast(b[0].t, (tc_dtype)b[1].dt, err));
   case TC_FAM_REDUCE: return set_tensor(out, tc_reduce(op, b[0].t, &b[1].axes, a->n > 2 && b[2].b, err));
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
@@ -311,10 +408,16 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
 }
 
 static int eval_call(ctx *c, node *n, value *out) {
+  if (!strcmp(n->str, "print")) return call_print(c, n);
+  ufunc *u = session_fn(c->s, n->str);
+  if (u) return call_user(c, u, n, out);
   const fn_entry *f = fn_find(n->str);
   if (!f) {
-    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1,
-               session_get(c->s, n->str) ? "%s is a variable, not a function" : "no function named %s (:help lists them)", n->str);
+    bool is_fn;
+    bool is_var = scope_get(c, n->str, &is_fn) != NULL;
+    tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1, is_var ? "%s is a variable, not a function" : "no function named %s", n->str);
+    if (!is_var && !did_you_mean(c, n->str, true))
+      strncat(c->err->msg, " (:help lists them)", sizeof c->err->msg - strlen(c->err->msg) - 1);
     c->err->engine = -1;
     c->err->start = n->ostart; c->err->end = n->oend;
     return -1;
@@ -351,8 +454,48 @@ static int eval_call(ctx *c, node *n, value *out) {
     }
   }
   args_free(&a);
+  if (rc != 0 && c->err->code == TC_E_AXIS && (f->op == TC_OP_REDUCE_MAX || f->op == TC_OP_REDUCE_MIN) &&
+      n->nkids == 2 && n->kids[1]->kind != N_KWARG)   /* min(3, 4): the elementwise one was meant */
+    strncat(c->err->msg, f->op == TC_OP_REDUCE_MAX ? " (the larger of two values is maximum(a, b))"
+                                                   : " (the smaller of two values is minimum(a, b))",
+            sizeof c->err->msg - strlen(c->err->msg) - 1);
   if (rc != 0) locate(c, n);
   return rc;
+}
+
+/* A binary operator, and the left-associative chain below it (a + b - c
+ * ...) in a loop rather than by recursion: such a chain does not count
+ * toward the nesting limit (SPEC 11), however long it is. */
+static int eval_chain(ctx *c, node *n, value *out) {
+  node *small[32], **spine = small;
+  int ns = 0, cap = 32;
+  for (node *m = n;; m = m->kids[0]) {
+    if (ns == cap) {
+      node **g = malloc(sizeof *g * (size_t)cap * 2);
+      if (!g) { if (spine != small) free(spine); return fail_node(c, n, TC_E_OOM, "%s", "out of memory"); }
+      memcpy(g, spine, sizeof *g * (size_t)ns);
+      if (spine != small) free(spine);
+      spine = g;
+      cap *= 2;
+    }
+    spine[ns++] = m;
+    node *l = m->kids[0];
+    if (tc_op_assoc((tc_op)m->op) != TC_ASSOC_LEFT || l->kind != N_BINOP || tc_op_assoc((tc_op)l->op) != TC_ASSOC_LEFT) break;
+  }
+  tc_tensor *acc = NULL;
+  int rc = eval_tensor(c, spine[ns - 1]->kids[0], &acc);
+  for (int i = ns - 1; i >= 0 && rc == 0; i--) {
+    tc_tensor *b;
+    if (eval_tensor(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
+    tc_tensor *r = tc_binary((tc_op)spine[i]->op, acc, b, c->err);
+    tc_tensor_free(acc);
+    tc_tensor_free(b);
+    acc = r;
+    if (!r) { locate(c, spine[i]); rc = -1; }
+  }
+  if (rc != 0) tc_tensor_free(acc);
+  if (spine != small) free(spine);
+  return rc == 0 ? set_tensor(out, acc) : -1;
 }
 
 int eval(ctx *c, node *n, value *out) {
@@ -377,10 +520,15 @@ int eval(ctx *c, node *n, value *out) {
     out->s = strdup(n->str);
     return out->s ? 0 : fail_node(c, n, TC_E_OOM, "%s", "out of memory");
   case N_NAME: {
-    tc_tensor *t = session_get(c->s, n->str);
+    bool is_fn;
+    tc_tensor *t = scope_lookup(c, n->str, &n->slot, &is_fn);
+    if (!t && !is_fn && (!strcmp(n->str, "pi") || !strcmp(n->str, "e")))   /* predefined, rebindable (SPEC 11) */
+      return set_tensor(out, tc_scalar_f64(n->str[0] == 'p' ? 3.141592653589793 : 2.718281828459045, true, c->err));
     if (!t) {
-      const char *fmt = fn_find(n->str) ? "%s is a function; call it with ()" : "%s is not defined";
-      tc_err_set(c->err, fn_find(n->str) ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
+      is_fn |= fn_find(n->str) != NULL || !strcmp(n->str, "print");
+      const char *fmt = is_fn ? "%s is a function; call it with ()" : "%s is not defined";
+      tc_err_set(c->err, is_fn ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
+      if (!is_fn) did_you_mean(c, n->str, false);
       c->err->engine = -1;
       c->err->start = n->start; c->err->end = n->end;
       return -1;
@@ -391,16 +539,8 @@ int eval(ctx *c, node *n, value *out) {
     return eval_list(c, n, out);
   case N_CALL:
     return eval_call(c, n, out);
-  case N_BINOP: {
-    tc_tensor *a, *b;
-    if (eval_tensor(c, n->kids[0], &a) != 0) return -1;
-    if (eval_tensor(c, n->kids[1], &b) != 0) { tc_tensor_free(a); return -1; }
-    tc_tensor *r = tc_binary((tc_op)n->op, a, b, c->err);
-    tc_tensor_free(a);
-    tc_tensor_free(b);
-    if (!r) { locate(c, n); return -1; }
-    return set_tensor(out, r);
-  }
+  case N_BINOP:
+    return eval_chain(c, n, out);
   case N_UNOP: {
     tc_tensor *x;
     if (eval_tensor(c, n->kids[0], &x) != 0) return -1;
@@ -416,28 +556,32 @@ int eval(ctx *c, node *n, value *out) {
     return fail_node(c, n, TC_E_SYNTAX, "%s", "a slice is only allowed inside an index");
   case N_KWARG:
     return fail_node(c, n, TC_E_SYNTAX, "%s", "a keyword argument is only allowed in a call");
-  case N_ASSIGN: case N_NONE:
+  case N_NONE:
+    return fail_node(c, n, TC_E_BAD_ARG, "%s", "none means \"not given\": it is only an argument's value");
+  case N_ASSIGN: case N_DEF: case N_IF: case N_WHILE: case N_FOR: case N_BLOCK: case N_RETURN: case N_BREAK:
+  case N_CONTINUE:
     break;
   }
   return fail_node(c, n, TC_E_SYNTAX, "%s", "unexpected statement");
 }
 
-static int check_name(ctx *c, node *target) {
-  if (fn_find(target->str))
-    return fail_node(c, target, TC_E_BAD_ARG, "%s is a function name; choose another variable name", target->str);
-  return 0;
-}
-
 int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
-  ctx c = {s, err};
+  ctx c = {s, err, {0}};
+  char top;
   out->kind = V_NONE;
-  if (stmt->kind == N_STR)   /* SPEC 2.1: a string is only an option value */
-    return fail_node(&c, stmt, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
-  if (stmt->kind != N_ASSIGN) return eval(&c, stmt, out);
-  node *target = stmt->kids[0];
-  if (target->kind == N_INDEX) return eval_index_assign(&c, target, stmt->kids[1]);
-  if (check_name(&c, target) != 0) return -1;
-  tc_tensor *v;
-  if (eval_tensor(&c, stmt->kids[1], &v) != 0) return -1;
-  return session_set(s, target->str, v, err);
+  s->err_fn = NULL;
+  s->err_claimed = false;
+  s->ntrace = 0;
+  s->stack_top = &top;
+  int rc;
+  switch (stmt->kind) {
+  case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR: case N_DEF: case N_STR:
+    rc = exec_statement(&c, stmt);   /* prints nothing */
+    break;
+  default:
+    rc = eval(&c, stmt, out);
+  }
+  value_free(&c.ret);
+  s->stack_top = NULL;
+  return rc < 0 ? -1 : 0;
 }

@@ -7,7 +7,7 @@
 #define TC_EVAL_INT_H
 #include "eval.h"
 
-#define MAX_PARAMS 8
+#define MAX_PARAMS 8   /* also the most parameters of a user function */
 #define MAX_REST 64
 /* Parameter types of the op table's signatures (repl/bind.c). */
 typedef enum {
@@ -23,7 +23,14 @@ typedef struct sig {
   ptype types[MAX_PARAMS];
 } sig;
 
-typedef struct ctx { session *s; tc_err *err; } ctx;
+typedef struct ctx {
+  session *s;
+  tc_err *err;
+  value ret;                   /* what a return statement gave */
+} ctx;
+
+#define TC_STR_(x) #x
+#define TC_STR(x) TC_STR_(x)
 
 /* One bound argument, converted to its parameter's type. */
 typedef struct barg {
@@ -59,6 +66,21 @@ const sig *get_sig(tc_op op);
 int bind_args(ctx *c, node *call, tc_op op, args *a);
 int convert_args(ctx *c, args *a);
 void args_free(args *a);
+
+/* Binds a user function's call to its signature (P_ANY parameters, a
+ * default "=" evaluated by the caller): given[i] says which were passed. */
+int bind_user(ctx *c, node *call, const sig *g, const char *sigtext, args *a, bool *given);
+
+/* The interpreter (interp.c): names in the current scope, statements of
+ * blocks, user functions and print(). */
+tc_tensor *scope_get(ctx *c, const char *name, bool *is_fn);
+tc_tensor *scope_lookup(ctx *c, const char *name, int *slot, bool *is_fn);   /* slot: a hint kept in the node */
+int scope_set(ctx *c, const char *name, tc_tensor *t);   /* takes the reference */
+int exec_statement(ctx *c, node *n);                      /* a statement whose value is not printed */
+int call_user(ctx *c, ufunc *u, node *call, value *out);
+int call_print(ctx *c, node *call);
+int define_function(ctx *c, node *def);
+void session_free_fn(ufunc *u);
 
 int eval(ctx *c, node *n, value *out);
 int eval_tensor(ctx *c, node *n, tc_tensor **out);

@@ -114,7 +114,8 @@ int eval_index(ctx *c, node *n, value *out) {
 
 int eval_index_assign(ctx *c, node *target, node *val) {
   node *name = target->kids[0];
-  tc_tensor *x = session_get(c->s, name->str);
+  bool is_fn;
+  tc_tensor *x = scope_get(c, name->str, &is_fn);
   if (!x) {
     tc_err_set(c->err, TC_E_UNDEFINED, -1, -1, "%s is not defined (assign it before assigning into it)", name->str);
     c->err->engine = -1;
@@ -127,10 +128,10 @@ int eval_index_assign(ctx *c, node *target, node *val) {
   int rc = eval_items(c, target, &l);
   if (rc == 0) rc = eval_tensor(c, val, &v);
   /* the variable may have been rebound while the items were evaluated */
-  if (rc == 0) x = session_get(c->s, name->str);
+  if (rc == 0) x = scope_get(c, name->str, &is_fn);
   if (rc == 0 && x) r = tc_setitem(x, l.n, l.items, v, c->err);
   items_free(&l);
   tc_tensor_free(v);
   if (!r) { if (rc == 0) locate(c, target); return -1; }
-  return session_set(c->s, name->str, r, c->err);
+  return scope_set(c, name->str, r);
 }

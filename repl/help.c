@@ -51,6 +51,12 @@ static void help_all(FILE *f) {
       any = true;
     }
   }
+  fputs("\n  ^ is ** (power); xor is the function xor"
+        "\nScripting (reserved words):"
+        "\n  def NAME(P, Q=1) = EXPR    def NAME(P) ... return EXPR ... end"
+        "\n  if C then ... elif C then ... else ... end    while C do ... end"
+        "\n  for NAME in EXPR do ... end    break  continue  return  print(X, ...)  none"
+        "\n  x += e  (also -= *= /= //= %= **= ^= @=)", f);
   fputs("\nSession commands:\n", f);
   col = 0;
   for (const command *c = runner_commands; c->name; c++) {

@@ -33,6 +33,7 @@ int lex_op_len(const char *s, int32_t avail) {
     int n = (int)strlen(sym);
     if (n > best && n <= avail && memcmp(s, sym, (size_t)n) == 0) best = n;
   }
+  if (best == 0 && avail > 0 && *s == '^') best = 1;   /* the second spelling of ** (SPEC 11) */
   return best;
 }
 
@@ -203,10 +204,10 @@ token lex_next(lexer *lx) {
       lx->pos++;
     return make(lx, T_NAME, start);
   }
-  if (c == '"') {
+  if (c == '"' || c == '\'') {   /* single or double quotes (SPEC 11) */
     lx->pos++;
     int32_t bad = -1, bad_len = 0;   /* the first escape that is not one */
-    while (lx->pos < lx->len && s[lx->pos] != '"' && s[lx->pos] != '\n') {
+    while (lx->pos < lx->len && s[lx->pos] != (char)c && s[lx->pos] != '\n') {
       if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) {
         int n = string_escape(s + lx->pos, lx->len - lx->pos, NULL);
         if (n < 0 && bad < 0) { bad = lx->pos; bad_len = -n; }
@@ -214,7 +215,7 @@ token lex_next(lexer *lx) {
       }
       lx->pos++;
     }
-    if (lx->pos >= lx->len || s[lx->pos] != '"') return error_tok(lx, start, "unterminated string");
+    if (lx->pos >= lx->len || s[lx->pos] != (char)c) return error_tok(lx, start, "unterminated string");
     lx->pos++;
     if (bad >= 0) {
       token t = error_tok(lx, bad, "unknown escape in a string (\\n \\t \\\\ \\\" \\' and \\xHH from \\x01 to \\x7f)");
@@ -252,6 +253,11 @@ token lex_next(lexer *lx) {
     if (c == '=' && n == 0) { lx->pos++; return make(lx, T_ASSIGN, start); }
     if (n == 0) { lx->pos++; return error_tok(lx, start, "unknown operator"); }
     lx->pos += n;
+    /* x += e: an arithmetic operator directly followed by '=' */
+    if (lx->pos < lx->len && s[lx->pos] == '=' && strchr("+-*/%^@", c) && (n == 1 || s[start + 1] == c)) {
+      lx->pos++;
+      return make(lx, T_OPASSIGN, start);
+    }
     return make(lx, T_OP, start);
   }
   if (c >= 0x80) {

@@ -8,7 +8,8 @@
 typedef enum {
   T_EOF, T_NEWLINE, T_SEMI, T_INT, T_FLOAT, T_NAME, T_STRING, T_OP,
   T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA, T_ASSIGN, T_COLON,
-  T_ELLIPSIS, T_ERROR
+  T_ELLIPSIS, T_ERROR,
+  T_OPASSIGN              /* += -= *= /= //= %= **= ^= @=: the operator, then '=' */
 } tok_kind;
 
 /* The backslash escape at s (n bytes left, s[0] == '\\'): \\n \\t \\\\ \\"

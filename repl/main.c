@@ -18,6 +18,7 @@ static void usage(FILE *f) {
         "  -k, --keep-going     go on after an error\n"
         "      --caps           print the capability table and exit\n"
         "      --precision N    significant digits for floats in text output (0: shortest)\n"
+        "      --width N        wrap text rows at N columns (default 80; 0: never)\n"
         "      --full           never summarise large tensors\n"
         "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
         "  -q, --quiet          no banner in the REPL\n"
@@ -123,7 +124,7 @@ static void run_file(runner *r, const char *path) {
   fclose(f);
 }
 
-enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST };
+enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH };
 
 int main(int argc, char **argv) {
   install_signals();
@@ -133,7 +134,7 @@ int main(int argc, char **argv) {
     {"caps", no_argument, 0, OPT_CAPS},      {"precision", required_argument, 0, OPT_PRECISION},
     {"full", no_argument, 0, OPT_FULL},      {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
-    {"max-memory", required_argument, 0, OPT_MAXMEM},
+    {"max-memory", required_argument, 0, OPT_MAXMEM}, {"width", required_argument, 0, OPT_WIDTH},
     {"list-functions", no_argument, 0, OPT_LIST},   /* undocumented: for scripts/check-man.sh */
     {0, 0, 0, 0}};
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
@@ -157,6 +158,13 @@ int main(int argc, char **argv) {
     case OPT_ENGINE: engine = optarg; break;
     case OPT_CAPS: caps = true; break;
     case OPT_FULL: r.po.full = true; break;
+    case OPT_WIDTH: {   /* text rows wrap at N columns (SPEC 11); 0 never wraps */
+      char *end;
+      long n = strtol(optarg, &end, 10);
+      if (!*optarg || *end || n < 0 || n > 100000) { rc = bad_usage("--width must be 0 (never wrap) to 100000, not '%s'", optarg); goto done; }
+      r.po.width = (int)n;
+      break;
+    }
     case OPT_PRECISION: {
       char *end;
       long n = strtol(optarg, &end, 10);

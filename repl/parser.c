@@ -48,6 +48,25 @@ void arena_free(arena *a) {
 /* ---- helpers ---- */
 static void advance(parser *p) { p->tok = lex_next(&p->lx); }
 
+static const char *const keywords[] = {"def", "if", "then", "elif", "else", "end", "while", "do",
+                                       "for", "in", "break", "continue", "return", "none", NULL};
+
+bool is_keyword(const char *s, size_t n) {
+  for (int i = 0; keywords[i]; i++)
+    if (strlen(keywords[i]) == n && !memcmp(keywords[i], s, n)) return true;
+  return false;
+}
+
+/* Whether the current token is the word w (a keyword). */
+static bool is_kw(const parser *p, const char *w) {
+  return p->tok.kind == T_NAME && (size_t)(p->tok.end - p->tok.start) == strlen(w) &&
+         !memcmp(p->lx.src + p->tok.start, w, strlen(w));
+}
+
+static bool tok_is_keyword(const parser *p) {
+  return p->tok.kind == T_NAME && is_keyword(p->lx.src + p->tok.start, (size_t)(p->tok.end - p->tok.start));
+}
+
 void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err) {
   memset(p, 0, sizeof *p);
   lex_init(&p->lx, src, len);
@@ -90,7 +109,9 @@ static const char *tok_desc(const parser *p, char *buf, size_t n) {
   case T_NEWLINE: return "end of line";
   case T_ERROR: return t->msg;
   case T_INT: case T_FLOAT: snprintf(buf, n, "number %.*s", len, text); return buf;
-  case T_NAME: snprintf(buf, n, "name %.*s", len, text); return buf;
+  case T_NAME:
+    snprintf(buf, n, is_keyword(text, (size_t)(t->end - t->start)) ? "'%.*s'" : "name %.*s", len, text);
+    return buf;
   case T_STRING: return "string";
   default: snprintf(buf, n, "'%.*s'", len, text); return buf;
   }
@@ -122,6 +143,7 @@ static node *new_node(parser *p, node_kind k, int32_t start, int32_t end) {
   n->start = n->ostart = start;
   n->end = n->oend = end;
   n->op = -1;
+  n->slot = -1;
   n->depth = 1;
   return n;
 }
@@ -155,8 +177,15 @@ static bool set_kids(parser *p, node *n, kids *k) {
   n->kids = arena_alloc(p->ar, sizeof(node *) * (size_t)(k->n ? k->n : 1));
   if (n->kids) {
     if (k->n) memcpy(n->kids, k->v, sizeof(node *) * (size_t)k->n);
-    for (int i = 0; i < k->n; i++)
-      if (k->v[i] && k->v[i]->depth + 1 > n->depth) n->depth = k->v[i]->depth + 1;
+    /* A left-associative chain (1 + 1 + ... + 1) is not nesting: its left
+     * operand does not count (SPEC 11); the evaluator walks such a chain in
+     * a loop. Brackets, calls, unary and right-associative operators count. */
+    bool chain = n->kind == N_BINOP && tc_op_assoc((tc_op)n->op) == TC_ASSOC_LEFT;
+    for (int i = 0; i < k->n; i++) {
+      if (!k->v[i]) continue;
+      int d = k->v[i]->depth + (chain && i == 0 ? 0 : 1);
+      if (d > n->depth) n->depth = d;
+    }
   }
   free(k->v);
   k->v = NULL;
@@ -176,6 +205,7 @@ static bool is_op(const parser *p, const char *sym) {
 /* The op whose symbol is the current token, as infix (arity 2) or prefix. */
 static int find_op(const parser *p, bool prefix) {
   if (p->tok.kind != T_OP) return -1;
+  if (!prefix && is_op(p, "^")) return TC_OP_POW;   /* ^ is power, as in bc, Octave, Julia and R */
   for (int op = 0; op < TC_OP_COUNT; op++) {
     const char *sym = tc_op_symbol((tc_op)op);
     if (!*sym || !is_op(p, sym)) continue;
@@ -240,6 +270,11 @@ static node *parse_name(parser *p) {
   } else if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
     n = new_node(p, N_FLOAT, t.start, t.end);
     if (n) n->fval = s[0] == 'i' ? __builtin_inf() : __builtin_nan("");
+  } else if (!strcmp(s, "none")) {
+    n = new_node(p, N_NONE, t.start, t.end);
+    if (n) n->str = s;
+  } else if (is_keyword(s, strlen(s))) {
+    return unexpected(p);
   } else {
     n = new_node(p, N_NAME, t.start, t.end);
     if (n) n->str = s;
@@ -263,7 +298,7 @@ static node *parse_unary(parser *p) {
     token lit = p->tok;
     lexer save = p->lx;
     advance(p);
-    if (!is_op(p, "**")) {
+    if (!is_op(p, "**") && !is_op(p, "^")) {
       node *n = new_node(p, N_INT, t.start, lit.end);
       if (!n) return NULL;
       n->overflow = lit.overflow || lit.mag > (uint64_t)INT64_MAX + 1;
@@ -440,7 +475,12 @@ static node *parse_expr(parser *p, int rbp) {
     if (lbp <= rbp) break;
     bool nonassoc = tc_op_assoc((tc_op)op) == TC_ASSOC_NONASSOC;
     if (nonassoc && !left->paren && left->kind == N_BINOP && tc_op_assoc((tc_op)left->op) == TC_ASSOC_NONASSOC) {
-      left = fail_at(p, p->tok.start, p->tok.end, "%s", "comparisons do not chain; combine them with &");
+      /* x > 1 & x < 5 parses as x > (1 & x) < 5: the & was written, the brackets were not */
+      node *mid = left->kids[1];
+      bool bitop = mid->kind == N_BINOP && !mid->paren && (mid->op == TC_OP_BITWISE_AND || mid->op == TC_OP_BITWISE_OR);
+      left = fail_at(p, p->tok.start, p->tok.end, "%s",
+                     bitop ? "& and | bind tighter than comparisons: write (x > 1) & (x < 5) with brackets"
+                           : "comparisons do not chain; combine them with &");
       break;
     }
     token t = p->tok;
@@ -466,35 +506,282 @@ static bool at_end(const parser *p) {
   return p->tok.kind == T_EOF || p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI;
 }
 
+/* The end of a statement: a separator, or inside a block the word that
+ * ends or divides it (if c then x = 1 else x = 2 end). */
+static bool stmt_end(const parser *p) {
+  return at_end(p) || (p->blocks > 0 && (is_kw(p, "end") || is_kw(p, "else") || is_kw(p, "elif")));
+}
+
+static node *parse_stmt(parser *p);
+
+static node *expect_kw(parser *p, const char *w) {
+  if (is_kw(p, w)) { advance(p); return (node *)p; }
+  char buf[64], msg[96];
+  snprintf(msg, sizeof msg, "expected '%s', found %s", w, tok_desc(p, buf, sizeof buf));
+  return fail_at(p, p->tok.start, p->tok.end, "%s", msg);
+}
+
+/* Statements up to one of the words in stops (which is left current).
+ * opener is the keyword token that began the block, for the error when
+ * the text ends first. */
+static node *parse_block(parser *p, const token *opener, const char *const *stops) {
+  node *b = new_node(p, N_BLOCK, p->tok.start, p->tok.start);
+  if (!b) return NULL;
+  kids k = {0};
+  /* checked before going deeper: the parser recurses once per block */
+  if (p->blocks >= TC_MAX_BLOCKS) {
+    return fail_at(p, opener->start, opener->end, "blocks nested too deeply (limit %s)", TC_STR_BLOCKS);
+  }
+  p->blocks++;
+  for (;;) {
+    while (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) advance(p);
+    bool stop = false;
+    for (int i = 0; stops[i]; i++) stop |= is_kw(p, stops[i]);
+    if (stop) break;
+    if (p->tok.kind == T_EOF) {
+      free(k.v);
+      p->blocks--;
+      int len = opener->end - opener->start;
+      char msg[96];
+      snprintf(msg, sizeof msg, "'%.*s' is never closed (no matching 'end')", len > 16 ? 16 : len, p->lx.src + opener->start);
+      fail_at(p, opener->start, opener->end, "%s", msg);
+      p->err->start = opener->start;
+      return NULL;
+    }
+    node *st = parse_stmt(p);
+    if (st && !stmt_end(p)) st = unexpected(p);
+    if (!st || !kids_push(&k, st)) {
+      free(k.v);
+      p->blocks--;
+      return st ? fail_oom(p, b->start, b->end) : NULL;
+    }
+  }
+  p->blocks--;
+  b->end = p->tok.start;
+  return set_kids(p, b, &k) ? b : NULL;
+}
+
+static const char *const stop_end[] = {"end", NULL};
+static const char *const stop_if[] = {"end", "else", "elif", NULL};
+
+/* A name that a statement binds (a function, parameter or loop variable). */
+static char *bound_name(parser *p, const char *what) {
+  if (p->tok.kind != T_NAME || tok_is_keyword(p)) {
+    char buf[64], msg[128];
+    snprintf(msg, sizeof msg, "expected %s, found %s%s", what, tok_desc(p, buf, sizeof buf),
+             tok_is_keyword(p) ? " (a reserved word)" : "");
+    fail_at(p, p->tok.start, p->tok.end, "%s", msg);
+    return NULL;
+  }
+  char *s = copy_text(p, p->tok.start, p->tok.end);
+  if (!s) { fail_oom(p, p->tok.start, p->tok.end); return NULL; }
+  advance(p);
+  return s;
+}
+
+static node *finish(parser *p, node *n, kids *k) {
+  n->end = p->tok.end;
+  return set_kids(p, n, k) ? n : NULL;
+}
+
+/* def NAME(P, Q=DEFAULT) = EXPR, or def NAME(P) NEWLINE-or-; STMTS end */
+static node *parse_def(parser *p) {
+  token opener = p->tok;
+  if (p->blocks > 0) return fail_at(p, opener.start, opener.end, "%s", "def is only allowed at top level, not inside a block");
+  advance(p);
+  node *n = new_node(p, N_DEF, opener.start, opener.end);
+  if (!n) return NULL;
+  n->ostart = p->tok.start;
+  n->oend = p->tok.end;
+  if (!(n->str = bound_name(p, "a function name"))) return NULL;
+  if (p->tok.kind != T_LPAREN) return unexpected(p);
+  advance(p);
+  kids k = {0};
+  while (p->tok.kind != T_RPAREN) {
+    int32_t at = p->tok.start;
+    char *name = bound_name(p, "a parameter name");
+    if (!name) { free(k.v); return NULL; }
+    node *par;
+    if (p->tok.kind == T_ASSIGN) {
+      advance(p);
+      node *v = parse_expr(p, 0);
+      if (!v) { free(k.v); return NULL; }
+      par = new_node(p, N_KWARG, at, v->end);
+      if (par) {
+        kids kk = {0};
+        kids_push(&kk, v);
+        if (!set_kids(p, par, &kk)) par = NULL;
+      }
+    } else {
+      for (int i = 0; i < k.n; i++)
+        if (k.v[i]->kind == N_KWARG) { free(k.v); return fail_at(p, at, p->tok.start, "%s", "a parameter without a default after one with a default"); }
+      par = new_node(p, N_NAME, at, p->lx.pos);
+    }
+    if (!par) { free(k.v); return NULL; }
+    par->str = name;
+    par->oend = at + (int32_t)strlen(name);
+    for (int i = 0; i < k.n; i++)
+      if (!strcmp(k.v[i]->str, name)) { free(k.v); return fail_at(p, at, par->oend, "parameter %s appears twice", name); }
+    if (k.n == MAX_USER_PARAMS) { free(k.v); return fail_at(p, at, par->oend, "%s", "a function has at most 8 parameters"); }
+    if (!kids_push(&k, par)) { free(k.v); return fail_oom(p, at, at + 1); }
+    if (p->tok.kind == T_COMMA) { advance(p); continue; }
+    if (p->tok.kind != T_RPAREN) { free(k.v); return unexpected(p); }
+  }
+  n->ival = p->tok.end;
+  advance(p);
+  node *body;
+  if (p->tok.kind == T_ASSIGN) {   /* one-line: the body returns the expression */
+    int32_t at = p->tok.start;
+    advance(p);
+    node *e = parse_expr(p, 0);
+    body = e ? new_node(p, N_RETURN, at, e->end) : NULL;
+    if (body) {
+      kids kk = {0};
+      kids_push(&kk, e);
+      if (!set_kids(p, body, &kk)) body = NULL;
+    }
+    if (!body) { free(k.v); return NULL; }
+    kids_push(&k, body);
+    n->end = body->end;
+    return set_kids(p, n, &k) ? n : NULL;
+  }
+  if (!at_end(p)) { free(k.v); return unexpected(p); }
+  bool outer_def = p->in_def;
+  int outer_loops = p->loops;
+  p->in_def = true;
+  p->loops = 0;
+  body = parse_block(p, &opener, stop_end);
+  p->in_def = outer_def;
+  p->loops = outer_loops;
+  if (!body || !kids_push(&k, body)) { free(k.v); return body ? fail_oom(p, n->start, n->end) : NULL; }
+  node *r = finish(p, n, &k);
+  advance(p);   /* end */
+  return r;
+}
+
+static node *parse_if(parser *p) {
+  token opener = p->tok;
+  node *n = new_node(p, N_IF, opener.start, opener.end);
+  if (!n) return NULL;
+  kids k = {0};
+  for (;;) {
+    advance(p);   /* if, elif */
+    node *c = parse_expr(p, 0);
+    node *b = c && expect_kw(p, "then") ? parse_block(p, &opener, stop_if) : NULL;
+    if (!b) { free(k.v); return NULL; }
+    kids_push(&k, c);
+    kids_push(&k, b);
+    if (!is_kw(p, "elif")) break;
+  }
+  if (is_kw(p, "else")) {
+    advance(p);
+    node *b = parse_block(p, &opener, stop_end);
+    if (!b) { free(k.v); return NULL; }
+    kids_push(&k, b);
+  }
+  node *r = finish(p, n, &k);
+  advance(p);   /* end */
+  return r;
+}
+
+/* while C do STMTS end; for NAME in EXPR do STMTS end */
+static node *parse_loop(parser *p, bool is_for) {
+  token opener = p->tok;
+  node *n = new_node(p, is_for ? N_FOR : N_WHILE, opener.start, opener.end);
+  if (!n) return NULL;
+  advance(p);
+  if (is_for) {
+    if (!(n->str = bound_name(p, "a loop variable name")) || !expect_kw(p, "in")) return NULL;
+  }
+  node *c = parse_expr(p, 0);
+  if (!c || !expect_kw(p, "do")) return NULL;
+  p->loops++;
+  node *b = parse_block(p, &opener, stop_end);
+  p->loops--;
+  if (!b) return NULL;
+  kids k = {0};
+  kids_push(&k, c);
+  kids_push(&k, b);
+  node *r = finish(p, n, &k);
+  advance(p);   /* end */
+  return r;
+}
+
+/* x = e, x[i] = e, x += e, x[i] += e */
+static node *parse_assign(parser *p, node *e) {
+  token t = p->tok;
+  if (e->kind != N_NAME && !(e->kind == N_INDEX && e->kids[0]->kind == N_NAME))
+    return fail_at(p, t.start, t.end, "%s", "only a name or name[index] can be assigned to");
+  int op = -1;
+  if (t.kind == T_OPASSIGN) {
+    token o = t;   /* the operator alone, without its '=' */
+    o.kind = T_OP;
+    o.end--;
+    token keep = p->tok;
+    p->tok = o;
+    op = find_op(p, false);
+    p->tok = keep;
+  }
+  advance(p);
+  node *v = parse_expr(p, 0);
+  node *a = v ? new_node(p, N_ASSIGN, e->start, v->end) : NULL;
+  if (!a) return NULL;
+  a->ostart = t.start;
+  a->oend = t.end;
+  a->op = op;
+  kids k = {0};
+  kids_push(&k, e);
+  kids_push(&k, v);
+  return set_kids(p, a, &k) ? a : NULL;
+}
+
+static node *parse_stmt(parser *p) {
+  token t = p->tok;
+  if (t.kind == T_NAME && tok_is_keyword(p)) {
+    if (is_kw(p, "def")) return parse_def(p);
+    if (is_kw(p, "if")) return parse_if(p);
+    if (is_kw(p, "while")) return parse_loop(p, false);
+    if (is_kw(p, "for")) return parse_loop(p, true);
+    if (is_kw(p, "break") || is_kw(p, "continue")) {
+      bool brk = is_kw(p, "break");
+      if (p->loops == 0)
+        return fail_at(p, t.start, t.end, "%s", brk ? "break outside a loop" : "continue outside a loop");
+      node *n = new_node(p, brk ? N_BREAK : N_CONTINUE, t.start, t.end);
+      advance(p);
+      return n;
+    }
+    if (is_kw(p, "return")) {
+      if (!p->in_def) return fail_at(p, t.start, t.end, "%s", "return outside a function");
+      node *n = new_node(p, N_RETURN, t.start, t.end);
+      if (!n) return NULL;
+      advance(p);
+      kids k = {0};
+      if (!stmt_end(p)) {
+        node *v = parse_expr(p, 0);
+        if (!v) return NULL;
+        kids_push(&k, v);
+      }
+      if (!set_kids(p, n, &k)) return NULL;
+      if (n->nkids) n->end = n->kids[0]->end;
+      return n;
+    }
+  }
+  node *e = parse_expr(p, 0);
+  if (e && (p->tok.kind == T_ASSIGN || p->tok.kind == T_OPASSIGN)) e = parse_assign(p, e);
+  return e;
+}
+
 parse_status parse_statement(parser *p, node **out) {
   *out = NULL;
   p->depth = 0;
+  p->blocks = p->loops = 0;
+  p->in_def = false;
   /* The previous statement's nodes are dead: a chunk of a million
    * statements parses in the memory of one. */
   arena_reset(p->ar);
   if (p->tok.kind == T_EOF) return PARSE_END;
   if (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) { advance(p); return PARSE_EMPTY; }
-  node *e = parse_expr(p, 0);
-  if (e && p->tok.kind == T_ASSIGN) {
-    token t = p->tok;
-    if (e->kind != N_NAME && !(e->kind == N_INDEX && e->kids[0]->kind == N_NAME)) {
-      fail_at(p, t.start, t.end, "%s", "only a name or name[index] can be assigned to");
-      e = NULL;
-    } else {
-      advance(p);
-      node *v = parse_expr(p, 0);
-      node *a = v ? new_node(p, N_ASSIGN, e->start, v->end) : NULL;
-      if (a) {
-        a->ostart = t.start;
-        a->oend = t.end;
-        kids k = {0};
-        kids_push(&k, e);
-        kids_push(&k, v);
-        if (!set_kids(p, a, &k)) a = NULL;
-      }
-      e = a;
-    }
-  }
+  node *e = parse_stmt(p);
   if (e && !at_end(p)) e = unexpected(p);
   if (!e) {
     if (p->tok.kind == T_EOF && p->lx.depth > 0) return PARSE_INCOMPLETE;
@@ -503,6 +790,57 @@ parse_status parse_statement(parser *p, node **out) {
   if (p->tok.kind != T_EOF) advance(p);
   *out = e;
   return PARSE_OK;
+}
+
+node *parse_def_at(const char *src, int32_t len, int32_t pos, arena *ar, tc_err *err) {
+  parser p;
+  parser_init(&p, src, len, ar, err);
+  p.lx.pos = pos;
+  p.lx.depth = 0;
+  advance(&p);
+  return parse_stmt(&p);
+}
+
+/* ---- counting blocks line by line ---- */
+static bool word_is(const char *s, const token *t, const char *w) {
+  return t->kind == T_NAME && (size_t)(t->end - t->start) == strlen(w) && !memcmp(s + t->start, w, strlen(w));
+}
+
+/* def_state: 1 after def, 2 after its name, 3 inside its parameters, 4
+ * after them (then '=' makes a one-line def, anything else a block). */
+void block_scan_line(block_scan *b, const char *line, int32_t n) {
+  lexer lx;
+  lex_init(&lx, line, n);
+  lx.depth = b->brackets;
+  for (;;) {
+    token t = lex_next(&lx);
+    if (b->def_state == 4) {
+      b->def_state = 0;
+      if (t.kind != T_ASSIGN) b->blocks++;
+    }
+    if (t.kind == T_EOF) break;
+    if (b->def_state == 3) {
+      if (lx.depth == 0) b->def_state = 4;
+      continue;
+    }
+    if (b->def_state == 2) {
+      b->def_state = t.kind == T_LPAREN ? 3 : 0;
+      continue;
+    }
+    if (b->def_state == 1) {
+      b->def_state = t.kind == T_NAME ? 2 : 0;
+      continue;
+    }
+    if (lx.depth > 0 || t.kind != T_NAME) continue;
+    if (word_is(line, &t, "def")) b->def_state = 1;
+    else if (word_is(line, &t, "if") || word_is(line, &t, "while") || word_is(line, &t, "for")) b->blocks++;
+    else if (word_is(line, &t, "end") && b->blocks > 0) b->blocks--;
+  }
+  if (b->def_state == 4) {   /* def f(x) at the end of the line: a block follows */
+    b->def_state = 0;
+    b->blocks++;
+  }
+  b->brackets = lx.depth;
 }
 
 void parser_skip(parser *p) {

@@ -16,6 +16,25 @@ static bool reads_back(const char *s, double v, tc_dtype dt) {
   }
 }
 
+/* v with p significant digits in e ("%.*e") that read back in dt: the
+ * correctly rounded ones, or else a neighbour one unit in the last digit
+ * away. At a power of two the gap below is half the gap above, so the
+ * nearest p digits may fall outside v's rounding interval where the next
+ * ones up do not: f16(0.015625) is 0.01563, not 0.015625. */
+static bool digits_read_back(char *e, size_t n, int p, double v, tc_dtype dt) {
+  snprintf(e, n, "%.*e", p - 1, v);
+  if (reads_back(e, v, dt)) return true;
+  const char *x = strchr(e, 'e');
+  double step = pow(10.0, (x ? atoi(x + 1) : 0) - (p - 1)), m = strtod(e, NULL);
+  char alt[40];
+  for (int k = -1; k <= 1; k += 2) {
+    snprintf(alt, sizeof alt, "%.*e", p - 1, m + k * step);
+    if (reads_back(alt, v, dt)) { snprintf(e, n, "%s", alt); return true; }
+  }
+  snprintf(e, n, "%.*e", p - 1, v);
+  return false;
+}
+
 void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
   if (isnan(v)) { snprintf(buf, n, "nan"); return; }
   if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
@@ -31,12 +50,11 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
     int lo = 1, hi = dt == TC_DT_BF16 ? 4 : dt == TC_DT_F16 ? 5 : dt == TC_DT_F32 ? 9 : 17;
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      snprintf(e, sizeof e, "%.*e", mid - 1, v);
-      if (reads_back(e, v, dt)) hi = mid;
+      if (digits_read_back(e, sizeof e, mid, v, dt)) hi = mid;
       else lo = mid + 1;
     }
     p = lo;
-    snprintf(e, sizeof e, "%.*e", p - 1, v);
+    digits_read_back(e, sizeof e, p, v, dt);
   }
   /* e is [-]d[.ddd]e[+-]xx: take the digits and the exponent */
   const char *s = e;
@@ -52,7 +70,9 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
   char out[64];
   int o = 0;
   if (neg) out[o++] = '-';
-  if (exp10 >= -4 && exp10 < 16) {
+  /* positional from 1e-4 up to 1e16, or with --precision N as C's %g does:
+   * up to 10^N, so that no digit is shown that was not kept */
+  if (exp10 >= -4 && exp10 < (precision > 0 ? p : 16)) {
     if (exp10 >= 0) {
       for (int i = 0; i <= exp10; i++) out[o++] = i < nd ? digits[i] : '0';
       out[o++] = '.';
@@ -189,6 +209,8 @@ typedef struct tctx {
   bool summarise;
   int64_t edge;                   /* entries shown at each end of a long axis */
   int width, precision;
+  int linewidth;                  /* wrap rows longer than this (0: never) */
+  int col;                        /* the column the next character goes to */
   out_poll poll;
   const char *last;               /* measure(): the element measured last */
 } tctx;
@@ -280,20 +302,37 @@ static void measure(tctx *c, int d, int64_t off) {
   }
 }
 
+/* A row wraps, as NumPy's linewidth does, before an entry that would end
+ * past the line width (with its ',' or closing brackets); the next line
+ * starts under the row's first entry. */
 static void emit(tctx *c, int d, int64_t off) {
   int nd = c->t->ndim;
   fputc('[', c->f);
+  c->col++;
   for (int64_t i = 0; i < c->t->shape[d] && !poll_stop(&c->poll); i++) {
+    bool skip = skipped(c, d, i);
     if (i > 0) {
       fputc(',', c->f);
-      if (d == nd - 1) fputc(' ', c->f);
-      else {
+      c->col++;
+      if (d == nd - 1) {
+        int w = skip ? 3 : c->width;
+        bool last = i == c->t->shape[d] - 1;
+        if (c->linewidth > 0 && c->col + 1 + w + (last ? d + 1 : 1) > c->linewidth) {
+          fprintf(c->f, "\n%*s", d + 1, "");
+          c->col = d + 1;
+        } else {
+          fputc(' ', c->f);
+          c->col++;
+        }
+      } else {
         for (int k = 0; k < nd - 1 - d; k++) fputc('\n', c->f);
         for (int k = 0; k <= d; k++) fputc(' ', c->f);
+        c->col = d + 1;
       }
     }
-    if (skipped(c, d, i)) {
+    if (skip) {
       fputs("...", c->f);
+      c->col += 3;
       i = c->t->shape[d] - c->edge - 1;
       continue;
     }
@@ -301,10 +340,11 @@ static void emit(tctx *c, int d, int64_t off) {
     if (d == nd - 1) {
       char b[64];
       fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
-      fprintf(c->f, "%*s", c->width, b);
+      c->col += fprintf(c->f, "%*s", c->width, b);
     } else emit(c, d + 1, o);
   }
   fputc(']', c->f);
+  c->col++;
 }
 
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
@@ -337,7 +377,7 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     fprintf(f, "%s\n", b);
   } else {
     tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge,
-              .poll = {.f = f}};
+              .linewidth = o->width, .poll = {.f = f}};
     memcpy(c.strides, sst, sizeof c.strides);
     if (!empty) measure(&c, 0, 0);
     c.poll.n = 0;
@@ -454,7 +494,7 @@ int print_json(FILE *f, const value *v, tc_err *err) {
   return 0;
 }
 
-void print_json_error(FILE *f, const tc_err *e, int line, int column) {
+void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr) {
   fputs("{\"ok\":false,\"error\":{\"code\":", f);
   json_str(f, tc_code_name(e->code));
   fputs(",\"message\":", f);
@@ -467,6 +507,17 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column) {
     char buf[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(buf, sizeof buf, e->index_ndim, e->index);
     fprintf(f, ",\"index\":%s", buf);   /* "[1, 2]" is valid JSON as it stands */
+  }
+  if (ntr > 0) {   /* the calls of user functions the error left, innermost first */
+    fputs(",\"trace\":[", f);
+    for (int i = 0; i < ntr; i++) {
+      fprintf(f, "%s{\"function\":", i ? "," : "");
+      json_str(f, tr[i].fn);
+      fprintf(f, ",\"line\":%d,\"column\":%d", tr[i].line, tr[i].col);
+      if (tr[i].repeat > 1) fprintf(f, ",\"repeat\":%d", tr[i].repeat);
+      fputc('}', f);
+    }
+    fputs("]", f);
   }
   fputs("}}\n", f);
 }

@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include "eval.h"
 
-typedef struct print_opts { int precision; bool full; } print_opts;
+typedef struct print_opts {
+  int precision;
+  bool full;
+  int width;     /* text rows wrap at this column (0: never); JSON never wraps */
+} print_opts;
 
 /* Shortest text that reads back to the same value in dtype dt (Python's
  * repr style), or `precision` significant digits when > 0. */
@@ -19,6 +23,7 @@ int print_json(FILE *f, const value *v, tc_err *err);
 /* A copy of s with every invalid UTF-8 sequence replaced by U+FFFD, so that
  * JSON output stays valid whatever bytes the user typed; NULL when out of memory. */
 char *utf8_sanitize(const char *s);
-/* Writes an error as one JSON object line. line/column are 1-based or 0. */
-void print_json_error(FILE *f, const tc_err *e, int line, int column);
+/* Writes an error as one JSON object line. line/column are 1-based or 0;
+ * tr: the trace through user functions (ntr entries, innermost first). */
+void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr);
 #endif

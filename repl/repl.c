@@ -106,6 +106,9 @@ void repl_run(runner *r, bool quiet) {
     printf("tcalc %s. Type :help for functions and commands, Ctrl-D to leave.\n", TC_VERSION);
   runner_begin(r);
   char *last = NULL;
+  /* a statement typed over several lines is one history entry */
+  char *entry = NULL;
+  size_t entry_len = 0;
   while (!r->quit) {
     tc_interrupt_clear();
     fflush(stdout);
@@ -115,6 +118,7 @@ void repl_run(runner *r, bool quiet) {
         fputs("^C\n", stdout);
         r->len = 0;
         r->depth = 0;
+        entry_len = 0;
         continue;
       }
       break;                     /* Ctrl-D */
@@ -125,21 +129,39 @@ void repl_run(runner *r, bool quiet) {
       tc_interrupt_clear();
       r->len = 0;
       r->depth = 0;
+      entry_len = 0;
     }
-    if (*line) {
-      if (!last || strcmp(last, line)) {   /* no repeats of the line before */
-        add_history(line);
-        free(last);
-        last = strdup(line);
-      }
-      history_save(&hist);
-    }
+    /* the lines of one statement (a recalled entry holds several) */
     r->stop = false;
-    runner_line(r, line, strlen(line));
+    for (char *p = line; !r->quit;) {
+      char *nl = strchr(p, '\n');
+      size_t n = nl ? (size_t)(nl - p) : strlen(p);
+      runner_line(r, p, n);
+      if (!nl) break;
+      p = nl + 1;
+    }
+    size_t n = strlen(line);
+    char *e = realloc(entry, entry_len + n + 2);
+    if (e) {
+      entry = e;
+      if (entry_len) entry[entry_len++] = '\n';
+      memcpy(entry + entry_len, line, n + 1);
+      entry_len += n;
+    }
+    if (!runner_pending(r)) {
+      if (e && entry_len && (!last || strcmp(last, entry))) {   /* no repeats of the entry before */
+        add_history(entry);
+        free(last);
+        last = strdup(entry);
+        history_save(&hist);
+      }
+      entry_len = 0;
+    }
     free(line);
   }
   if (!r->quit) fputc('\n', stdout);
   history_close(&hist);
   free(last);
+  free(entry);
   r->exit_status = 0;
 }

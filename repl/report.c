@@ -52,7 +52,7 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
     col = 1;
   }
   if (r->json) {
-    print_json_error(r->out, e, line, col);
+    print_json_error(r->out, e, line, col, r->trace, r->ntrace);
     return;
   }
   fflush(r->out);
@@ -79,6 +79,11 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
     for (int32_t i = e->start; i < end; i++)
       if (i >= le || !utf8_cont(src[i])) fputc('^', f);
     if (r->color) fputs("\033[0m", f);
+    fputc('\n', f);
+  }
+  for (int i = 0; i < r->ntrace; i++) {
+    fprintf(f, "  called from %s at line %d", r->trace[i].fn, r->trace[i].line);
+    if (r->trace[i].repeat > 1) fprintf(f, " (%d times)", r->trace[i].repeat);
     fputc('\n', f);
   }
 }

@@ -11,12 +11,14 @@ void runner_init(runner *r) {
   session_init(&r->s);
   r->out = stdout;
   r->errf = stderr;
+  r->po.width = 80;
 }
 
 void runner_free(runner *r) {
   session_free(&r->s);
   free(r->buf);
-  r->buf = NULL;
+  free(r->doc);
+  r->buf = r->doc = NULL;
 }
 
 void runner_begin(runner *r) {
@@ -26,7 +28,7 @@ void runner_begin(runner *r) {
   r->line0 = 1;
 }
 
-bool runner_pending(const runner *r) { return r->len > 0 && r->depth > 0; }
+bool runner_pending(const runner *r) { return r->len > 0 && (r->bs.brackets > 0 || r->bs.blocks > 0); }
 
 void runner_interrupted(runner *r) {
   if (!tc_interrupt_flag) return;
@@ -52,6 +54,29 @@ static void show(runner *r, value *v) {
   if (rc != 0) runner_fail(r, &err, NULL, 0, 0);
 }
 
+/* print(): a value written now, as a top-level result. */
+static void emit(void *ud, value *v) {
+  runner *r = ud;
+  show(r, v);
+  check_output(r);
+}
+
+/* A statement's error: in a user function it is located in the function's
+ * own text (and source), with the trace of the calls it left. */
+static void statement_failed(runner *r, const tc_err *err, const char *src, int32_t len, int line0) {
+  ufunc *u = r->s.err_fn;
+  r->trace = r->s.trace;
+  r->ntrace = r->s.ntrace;
+  if (u) {
+    const char *label = r->source;
+    r->source = u->label;
+    runner_fail(r, err, u->text, u->len, u->line0);
+    r->source = label;
+  } else runner_fail(r, err, src, len, line0);
+  r->trace = NULL;
+  r->ntrace = 0;
+}
+
 /* Runs every statement of a complete chunk. */
 static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
   arena ar = {0};
@@ -60,6 +85,14 @@ static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
   tc_err_clear(&err);
   parser_init(&p, src, len, &ar, &err);
   r->loc_src = NULL;
+  session *s = &r->s;
+  s->src = src;
+  s->src_len = len;
+  s->line0 = line0;
+  s->label = r->source;
+  s->doc = r->doc;
+  s->emit = emit;
+  s->emit_ud = r;
   while (!r->stop) {
     node *stmt;
     tc_err_clear(&err);
@@ -81,12 +114,15 @@ static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
       break;
     }
     int rc = eval_statement(&r->s, stmt, &v, &err);
-    if (rc != 0) runner_fail(r, &err, src, len, line0);
+    if (rc != 0) statement_failed(r, &err, src, len, line0);
     else if (v.kind != V_NONE) show(r, &v);
     value_free(&v);
     check_output(r);
     if (rc != 0 && err.code == TC_E_INTERRUPTED) break;
   }
+  s->src = NULL;
+  s->doc = NULL;
+  s->label = NULL;
   arena_free(&ar);
 }
 
@@ -110,6 +146,22 @@ static void flush_chunk(runner *r) {
   if (r->len) run_chunk(r, r->buf, (int32_t)r->len, r->line0);
   r->len = 0;
   r->depth = 0;
+  r->doclen = 0;
+  if (r->doc) r->doc[0] = 0;
+}
+
+/* A line that is only a comment, before a statement: kept for the :help
+ * of a def that follows directly. */
+static void keep_comment(runner *r, const char *c, size_t n) {
+  c++, n--;   /* the # */
+  if (n && *c == ' ') c++, n--;
+  char *d = realloc(r->doc, r->doclen + n + 2);
+  if (!d) return;
+  r->doc = d;
+  if (r->doclen) r->doc[r->doclen++] = '\n';
+  memcpy(r->doc + r->doclen, c, n);
+  r->doclen += n;
+  r->doc[r->doclen] = 0;
 }
 
 void runner_line(runner *r, const char *line, size_t n) {
@@ -117,8 +169,18 @@ void runner_line(runner *r, const char *line, size_t n) {
   r->line++;
   if (r->len == 0) {
     size_t i = 0;
-    while (i < n && (line[i] == ' ' || line[i] == '\t')) i++;
+    while (i < n && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) i++;
     r->line0 = r->line;
+    r->bs = (block_scan){0};
+    if (i == n) {   /* a blank line ends the comment block above a def */
+      r->doclen = 0;
+      if (r->doc) r->doc[0] = 0;
+      return;
+    }
+    if (line[i] == '#') {
+      keep_comment(r, line + i, n - i);
+      return;
+    }
     if (i < n && line[i] == ':') {
       char *c = strndup(line + i, n - i);
       if (c) run_command(r, c);
@@ -137,19 +199,18 @@ void runner_line(runner *r, const char *line, size_t n) {
     r->depth = 0;
     return;
   }
-  /* Brackets open after this line: lex just the new line, carrying the depth. */
-  lexer lx;
-  lex_init(&lx, line, (int32_t)n);
-  lx.depth = r->depth;
-  while (lex_next(&lx).kind != T_EOF) {}
-  r->depth = lx.depth;
-  if (r->depth == 0) flush_chunk(r);
+  /* Brackets and blocks open after this line: lex just the new line,
+   * carrying what was open. */
+  block_scan_line(&r->bs, line, (int32_t)n);
+  r->depth = r->bs.brackets;
+  if (r->bs.brackets == 0 && r->bs.blocks == 0) flush_chunk(r);
 }
 
 void runner_end(runner *r) {
-  if (r->len && !r->stop) flush_chunk(r);  /* reports the unclosed bracket */
+  if (r->len && !r->stop) flush_chunk(r);  /* reports the unclosed bracket or block */
   r->len = 0;
   r->depth = 0;
+  r->bs = (block_scan){0};
 }
 
 void runner_text(runner *r, const char *text) {
@@ -162,4 +223,45 @@ void runner_text(runner *r, const char *text) {
     p += n + (nl ? 1 : 0);
   }
   runner_end(r);
+}
+
+int runner_file(runner *r, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  char *text = NULL;
+  size_t n = 0;
+  FILE *m = open_memstream(&text, &n);
+  char chunk[65536];
+  size_t got;
+  bool ok = m != NULL;
+  while (ok && (got = fread(chunk, 1, sizeof chunk, f)) > 0) ok = fwrite(chunk, 1, got, m) == got;
+  ok = ok && !ferror(f);
+  fclose(f);
+  if (m && fclose(m) != 0) ok = false;
+  if (!ok) { free(text); errno = errno ? errno : EIO; return -1; }
+  /* the file is a source of its own: save what the current one had open */
+  runner saved = *r;
+  r->buf = NULL;
+  r->cap = 0;
+  r->doc = NULL;
+  r->doclen = 0;
+  r->source = path;
+  r->run_depth++;
+  runner_text(r, text);
+  free(r->buf);
+  free(r->doc);
+  r->buf = saved.buf;
+  r->cap = saved.cap;
+  r->len = saved.len;
+  r->doc = saved.doc;
+  r->doclen = saved.doclen;
+  r->source = saved.source;
+  r->line = saved.line;
+  r->line0 = saved.line0;
+  r->depth = saved.depth;
+  r->bs = saved.bs;
+  r->loc_src = NULL;
+  r->run_depth--;
+  free(text);
+  return 0;
 }

@@ -21,6 +21,13 @@ typedef struct runner {
   char *buf;
   size_t len, cap;
   int depth;              /* brackets open at the end of buf */
+  block_scan bs;          /* brackets and blocks open at the end of buf */
+  char *doc;              /* comment lines read just before the statement (for :help of a def) */
+  size_t doclen;
+  int run_depth;          /* :run inside :run */
+  /* the trace of the error being reported (calls of user functions) */
+  const trace_entry *trace;
+  int ntrace;
   int line0, line;        /* first line of buf; lines read so far in this source */
   /* where runner_report last located an error in the current chunk */
   const char *loc_src;
@@ -36,10 +43,12 @@ void runner_begin(runner *r);
 void runner_line(runner *r, const char *line, size_t n);
 /* Ends the source: text left inside an open bracket is a syntax error. */
 void runner_end(runner *r);
-/* True while a bracket is open (the REPL shows its continuation prompt). */
+/* True while a bracket or a block is open (the REPL shows its continuation prompt). */
 bool runner_pending(const runner *r);
 /* Runs a whole text as one source. */
 void runner_text(runner *r, const char *text);
+/* Runs a script file in the current session (:run FILE); -1 when it cannot be read. */
+int runner_file(runner *r, const char *path);
 /* If SIGINT raised tc_interrupt_flag outside a computation (a blocked
  * read, printing), reports `interrupted` like a failed statement. */
 void runner_interrupted(runner *r);

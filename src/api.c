@@ -233,6 +233,11 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
   tc_call c = {.kind = TC_CALL_EW, .op = op, .dtype = kdt, .nin = n, .out = out};
   int rc = 0;
   for (int i = 0; i < n && rc == 0; i++) {
+    /* an operand of the result's shape is its own broadcast view */
+    if (ops[i]->ndim == ndim && !memcmp(ops[i]->shape, shape, sizeof(int64_t) * (size_t)ndim)) {
+      c.in[i] = ops[i];
+      continue;
+    }
     views[i] = tc_view_broadcast(ops[i], ndim, shape, err);
     if (!views[i]) rc = -1;
     c.in[i] = views[i];

@@ -102,6 +102,10 @@ TC_HD tc_nsum tc_nsum_add(tc_nsum x, tc_nsum y) {
   return tc_nsum_make(t, x.c + y.c + e);
 }
 
+/* The value of a compensated sum; without compensation the sum itself, so
+ * that a sum of only -0.0 stays -0.0 (adding a +0.0 would make it +0.0). */
+TC_HD double tc_nsum_value(tc_nsum x) { return x.c == 0 ? x.s : x.s + x.c; }
+
 /* A value and its index, for max/min/argmax/argmin: the first NaN wins,
  * else the first of the largest (smallest). _step folds element j (j
  * growing); the merge takes a before b. The identity is the lowest

@@ -6,6 +6,21 @@
 #include <unistd.h>
 #include "engine.h"
 
+/* Scalars made and dropped on every iteration of a script's loop are the
+ * interpreter's hot path: tensor headers and storage records that are
+ * freed are kept (up to CACHE_N of each) for the next allocation instead
+ * of going back to malloc. tcalc allocates tensors on one thread. */
+#define CACHE_N 64
+static tc_tensor *shell_cache[CACHE_N];
+static int nshell;
+static tc_storage *storage_cache[CACHE_N];
+static int nstorage;
+
+static void cache_put(void **cache, int *n, void *p) {
+  if (*n < CACHE_N) cache[(*n)++] = p;
+  else free(p);
+}
+
 const tc_engine *const tc_engines[TC_ENGINE_COUNT] = {
 #define X(E, name, built) [TC_ENGINE_##E] = TC_IF_BUILT(built, &tc_##name##_engine, NULL),
   TC_ENGINES(X)
@@ -93,14 +108,14 @@ static tc_storage *storage_new(tc_engine_id eid, uint64_t nbytes, tc_err *err) {
     return NULL;
   }
   const tc_engine *e = tc_engines[eid];
-  tc_storage *s = malloc(sizeof *s);
+  tc_storage *s = nstorage ? storage_cache[--nstorage] : malloc(sizeof *s);
   if (!s) { tc_err_set(err, TC_E_OOM, -1, -1, "allocation failed"); return NULL; }
   s->refcnt = 1;
   s->engine = eid;
   s->nbytes = (size_t)nbytes;
   s->data = e->alloc(s->nbytes ? s->nbytes : 1);
   if (!s->data) {
-    free(s);
+    cache_put((void **)storage_cache, &nstorage, s);
     char need[32];
     human_size(need, sizeof need, nbytes);
     tc_err_set(err, TC_E_OOM, -1, -1, "allocation of %s failed on %s", need, e->name);
@@ -114,7 +129,7 @@ static void storage_release(tc_storage *s) {
   if (!s || --s->refcnt > 0) return;
   tc_engines[s->engine]->release(s->data, s->nbytes ? s->nbytes : 1);
   mem_in_use -= s->nbytes;
-  free(s);
+  cache_put((void **)storage_cache, &nstorage, s);
 }
 
 /* ---- tensors ---- */
@@ -148,8 +163,13 @@ static bool shape_ok(tc_dtype dt, int ndim, const int64_t *shape, int64_t *numel
 
 /* A tensor struct of a shape shape_ok passed, without storage. */
 static tc_tensor *tensor_shell(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
-  tc_tensor *t = calloc(1, sizeof *t);
+  tc_tensor *t = nshell ? shell_cache[--nshell] : malloc(sizeof *t);
   if (!t) { tc_err_set(err, TC_E_OOM, -1, -1, "allocation failed"); return NULL; }
+  /* the header and the dimensions in use; the rest of shape and strides is never read */
+  t->weak = false;
+  t->offset = 0;
+  t->storage = NULL;
+  memset(t->strides, 0, sizeof(int64_t) * (size_t)ndim);
   t->refcnt = 1;
   t->dtype = dt;
   t->ndim = ndim;
@@ -234,7 +254,7 @@ tc_tensor *tc_tensor_ref(tc_tensor *t) {
 void tc_tensor_free(tc_tensor *t) {
   if (!t || --t->refcnt > 0) return;
   storage_release(t->storage);
-  free(t);
+  cache_put((void **)shell_cache, &nshell, t);
 }
 
 tc_engine_id tc_tensor_engine(const tc_tensor *t) { return t->storage->engine; }

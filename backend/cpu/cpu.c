@@ -66,6 +66,13 @@ static void *map_block(size_t n) {
   return p;
 }
 
+/* Blocks of one cache line (0-d tensors, small vectors), kept when
+ * released for the next allocation: a script's loop makes and drops
+ * scalars on every iteration. Allocation happens on the main thread. */
+#define SMALL_CACHE 64
+static void *small[SMALL_CACHE];
+static int nsmall;
+
 static void *cpu_alloc(size_t nbytes) {
   if (nbytes >= CACHE_MIN) {
     size_t n = class_size(nbytes);
@@ -84,10 +91,12 @@ static void *cpu_alloc(size_t nbytes) {
   }
   size_t n = (nbytes + 63) & ~(size_t)63;
   if (n < nbytes) return NULL;
+  if (n == 64 && nsmall) return small[--nsmall];
   return aligned_alloc(64, n);
 }
 
 static void cpu_release(void *p, size_t nbytes) {
+  if (nbytes <= 64 && nsmall < SMALL_CACHE) { small[nsmall++] = p; return; }   /* a scalar's block, for the next one */
   if (nbytes < CACHE_MIN) { free(p); return; }
   size_t n = class_size(nbytes);
   if (n > cache_limit()) { munmap(p, n); return; }

@@ -16,7 +16,7 @@
  * stride twin does the same additions in the same order. */
 #define K_PAIRWISE_GEN(E, S, C, LD) \
   static C pairwise1_##E(const S *x, int64_t n) { \
-    if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i]); return r; } \
+    if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i]); return r; } \
     if (n <= 128) { \
       C r[8]; \
       for (int k = 0; k < 8; k++) r[k] = LD(x[k]); \
@@ -32,7 +32,7 @@
   } \
   static C pairwise_##E(const S *x, int64_t n, int64_t s) { \
     if (s == 1) return pairwise1_##E(x, n); \
-    if (n < 8) { C r = 0; for (int64_t i = 0; i < n; i++) r += LD(x[i * s]); return r; } \
+    if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i * s]); return r; } \
     if (n <= 128) { \
       C r[8]; \
       for (int k = 0; k < 8; k++) r[k] = LD(x[k * s]); \
@@ -107,9 +107,9 @@ TC_REDUCE_KERNELS(K_RED_ROW)
 #define K_COLSUM_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
   CPU_CLONES static void colpw_##E(const S *x, int64_t n, int64_t s, int64_t m, C *out) { \
     if (tc_interrupt_flag) { for (int64_t c = 0; c < m; c++) out[c] = 0; return; } \
-    if (n < 8) { \
-      for (int64_t c = 0; c < m; c++) out[c] = 0; \
-      for (int64_t i = 0; i < n; i++) for (int64_t c = 0; c < m; c++) out[c] += LD(x[i * s + c]); \
+    if (n < 8) {   /* from the first element, as pairwise1: a sum of -0.0 stays -0.0 */ \
+      for (int64_t c = 0; c < m; c++) out[c] = n ? LD(x[c]) : 0; \
+      for (int64_t i = 1; i < n; i++) for (int64_t c = 0; c < m; c++) out[c] += LD(x[i * s + c]); \
       return; \
     } \
     if (n <= 128) { \

@@ -21,7 +21,7 @@ static void entry(const char *s, size_t n) {
 static void word(const char *s) { entry(s, strlen(s)); }
 
 /* Keyword names ("axis=") and quoted defaults ("\"error\"") of a signature
- * like `x, axis=all, keepdims=false, mode="error"`. */
+ * like `x, axis=none, keepdims=false, mode="error"`. */
 static void signature(const char *sig) {
   const char *p = sig;
   while (*p) {
@@ -72,7 +72,11 @@ int main(void) {
   /* The spellings of SPEC 2.1 that the lexer knows. */
   static const char *const lexemes[] = {
     "true", "false", "inf", "nan", "0x", "0b", "1_000", "1e", "1e-", ".5", "18446744073709551616",
-    "(", ")", "[", "]", ",", ";", ":", "...", "=", "#", "\"", "\\\n", "\n", NULL};
+    "(", ")", "[", "]", ",", ";", ":", "...", "=", "#", "\"", "\\\n", "\n",
+    /* scripting (SPEC 10) and comforts (SPEC 11) */
+    "def ", "if ", " then ", "elif ", "else ", " end", "while ", " do ", "for ", " in ", "break", "continue",
+    "return ", "none", "print(", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "^=", "@=", "^", "'", "pi", "e",
+    ":run ", NULL};
   for (int i = 0; lexemes[i]; i++) word(lexemes[i]);
   /* Session commands, as :help lists them. */
   runner r;

@@ -31,7 +31,13 @@ expect dims_17 1 "$TMP/dims17" '"bad_argument".*at most 16 dimensions'
 
 # Two million terms on one line.
 gen terms "b'+'.join([b'1'] * 2000000) + b'\n'"
-expect terms_2M 3 "$TMP/terms" '"syntax_error".*nested too deeply'
+expect terms_2M 0 "$TMP/terms" '"data":2000000}'   # a left-associative chain is not nesting (SPEC 11)
+# Blocks nested 300 000 deep (the parser recurses once per block) and a
+# block left open 300 000 times.
+gen blocks "b'if true then ' * 300000 + b'1' + b' end' * 300000 + b'\\n'"
+expect blocks_300k 3 "$TMP/blocks" '"syntax_error".*blocks nested too deeply'
+gen open_blocks "b'def f(x)\\n' + b'while false do\\n' * 300000"
+expect open_blocks 3 "$TMP/open_blocks" '"syntax_error"'
 gen list "b'reduce_sum([' + b','.join([b'1'] * 2000000) + b'])\n'"
 expect list_2M 0 "$TMP/list" '"data":2000000}'
 gen args "b'add(' + b','.join([b'1'] * 2000000) + b')\n'"

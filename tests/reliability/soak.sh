@@ -1,6 +1,7 @@
 #!/bin/sh
 # Soak (issue 7): a script that reassigns a 10^6-element tensor 300 times
-# and then runs 100 000 small statements must keep its peak memory flat:
+# and then runs 100 000 small statements, and (issue 14) a loop of 10^6
+# iterations, must keep their peak memory flat:
 # peak RSS under twice that of a 10-statement run of the same kind. The
 # results are checked too, so that a leak cannot hide behind a wrong answer.
 # Usage: tests/reliability/soak.sh path/to/tcalc
@@ -58,5 +59,25 @@ soak=$peak
 if [ -n "$base" ] && [ -n "$soak" ]; then
   echo "  peak RSS: $base KiB for 10 statements, $soak KiB for 100 306"
   if [ "$soak" -lt $((2 * base)) ]; then ok; else bad "soak: peak RSS $soak KiB is not under twice $base KiB"; fi
+fi
+
+# A loop of 10^6 iterations (SPEC 10) that calls a user function, assigns,
+# indexes and prints nothing: peak RSS under twice that of 10 iterations.
+loop_script() {
+  printf 'def f(x, k=3) = (x * k) %% 7\nn = 0; total = 0; v = [0, 0, 0]\n'
+  printf 'while n < %s do\n  total += f(n)\n  v[n %% 3] += 1\n  n += 1\nend\n[total, sum(v)]\n' "$1"
+}
+loop_script 10 > "$TMP/loop_base.tc"
+loop_script 1000000 > "$TMP/loop.tc"
+run loop_base && {
+  if grep -q '"data":\[30,10\]}' "$TMP/loop_base.out"; then ok; else bad "loop_base: wrong result"; head -3 "$TMP/loop_base.out"; fi
+}
+base=$peak
+run loop && {
+  if grep -q '"data":\[2999997,1000000\]}' "$TMP/loop.out"; then ok; else bad "loop: wrong result"; head -3 "$TMP/loop.out"; fi
+}
+if [ -n "$base" ] && [ -n "$peak" ]; then
+  echo "  peak RSS: $base KiB for a 10-iteration loop, $peak KiB for 10^6 iterations"
+  if [ "$peak" -lt $((2 * base)) ]; then ok; else bad "loop: peak RSS $peak KiB is not under twice $base KiB"; fi
 fi
 finish

@@ -197,6 +197,38 @@ expect '42' 2
 line ':vars'
 expect 'g            f64['
 
+# A block function typed over several lines shows the continuation prompt
+# until its end, and can then be called (SPEC 10).
+cont=$(count '  ...> ')
+line 'def tri(n)'
+expect '  ...> ' $((cont + 1))
+line '  s = 0'
+line '  for i in arange(n + 1) do s += i end'
+line '  return s'
+line 'end'
+line 'tri(100)'
+expect '5050'
+# A block is one history entry: one Up recalls all of it, and it runs again.
+line 'for k in [7001, 7002] do'
+line '  print(k * 2)'
+line 'end'
+expect '14004'
+keys Up
+keys Enter
+expect '14004' 2
+expect '14002' 2
+# Ctrl-C interrupts an endless while; its variable keeps the value it had.
+errors=$(count 'error[interrupted]')
+line 'spin = 0'
+line 'while true do spin += 1 end'
+sleep 0.5
+keys C-c
+expect 'error[interrupted]' $((errors + 1))
+line 'spin > 0'
+expect 'true'
+line ':vars'
+expect 'tri          function tri(n)'
+
 # Ctrl-D on an empty line leaves with status 0.
 keys C-d
 if wait_exit; then ok; else bad "Ctrl-D did not end the REPL"; fi
@@ -205,7 +237,7 @@ if [ "$(status)" = 0 ]; then ok; else bad "exit status [$(status)] after Ctrl-D"
 # The history file was written.
 if [ -s "$hist" ]; then ok; else bad "no history file at $hist"; fi
 if [ "$(ls -l "$hist" | cut -c1-10)" = "-rw-------" ]; then ok; else bad "history file mode $(ls -l "$hist" | cut -c1-10)"; fi
-for want in 'x\040=\0406\040*\0407' 'reduce_sum([1,\0402,\0403,\0404])' ':help\040abs'; do
+for want in 'x\040=\0406\040*\0407' 'reduce_sum([1,\0402,\0403,\0404])' ':help\040abs' 'def\040tri(n)\012'; do
   if grep -qF -- "$want" "$hist" 2>/dev/null; then ok; else bad "history lacks $want"; fi
 done
 

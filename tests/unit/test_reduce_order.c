@@ -24,7 +24,7 @@ static uint64_t next(void) { return tt_rand(&seed); }
 /* the CPU's pairwise sum of x[0], x[s], ... in T */
 #define PAIRWISE(T)                                                                             \
   static T pw_##T(const T *x, int64_t n, int64_t s) {                                          \
-    if (n < 8) { T r = 0; for (int64_t i = 0; i < n; i++) r += x[i * s]; return r; }            \
+    if (n < 8) { if (!n) return 0; T r = x[0]; for (int64_t i = 1; i < n; i++) r += x[i * s]; return r; } \
     if (n <= 128) {                                                                             \
       T r[8];                                                                                   \
       for (int k = 0; k < 8; k++) r[k] = x[k * s];                                              \

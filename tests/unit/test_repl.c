@@ -84,8 +84,10 @@ Test(parser, precedence_follows_the_table) {
   tree_is("-x ** 2", "(neg (pow x 2))");
   tree_is("2 ** -1", "(pow 2 -1)");
   tree_is("1 + 2 << 1", "(shift_left (add 1 2) 1)");
-  tree_is("6 ^ 3 & 1", "(bitwise_xor 6 (bitwise_and 3 1))");
-  tree_is("1 | 2 ^ 3", "(bitwise_or 1 (bitwise_xor 2 3))");
+  tree_is("6 ^ 3 & 1", "(bitwise_and (pow 6 3) 1)");   /* ^ is power (SPEC 11) */
+  tree_is("2 ^ 3 ^ 2", "(pow 2 (pow 3 2))");
+  tree_is("-2 ^ 2", "(neg (pow 2 2))");
+  tree_is("1 | xor(2, 3)", "(bitwise_or 1 (call xor 2 3))");
   tree_is("a == b + 1", "(equal a (add b 1))");
   tree_is("~a * b", "(mul (bitwise_not a) b)");
   tree_is("+a", "(plus a)");
@@ -251,7 +253,10 @@ Test(print, shortest_round_trip_per_dtype) {
   prints(65504.0, TC_DT_F16, 0, "65500.0");
   prints(tc_bf16_to_f32(tc_f64_to_bf16(1.0 / 3)), TC_DT_BF16, 0, "0.334");
   prints(1.0 / 3, TC_DT_F64, 3, "0.333");
-  prints(1234.5678, TC_DT_F64, 3, "1230.0");
+  prints(1234.5678, TC_DT_F64, 3, "1.23e+03");   /* %g-like (SPEC 11): never 1230.0, which looks exact */
+  prints(123.5, TC_DT_F64, 3, "124.0");
+  prints(0.015625, TC_DT_F16, 0, "0.01563");     /* a power of two: the gap below is half the gap above */
+  prints(0.0009765625, TC_DT_F16, 0, "0.000977");
 }
 
 Test(print, sanitised_text_is_valid_utf8) {
