@@ -39,7 +39,7 @@ static int letter_id(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' 
 static char label_char(int l) { return (char)(l < 26 ? 'A' + l : 'a' + l - 26); }
 
 static tc_tensor *spec_err(tc_err *err, tc_code code, int start, int end, const char *msg) {
-  tc_err_set(err, code, TC_OP_EINSUM, -1, msg);
+  tc_err_set(err, code, TC_OP_EINSUM, -1, "%s", msg);
   err->start = start;
   err->end = end;
   return NULL;

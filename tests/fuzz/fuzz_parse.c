@@ -25,13 +25,16 @@ static int check_node(const node *n, int32_t len, int level) {
   CHECK(n->nkids >= 0);
   CHECK(n->depth >= 1 && n->depth <= TC_MAX_DEPTH);
   int h = 1;
+  /* the left operand of a left-associative operator does not add a level
+   * (a chain 1 + 1 + ... + 1 is not nesting, SPEC 11) */
+  bool chain = n->kind == N_BINOP && tc_op_assoc((tc_op)n->op) == TC_ASSOC_LEFT;
   for (int i = 0; i < n->nkids; i++) {
     if (!n->kids[i]) {
       CHECK(n->kind == N_SLICE);
       continue;
     }
-    int kh = check_node(n->kids[i], len, level + 1);
-    if (kh + 1 > h) h = kh + 1;
+    int kh = check_node(n->kids[i], len, chain && i == 0 ? level : level + 1) + (chain && i == 0 ? 0 : 1);
+    if (kh > h) h = kh;
   }
   CHECK(h <= n->depth);
   if (n->kind == N_NAME || n->kind == N_CALL || n->kind == N_STR || n->kind == N_KWARG) CHECK(n->str != NULL);
