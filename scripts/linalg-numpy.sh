@@ -10,18 +10,9 @@
 # saying so, except under CI=true, where it fails.
 # Usage: scripts/linalg-numpy.sh path/to/tcalc
 set -u
-bin=$(cd "$(dirname "${1:-build/tcalc}")" && pwd)/$(basename "${1:-build/tcalc}")
-py=${PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import numpy' 2>/dev/null; then
-  if [ "${CI:-}" = true ]; then   # CI must run it: a skip there would pass unseen
-    echo "linalg vs numpy: FAIL: NumPy is missing for $py (scripts/install-deps.sh installs python3-numpy)"
-    exit 1
-  fi
-  echo "linalg vs numpy: SKIPPED (no NumPy for $py; set PYTHON to a Python with numpy)"
-  exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+label="linalg vs numpy"
+. "$(dirname "$0")/numpy-prelude.sh"
+numpy_prelude "$@"
 exec "$py" - "$bin" "$tmp" <<'PYEOF'
 import json, subprocess, sys, os
 from fractions import Fraction

@@ -7,18 +7,9 @@
 # looked for in $PYTHON (default /usr/bin/python3); without it the check is
 # skipped, saying so, except under CI=true, where it fails. Usage: scripts/npy-interop.sh path/to/tcalc
 set -u
-bin=$(cd "$(dirname "${1:-build/tcalc}")" && pwd)/$(basename "${1:-build/tcalc}")
-py=${PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import numpy' 2>/dev/null; then
-  if [ "${CI:-}" = true ]; then   # CI must run it: a skip there would pass unseen
-    echo "npy interop: FAIL: NumPy is missing for $py (scripts/install-deps.sh installs python3-numpy)"
-    exit 1
-  fi
-  echo "npy interop: SKIPPED (no NumPy for $py; set PYTHON to a Python with numpy)"
-  exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+label="npy interop"
+. "$(dirname "$0")/numpy-prelude.sh"
+numpy_prelude "$@"
 exec "$py" - "$bin" "$tmp" <<'PYEOF'
 import json, subprocess, sys, os
 import numpy as np
