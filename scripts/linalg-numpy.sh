@@ -13,7 +13,7 @@ set -u
 label="linalg vs numpy"
 . "$(dirname "$0")/numpy-prelude.sh"
 numpy_prelude "$@"
-exec "$py" - "$bin" "$tmp" <<'PYEOF'
+"$py" - "$bin" "$tmp" <<'PYEOF'
 import json, subprocess, sys, os
 from fractions import Fraction
 import numpy as np

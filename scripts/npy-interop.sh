@@ -10,7 +10,7 @@ set -u
 label="npy interop"
 . "$(dirname "$0")/numpy-prelude.sh"
 numpy_prelude "$@"
-exec "$py" - "$bin" "$tmp" <<'PYEOF'
+"$py" - "$bin" "$tmp" <<'PYEOF'
 import json, subprocess, sys, os
 import numpy as np
 
