@@ -1,11 +1,14 @@
 /* The REPL on a terminal: prompts, libedit history and Tab completion of
  * functions, variables and session commands. */
+#include <errno.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <unistd.h>
+#include <wchar.h>
 #include <editline/readline.h>
 #include "history.h"
 #include "repl.h"
@@ -81,12 +84,58 @@ static void on_sigint(int sig) {
   tc_interrupt_flag = 1;
 }
 
+/* Set when Ctrl-C ended the line being typed (prompt_getc). */
+static bool prompt_cancelled;
+
+/* libedit's character source. Before every read it looks at the interrupt
+ * flag, with SIGINT blocked until pselect unblocks it, so a Ctrl-C that
+ * arrives while libedit is busy between two reads (redrawing a slow
+ * terminal) still ends the line, and the text typed before it cannot leak
+ * into the next one. It returns end of input then; libedit hands back
+ * what was typed, and repl_run drops it. Multibyte input is decoded here
+ * in the terminal's locale, one character per call. */
+static int prompt_getc(FILE *in) {
+  int fd = fileno(in);
+  mbstate_t st;
+  memset(&st, 0, sizeof st);
+  sigset_t sigint, old;
+  sigemptyset(&sigint);
+  sigaddset(&sigint, SIGINT);
+  for (;;) {
+    sigprocmask(SIG_BLOCK, &sigint, &old);
+    if (tc_interrupt_flag) {
+      sigprocmask(SIG_SETMASK, &old, NULL);
+      prompt_cancelled = true;
+      return -1;
+    }
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(fd, &rd);
+    int k = pselect(fd + 1, &rd, NULL, NULL, NULL, &old);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    unsigned char b;
+    ssize_t n = read(fd, &b, 1);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) return -1;
+    wchar_t wc;
+    size_t r = mbrtowc(&wc, (const char *)&b, 1, &st);
+    if (r == (size_t)-2) continue;            /* more bytes of one character */
+    if (r == (size_t)-1) return b;            /* not valid here: the byte itself */
+    return (int)wc;
+  }
+}
+
 void repl_run(runner *r, bool quiet) {
   cur = r;
   /* Multibyte characters edit as characters; numbers are still formatted
    * in the C locale, which LC_CTYPE does not touch. */
   setlocale(LC_CTYPE, "");
   rl_readline_name = "tcalc";
+  rl_getc_function = prompt_getc;
   rl_attempted_completion_function = complete;
   rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";
   using_history();
@@ -111,8 +160,13 @@ void repl_run(runner *r, bool quiet) {
   size_t entry_len = 0;
   while (!r->quit) {
     tc_interrupt_clear();
+    prompt_cancelled = false;
     fflush(stdout);
     char *line = readline(runner_pending(r) ? "  ...> " : "tcalc> ");
+    if (prompt_cancelled) {
+      free(line);
+      line = NULL;
+    }
     if (!line) {
       if (tc_interrupt_flag) {   /* Ctrl-C at the prompt: drop the line and any open statement */
         fputs("^C\n", stdout);
