@@ -402,6 +402,7 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
   case TC_FAM_MATMUL: return call_matmul(c, op, a, out);
   case TC_FAM_LINALG: return call_linalg(c, op, a, out);
+  case TC_FAM_FN: return call_fn(c, op, a, out);
   case TC_FAM_INFO: return call_info(c, op, b[0].t, out);
   }
   return tc_err_set(err, TC_E_DTYPE, (int)op, -1, "%s", "not implemented");

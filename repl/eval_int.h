@@ -97,4 +97,5 @@ int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, 
 /* Function families in their own files (repl/fn_*.c). */
 int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_MATMUL */
 int call_linalg(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_LINALG (fn_linalg.c) */
+int call_fn(ctx *c, tc_op op, args *a, value *out);       /* TC_FAM_FN (fn_more.c) */
 #endif

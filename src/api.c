@@ -105,6 +105,8 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
     return tc_linalg_supported(op, dt, eid);
   case TC_FAM_LINALG:
     return tc_matfn_supported(op, dt, eid);
+  case TC_FAM_FN:
+    return tc_fn_supported(op, dt, eid);
   default:
     if (round_is_identity(op, dt, e)) return true;
     tc_dtype k = kernel_dtype(op, dt);

@@ -48,6 +48,17 @@ typedef enum {
                     * A singular (SOLVE, INV) or not positive definite (CHOLESKY) matrix: run fails with
                     * singular_matrix and found = its batch position; a DET whose exact value or an
                     * intermediate minor leaves i64: integer_overflow, found likewise */
+  TC_CALL_SCAN,    /* op CUMSUM, CUMPROD, CUMMAX, CUMMIN along the last dim of in[0], a contiguous
+                    * [B, n] stack; out the same shape and dtype: out[b, i] folds in[0][b, 0..i] in
+                    * index order; integers wrap, NaN propagates (src/fn.c) */
+  TC_CALL_SORT,    /* op SORT, ARGSORT: each row of a contiguous [B, n] in[0] ordered stably (equal
+                    * keys keep their order) by value, descending reversing the key order: NaN
+                    * after +inf (first when descending), -0.0 equal to 0.0; out [B, n] the values
+                    * (SORT, in[0]'s dtype) or their i64 positions in the row (ARGSORT).
+                    * op SEARCHSORTED: out (i64, contiguous like in[1]) = for each element of the
+                    * contiguous in[1], the first position i of the contiguous 1-D in[0] (sorted
+                    * ascending in that order) whose key is >= it (> it when right); both in the
+                    * same dtype. An unsorted in[0] gives some position in [0, n], never a fault */
   TC_CALL_ROW      /* supports() only: does the engine claim the capability row
                       (op, dtype)? (the CUDA engine claims only GPU-verified rows) */
 } tc_call_kind;
@@ -72,6 +83,7 @@ typedef struct tc_call {
   int64_t istart, istep;           /* RANGE, integer dtypes */
   double fstart, fstep, fstop;     /* RANGE, float dtypes */
   bool endpoint;                   /* RANGE */
+  bool descending, right;          /* SORT: descending order; SEARCHSORTED: side right */
   tc_dist dist;                    /* RANDOM */
   uint64_t seed;                   /* RANDOM */
   int64_t rlo;                     /* RANDOM INT: the low end */

@@ -16,9 +16,6 @@ int tc_unsupported(tc_op op, tc_dtype dt, tc_err *err);
 int tc_check_supported(tc_op op, tc_dtype dt, tc_err *err);
 /* Whether engine e can cast from one dtype to another (always to itself). */
 bool tc_cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to);
-/* An error an inner op set (its op and message prefix), renamed to the op
- * the caller was asked for. */
-void tc_reattribute(tc_err *err, tc_op outer);
 /* Normalises one axis against ndim (invalid_axis names op); -1 on error. */
 int tc_norm_axis(int64_t axis, int ndim, tc_op op, int64_t *out, tc_err *err);
 /* The i64 value of a 0-d integer or bool tensor. */
@@ -29,4 +26,6 @@ int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err);
 /* Casts a fill or update value to dt by the weak-scalar rules: a weak int
  * that does not fit an integer dt is literal_overflow. */
 tc_tensor *tc_value_as(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
+/* Whether engine eid can run the FN-family op at dt (src/fn.c). */
+bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
 #endif

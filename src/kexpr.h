@@ -163,5 +163,29 @@ TC_HD tc_lse tc_lse_step(tc_lse a, double x) {
   if (a.s == 0 || x != x || x > a.m + 64) return tc_lse_merge(a, tc_lse_make(x, 1));
   return tc_lse_sum(a, x == a.m ? 1 : exp(x - a.m));
 }
+/* NaN-skipping folds: tc_nmean is a compensated sum of the elements that
+ * are not NaN and their count (nanmean); nanmax and friends fold into a
+ * tc_vid whose index -1 means "no element yet" (only NaNs so far). */
+#define TC_NAN tc_bits_f64(0x7ff8000000000000ull)
+typedef struct { tc_nsum s; int64_t n; } tc_nmean;
+TC_HD tc_nmean tc_nmean_make(void) { tc_nmean r; r.s = tc_nsum_make(0, 0); r.n = 0; return r; }
+TC_HD tc_nmean tc_nmean_step(tc_nmean a, double x) {
+  if (x == x) { a.s = tc_nsum_add(a.s, tc_nsum_make(x, 0)); a.n++; }
+  return a;
+}
+TC_HD tc_nmean tc_nmean_merge(tc_nmean a, tc_nmean b) { a.s = tc_nsum_add(a.s, b.s); a.n += b.n; return a; }
+TC_HD double tc_nmean_value(tc_nmean a) { return a.n ? tc_nsum_value(a.s) / (double)a.n : TC_NAN; }
+TC_HD tc_vid tc_nvid_step(tc_vid a, double x, int64_t j, int max) {
+  if (x != x) return a;
+  if (a.i < 0 || (max ? x > a.v : x < a.v)) return tc_vid_make(x, j);
+  return a;
+}
+TC_HD tc_vid tc_nvid_merge(tc_vid a, tc_vid b, int max) {
+  if (b.i < 0) return a;
+  if (a.i < 0) return b;
+  if (max ? a.v > b.v : a.v < b.v) return a;
+  if (max ? b.v > a.v : b.v < a.v) return b;
+  return a.i < b.i ? a : b;
+}
 TC_HD double tc_lse_value(tc_lse a) { return a.s == 0 ? -TC_INF : a.m + log(a.s + a.c); }
 #endif

@@ -325,6 +325,35 @@ tc_tensor *tc_matrix_rank(tc_tensor *a, double tol, tc_err *err);
 typedef enum { TC_NORM_NONE, TC_NORM_NUM, TC_NORM_FRO, TC_NORM_NUC } tc_norm_kind;
 tc_tensor *tc_norm(tc_tensor *x, tc_norm_kind kind, double ord, const tc_axes *axes, bool keepdims, tc_err *err);
 
+/* An error an inner op set (its op and message prefix), renamed to the op
+ * the caller was asked for. */
+void tc_reattribute(tc_err *err, tc_op outer);
+
+/* ---- everyday functions (SPEC 12; src/fn.c) ---- */
+/* cumsum, cumprod, cummax, cummin along axis (has_axis false: flattened). */
+tc_tensor *tc_scan(tc_op op, tc_tensor *x, bool has_axis, int64_t axis, tc_err *err);
+tc_tensor *tc_diff(tc_tensor *x, int64_t n, int64_t axis, tc_err *err);
+/* op SORT or ARGSORT, stable both ways; NaN last ascending, first descending. */
+tc_tensor *tc_sort(tc_op op, tc_tensor *x, int64_t axis, bool descending, tc_err *err);
+tc_tensor *tc_topk(tc_op op, tc_tensor *x, int64_t k, int64_t axis, tc_err *err);   /* TOPK, ARGTOPK */
+tc_tensor *tc_searchsorted(tc_tensor *sorted, tc_tensor *v, bool right, tc_err *err);
+tc_tensor *tc_unique(tc_op op, tc_tensor *x, tc_err *err);                          /* UNIQUE, UNIQUE_COUNTS */
+tc_tensor *tc_argwhere(tc_tensor *x, tc_err *err);
+tc_tensor *tc_bincount(tc_tensor *x, int64_t minlength, tc_err *err);
+tc_tensor *tc_histogram(tc_tensor *x, int64_t bins, bool has_lo, double lo, bool has_hi, double hi, tc_err *err);
+tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, bool keepdims, tc_err *err); /* VAR, STD */
+/* MEDIAN (q unused), QUANTILE, PERCENTILE; method linear|lower|higher|nearest|midpoint. */
+tc_tensor *tc_quantile(tc_op op, tc_tensor *x, tc_tensor *q, const tc_axes *axes, const char *method, bool keepdims,
+                       tc_err *err);
+tc_tensor *tc_isclose(tc_op op, tc_tensor *a, tc_tensor *b, double rtol, double atol, bool equal_nan, tc_err *err);
+tc_tensor *tc_array_equal(tc_tensor *a, tc_tensor *b, tc_err *err);
+tc_tensor *tc_softmax(tc_op op, tc_tensor *x, int64_t axis, tc_err *err);            /* SOFTMAX, LOG_SOFTMAX */
+tc_tensor *tc_like(tc_op op, tc_tensor *x, tc_tensor *value, int dtype, tc_err *err); /* dtype -1: x's */
+tc_tensor *tc_repeat(tc_tensor *x, int64_t n, bool has_axis, int64_t axis, tc_err *err);
+tc_tensor *tc_tile(tc_tensor *x, int nreps, const int64_t *reps, tc_err *err);
+tc_tensor *tc_pad(tc_tensor *x, int nwidths, const int64_t *widths, tc_tensor *value, tc_err *err);
+tc_tensor *tc_roll(tc_tensor *x, int64_t shift, bool has_axis, int64_t axis, tc_err *err);
+
 /* ---- CPU threads ---- */
 /* Threads the CPU engine splits large operations across. n > 0 sets the
  * count; 0 restores the default: $TCALC_THREADS, else the online CPUs.
@@ -363,6 +392,7 @@ bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 #define TC_WRAP_CLIP(E, name)
 #define TC_WRAP_CAST(E, name)
 #define TC_WRAP_LINALG(E, name)
+#define TC_WRAP_FN(E, name)
 #define TC_WRAP_INFO(E, name)
 #define TC_WRAP_SHAPE(E, name)
 #define TC_WRAP_INDEX(E, name)

@@ -130,6 +130,7 @@ static bool cpu_supports(const tc_call *c) {
     return cpu_supports_index(c);
   case TC_CALL_MATMUL: return cpu_supports_matmul(c);
   case TC_CALL_LINALG: return cpu_supports_linalg(c);
+  case TC_CALL_SCAN: case TC_CALL_SORT: return cpu_supports_order(c);
   case TC_CALL_ROW: return true;
   }
   return false;
@@ -146,6 +147,7 @@ static int cpu_run(tc_call *c, tc_err *err) {
     return cpu_run_index(c, err);
   case TC_CALL_MATMUL: return cpu_run_matmul(c, err);
   case TC_CALL_LINALG: return cpu_run_linalg(c, err);
+  case TC_CALL_SCAN: case TC_CALL_SORT: return cpu_run_order(c, err);
   case TC_CALL_ROW: break;
   }
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");

@@ -90,6 +90,8 @@ int cpu_run_find(tc_call *call, tc_err *err);
 int cpu_run_matmul(tc_call *call, tc_err *err);
 bool cpu_supports_linalg(const tc_call *call);   /* lapack.c */
 int cpu_run_linalg(tc_call *call, tc_err *err);
+bool cpu_supports_order(const tc_call *call);     /* order.c: scans, sorting */
+int cpu_run_order(tc_call *call, tc_err *err);
 const char *cpu_why_not_linalg(const tc_call *call);   /* LAPACKE missing */
 /* One product of a matmul call's batch: A[i,k] = a[i*ars + k*acs],
  * B[k,j] = b[k*brs + j*bcs] (strides in elements), C contiguous M x N. */

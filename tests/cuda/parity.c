@@ -316,9 +316,11 @@ static tc_tensor *make(tc_engine_id e, const spec *s, tc_err *err) {
 }
 
 static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err);
+static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err);
 
 static tc_tensor *apply(const pcase *c, tc_tensor **in, tc_err *err) {
   switch (tc_op_family(c->op)) {
+  case TC_FAM_FN: return apply_fn(c, in, err);
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO:
     return apply_family(c, in, err);
   case TC_FAM_BIN: case TC_FAM_CMP: return tc_binary(c->op, in[0], in[1], err);
@@ -1368,8 +1370,115 @@ static void linalg_rows(row *r) {
   einsum_case(r, "ij,ij", 2, same, (const int[]){2, 2}, 0, 45);
 }
 
+/* ---- the everyday functions (src/fn.c) ---- */
+/* One call of an FN op: axis c->iarg[0] (or none when c->iarg[1]), k or n
+ * c->iarg[2]; descending/keepdims c->keepdims; reductions over c->axes. */
+static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err) {
+  bool none = c->iarg[1] != 0;
+  int64_t axis = c->iarg[0], k = c->iarg[2];
+  switch (c->op) {
+  case TC_OP_CUMSUM: case TC_OP_CUMPROD: case TC_OP_CUMMAX: case TC_OP_CUMMIN:
+    return tc_scan(c->op, in[0], !none, axis, err);
+  case TC_OP_DIFF: return tc_diff(in[0], k, axis, err);
+  case TC_OP_SORT: case TC_OP_ARGSORT: return tc_sort(c->op, in[0], axis, c->keepdims, err);
+  case TC_OP_TOPK: case TC_OP_ARGTOPK: return tc_topk(c->op, in[0], k, axis, err);
+  case TC_OP_UNIQUE: case TC_OP_UNIQUE_COUNTS: return tc_unique(c->op, in[0], err);
+  case TC_OP_SEARCHSORTED: {
+    tc_tensor *s = tc_sort(TC_OP_SORT, in[0], 0, false, err);
+    tc_tensor *o = s ? tc_searchsorted(s, in[1], c->keepdims, err) : NULL;
+    tc_tensor_free(s);
+    return o;
+  }
+  case TC_OP_ARGWHERE: return tc_argwhere(in[0], err);
+  case TC_OP_BINCOUNT: return tc_bincount(in[0], k, err);
+  case TC_OP_HISTOGRAM: return tc_histogram(in[0], k, false, 0, false, 0, err);
+  case TC_OP_VAR: case TC_OP_STD: return tc_var(c->op, in[0], &c->axes, k, c->keepdims, err);
+  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE: {
+    tc_tensor *q = tc_scalar_f64(c->farg[0], true, err);
+    tc_tensor *o = q ? tc_quantile(c->op, in[0], q, &c->axes, "linear", c->keepdims, err) : NULL;
+    tc_tensor_free(q);
+    return o;
+  }
+  case TC_OP_ISCLOSE: case TC_OP_ALLCLOSE: return tc_isclose(c->op, in[0], in[1], 1e-5, 1e-8, c->keepdims, err);
+  case TC_OP_ARRAY_EQUAL: return tc_array_equal(in[0], in[1], err);
+  case TC_OP_SOFTMAX: case TC_OP_LOG_SOFTMAX: return tc_softmax(c->op, in[0], axis, err);
+  case TC_OP_ZEROS_LIKE: case TC_OP_ONES_LIKE: case TC_OP_FULL_LIKE: {
+    tc_tensor *v = tc_scalar_i64(3, true, err);
+    tc_tensor *o = v ? tc_like(c->op, in[0], v, -1, err) : NULL;
+    tc_tensor_free(v);
+    return o;
+  }
+  case TC_OP_REPEAT: return tc_repeat(in[0], k, !none, axis, err);
+  case TC_OP_TILE: return tc_tile(in[0], c->nd, c->dims, err);
+  case TC_OP_PAD: {
+    tc_tensor *v = tc_scalar_i64(1, true, err);
+    tc_tensor *o = v ? tc_pad(in[0], c->nd, c->dims, v, err) : NULL;
+    tc_tensor_free(v);
+    return o;
+  }
+  case TC_OP_ROLL: return tc_roll(in[0], k, !none, axis, err);
+  default:
+    tc_err_set(err, TC_E_DTYPE, (int)c->op, -1, "the parity suite has no case for %s", tc_op_name(c->op));
+    return NULL;
+  }
+}
+
+static void fn_case(row *r, const char *what, int ndim, const int64_t *shape, bool edges, bool transposed, int64_t axis,
+                    bool none, int64_t k, bool flag) {
+  pcase c;
+  bool two = r->op == TC_OP_SEARCHSORTED || r->op == TC_OP_ISCLOSE || r->op == TC_OP_ALLCLOSE ||
+             r->op == TC_OP_ARRAY_EQUAL;
+  case_begin(&c, r, what, two ? 2 : 1);
+  if (r->op == TC_OP_BINCOUNT) idx_spec(&c.in[0], r->dt, ndim, shape, 0, r->dt == TC_DT_BOOL ? 2 : 50);
+  else if (edges) { spec_init(&c.in[0], r->dt, ndim, shape); fill_edges(&c.in[0]); }
+  else x_spec(&c.in[0], r->dt, ndim, shape, false);
+  if (r->op == TC_OP_HISTOGRAM || r->op == TC_OP_MEDIAN || r->op == TC_OP_QUANTILE || r->op == TC_OP_PERCENTILE ||
+      r->op == TC_OP_SOFTMAX || r->op == TC_OP_LOG_SOFTMAX || r->op == TC_OP_VAR || r->op == TC_OP_STD)
+    if (!edges && tc_dtype_class(r->dt) == TC_CLASS_FLT) fill(&c.in[0], G_RANDOM);   /* finite, so a range exists */
+  c.in[0].transposed = transposed && ndim == 2;
+  if (two) {
+    if (r->op == TC_OP_SEARCHSORTED) x_spec(&c.in[1], r->dt, 1, (int64_t[]){37}, false);
+    else {   /* b: a, nearly a, or other values */
+      spec_init(&c.in[1], r->dt, ndim, shape);
+      memcpy(c.in[1].data, c.in[0].data, (size_t)spec_numel(&c.in[0]) * tc_dtype_size(r->dt));
+      if (!edges)
+        for (int64_t i = 0; i < spec_numel(&c.in[1]); i += 3)
+          put(r->dt, c.in[1].data, i, tc_dtype_class(r->dt) != TC_CLASS_FLT, (int64_t)(rnd() & 1),
+              get_f(r->dt, c.in[0].data, i) * (1 + 1e-6));
+    }
+  }
+  c.iarg[0] = axis;
+  c.iarg[1] = none;
+  c.iarg[2] = k;
+  c.keepdims = flag;
+  c.farg[0] = r->op == TC_OP_PERCENTILE ? 30 : 0.3;
+  if (none) c.axes.all = true;
+  else { c.axes.n = 1; c.axes.axis[0] = axis; }
+  c.nd = 2;
+  c.dims[0] = r->op == TC_OP_TILE ? 2 : 1;
+  c.dims[1] = 2;
+  case_end(r, &c);
+}
+
+static void fn_rows(row *r) {
+  int64_t n1 = 1023, nbig = quick ? 70001 : (1 << 20) + 7, s2[2] = {37, 129}, e0 = 0, e30[2] = {3, 0}, ne = 97;
+  int64_t k = r->op == TC_OP_TOPK || r->op == TC_OP_ARGTOPK ? 5 : r->op == TC_OP_HISTOGRAM ? 10 :
+              r->op == TC_OP_REPEAT ? 2 : r->op == TC_OP_ROLL ? 7 : r->op == TC_OP_DIFF ? 1 : 0;
+  bool both = r->op == TC_OP_SORT || r->op == TC_OP_ARGSORT || r->op == TC_OP_SEARCHSORTED;
+  fn_case(r, "edge values (NaN, +-0, inf, MIN/MAX)", 1, &ne, true, false, -1, false, k, false);
+  if (both) fn_case(r, "edge values, descending (right)", 1, &ne, true, false, -1, false, k, true);
+  fn_case(r, "random, 1023", 1, &n1, false, false, -1, false, k, false);
+  fn_case(r, "random, large", 1, &nbig, false, false, 0, false, k, false);
+  fn_case(r, "[37,129] axis 0", 2, s2, false, false, 0, false, k, true);
+  fn_case(r, "[37,129] transposed, axis -1", 2, s2, false, true, -1, false, k, false);
+  fn_case(r, "[37,129] axis none", 2, s2, false, false, 0, true, k, false);
+  fn_case(r, "empty [0]", 1, &e0, false, false, -1, false, 0, false);
+  fn_case(r, "empty [3,0] axis -1", 2, e30, false, false, -1, false, 0, false);
+}
+
 static void test_row(row *r) {
   switch (tc_op_family(r->op)) {
+  case TC_FAM_FN: fn_rows(r); break;
   case TC_FAM_BIN: case TC_FAM_CMP: binary_rows(r); break;
   case TC_FAM_UN: case TC_FAM_PRED: unary_rows(r); break;
   case TC_FAM_SEL: case TC_FAM_CLIP: select_rows(r); break;

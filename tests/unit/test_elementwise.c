@@ -95,6 +95,9 @@ static ref ref_int_bin(tc_op op, int64_t a, int64_t b, int bits) {
   case TC_OP_LESS_EQUAL: r.i = a <= b; break;
   case TC_OP_GREATER: r.i = a > b; break;
   case TC_OP_GREATER_EQUAL: r.i = a >= b; break;
+  case TC_OP_LOGICAL_AND: r.i = a != 0 && b != 0; break;
+  case TC_OP_LOGICAL_OR: r.i = a != 0 || b != 0; break;
+  case TC_OP_LOGICAL_XOR: r.i = (a != 0) != (b != 0); break;
   case TC_OP_ATAN2: r.f = atan2((double)a, (double)b); r.tol = 1; break;
   case TC_OP_HYPOT: r.f = hypot((double)a, (double)b); r.tol = 1; break;
   default: r.known = false;
@@ -109,7 +112,8 @@ static ref ref_bool_bin(tc_op op, int64_t a, int64_t b) {
   case TC_OP_MINIMUM: case TC_OP_BITWISE_AND: r.i = a & b; break;
   case TC_OP_BITWISE_XOR: r.i = a ^ b; break;
   case TC_OP_EQUAL: case TC_OP_NOT_EQUAL: case TC_OP_LESS: case TC_OP_LESS_EQUAL: case TC_OP_GREATER:
-  case TC_OP_GREATER_EQUAL: case TC_OP_ATAN2: case TC_OP_HYPOT:
+  case TC_OP_GREATER_EQUAL: case TC_OP_ATAN2: case TC_OP_HYPOT: case TC_OP_LOGICAL_AND: case TC_OP_LOGICAL_OR:
+  case TC_OP_LOGICAL_XOR:
     return ref_int_bin(op, a, b, 8);
   default: r.known = false;
   }
@@ -155,6 +159,9 @@ static ref ref_flt_bin(tc_op op, double a, double b, tc_dtype dt) {
   case TC_OP_LESS_EQUAL: r.i = a <= b; break;
   case TC_OP_GREATER: r.i = a > b; break;
   case TC_OP_GREATER_EQUAL: r.i = a >= b; break;
+  case TC_OP_LOGICAL_AND: r.i = a != 0 && b != 0; break;   /* NaN != 0 */
+  case TC_OP_LOGICAL_OR: r.i = a != 0 || b != 0; break;
+  case TC_OP_LOGICAL_XOR: r.i = (a != 0) != (b != 0); break;
   default: r.known = false;
   }
   return r;
@@ -182,6 +189,7 @@ static bool libm1(tc_op op, double x, double *r) {
   case TC_OP_COSH: *r = cosh(x); break;
   case TC_OP_TANH: *r = tanh(x); break;
   case TC_OP_ERF: *r = erf(x); break;
+  case TC_OP_SIGMOID: *r = (double)(1 / (1 + expl(-(long double)x))); break;
   default: return false;
   }
   return true;
@@ -212,6 +220,7 @@ static ref ref_unary(tc_op op, tc_dtype dt, int64_t xi, double xf) {
     r.f = flt ? tt_round(m, dt) : m;
     r.tol = op == TC_OP_SQRT ? 0 : math_tol(flt ? dt : TC_DT_F64);
     if (op == TC_OP_RSQRT && dt == TC_DT_F64) r.tol = 1;
+    if (op == TC_OP_SIGMOID) r.tol = 3;   /* exp, an add and a divide, each rounded */
     /* the reference is glibc's, whose f64 cbrt is up to 3 ulp off; tcalc's
      * (SLEEF's) is within 1 of the exact value (tests/accuracy/ulp.py) */
     if (op == TC_OP_CBRT && (!flt || dt == TC_DT_F64)) r.tol = 4;
@@ -237,6 +246,9 @@ static ref ref_unary(tc_op op, tc_dtype dt, int64_t xi, double xf) {
     break;
   case TC_OP_BITWISE_NOT:
     if (dt == TC_DT_BOOL) r.i = !xi; else r.i = tt_wrap(-(__int128)xi - 1, bits);
+    break;
+  case TC_OP_RELU:   /* NaN stays, -0.0 gives 0.0 */
+    if (flt) r.f = isnan(xf) ? xf : xf > 0 ? xf : 0.0; else r.i = xi > 0 ? xi : 0;
     break;
   default:
     if (!round_ref(op, x, &m)) { r.known = false; break; }

@@ -17,14 +17,20 @@ typedef struct {
   bool anyzero;   /* +0 and -0 both accepted */
 } rres;
 
-static bool is_arg(tc_op op) { return op == TC_OP_ARGMAX || op == TC_OP_ARGMIN; }
+static bool is_arg(tc_op op) {
+  return op == TC_OP_ARGMAX || op == TC_OP_ARGMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN;
+}
+static bool is_nan_op(tc_op op) {
+  return op == TC_OP_NANSUM || op == TC_OP_NANMEAN || op == TC_OP_NANMAX || op == TC_OP_NANMIN ||
+         op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN;
+}
 
 /* SPEC 5.1: result dtype of a reduction of dtype dt. */
 static tc_dtype red_dtype(tc_op op, tc_dtype dt) {
   if (is_arg(op)) return TC_DT_I64;
   if (op == TC_OP_ANY || op == TC_OP_ALL) return TC_DT_BOOL;
-  if ((op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD) && dt == TC_DT_BOOL) return TC_DT_I64;
-  if ((op == TC_OP_MEAN || op == TC_OP_LOGSUMEXP) && !tt_is_flt(dt)) return TC_DT_F64;
+  if ((op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD || op == TC_OP_NANSUM) && dt == TC_DT_BOOL) return TC_DT_I64;
+  if ((op == TC_OP_MEAN || op == TC_OP_LOGSUMEXP || op == TC_OP_NANMEAN) && !tt_is_flt(dt)) return TC_DT_F64;
   if (op == TC_OP_COUNT_NONZERO) return TC_DT_I64;
   return dt;
 }
@@ -32,7 +38,7 @@ static tc_dtype red_dtype(tc_op op, tc_dtype dt) {
 static bool known_op(tc_op op) {
   return op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD || op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN ||
          op == TC_OP_MEAN || is_arg(op) || op == TC_OP_ANY || op == TC_OP_ALL || op == TC_OP_LOGSUMEXP ||
-         op == TC_OP_COUNT_NONZERO;
+         op == TC_OP_COUNT_NONZERO || is_nan_op(op);
 }
 
 /* The type floats are computed in: f32 for bf16/f16. */
@@ -58,10 +64,37 @@ static rres ref_logsumexp(tc_dtype dt, int64_t n, const int64_t *xi, const doubl
   return r;
 }
 
+static rres fold(tc_op op, tc_dtype dt, int64_t n, const int64_t *xi, const double *xf);
+
+/* The nan* reductions: the plain fold of the elements that are not NaN
+ * (nansum: NaN as 0); an all-NaN nanmax/nanmin is NaN, nanargmax/min -1. */
+static rres fold_nan(tc_op op, tc_dtype dt, int64_t n, const int64_t *xi, const double *xf) {
+  tc_op plain = op == TC_OP_NANSUM ? TC_OP_REDUCE_SUM : op == TC_OP_NANMEAN ? TC_OP_MEAN :
+                op == TC_OP_NANMAX ? TC_OP_REDUCE_MAX : op == TC_OP_NANMIN ? TC_OP_REDUCE_MIN :
+                op == TC_OP_NANARGMAX ? TC_OP_ARGMAX : TC_OP_ARGMIN;
+  if (!tt_is_flt(dt)) return fold(plain, dt, n, xi, xf);
+  double *kept = malloc(sizeof(double) * (size_t)(n ? n : 1));
+  int64_t *pos = malloc(sizeof(int64_t) * (size_t)(n ? n : 1)), m = 0;
+  for (int64_t k = 0; k < n; k++)
+    if (!isnan(xf[k])) { kept[m] = xf[k]; pos[m++] = k; }
+  rres r;
+  if (m == 0 && n > 0 && op != TC_OP_NANSUM && op != TC_OP_NANMEAN) {
+    r = (rres){0, 0, 0, false};
+    if (is_arg(op)) r.i = -1; else r.f = NAN;
+  } else {
+    r = fold(plain, dt, m, xi, kept);
+    if (is_arg(op) && m > 0) r.i = pos[r.i];
+  }
+  free(kept);
+  free(pos);
+  return r;
+}
+
 /* Folds the elements of one output position, given in row-major order. */
 static rres fold(tc_op op, tc_dtype dt, int64_t n, const int64_t *xi, const double *xf) {
   rres r = {0, 0, 0, false};
   bool flt = tt_is_flt(dt);
+  if (is_nan_op(op)) return fold_nan(op, dt, n, xi, xf);
   int bits = dt == TC_DT_BOOL ? 64 : tt_bits(dt);
   switch (op) {
   case TC_OP_REDUCE_SUM: case TC_OP_MEAN: {
@@ -309,7 +342,8 @@ Test(reduce, empty_tensors) {
           cr_assert_not_null(x);
           uint64_t before = tc_mem_in_use();
           tc_tensor *o = tc_reduce((tc_op)op, x, &ax, false, &err);
-          bool needs = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || is_arg((tc_op)op);
+          bool needs = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_NANMAX || op == TC_OP_NANMIN ||
+                       is_arg((tc_op)op);
           char what[96];
           snprintf(what, sizeof what, "%s(%s) shape %d axis %d", tc_op_name((tc_op)op), tt_name((tc_dtype)dt), s, a);
           if (needs && nred == 0 && nout > 0) {

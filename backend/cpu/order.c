@@ -1,0 +1,234 @@
+/* CPU scans and sorting (TC_CALL_SCAN, TC_CALL_SORT), stamped per dtype
+ * from the dtype table.
+ *
+ * Sorting is a stable LSD radix sort on an order key: every dtype maps to
+ * an unsigned integer whose order is the sort order (integers: the sign bit
+ * flipped; floats: the IEEE bits made monotone, -0.0 keyed as 0.0 and every
+ * NaN as the largest key), descending flips the key, and (key, position)
+ * pairs are sorted 8 bits a pass, skipping a pass where every key has the
+ * same digit. Radix sorting is linear in n and its passes are independent
+ * of the data's order, which is why it beats a comparison sort on 10^7
+ * elements; being LSD it is stable in both directions for free. The values
+ * are then gathered by position, so -0.0, 0.0 and NaN payloads keep their
+ * bits and their input order. */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu.h"
+#include "../../src/kexpr.h"
+
+#define PTR(S, p) ((S *)(void *)(p))
+#define CPTR(S, p) ((const S *)(const void *)(p))
+
+static int unsupported(const tc_call *c, tc_err *err) {
+  return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
+}
+
+/* ---- scans ---- */
+#define SC_ADD_INT(C, U, a, v) (C)((U)(a) + (U)(v))
+#define SC_ADD_FLT(C, U, a, v) ((a) + (v))
+#define SC_ADD_BOOL(C, U, a, v) (C)((a) | (v))
+#define SC_MUL_INT(C, U, a, v) (C)((U)(a) * (U)(v))
+#define SC_MUL_FLT(C, U, a, v) ((a) * (v))
+#define SC_MUL_BOOL(C, U, a, v) (C)((a) & (v))
+#define SC_MAX_INT(C, U, a, v) ((v) > (a) ? (v) : (a))
+#define SC_MAX_BOOL SC_MAX_INT
+#define SC_MAX_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) >= (a)) ? (v) : (a))   /* ties: the later, as NumPy */
+#define SC_MIN_INT(C, U, a, v) ((v) < (a) ? (v) : (a))
+#define SC_MIN_BOOL SC_MIN_INT
+#define SC_MIN_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) <= (a)) ? (v) : (a))
+
+/* One scan of a row: each output is stored (rounded to S) and read back, so
+ * f16/bf16 round at every step as NumPy's accumulate does. */
+#define SCAN_ONE(E, S, C, CLS, LD, ST, OPN)                                  \
+  static void scan_##OPN##_##E(int64_t n, const S *x, S *o) {                 \
+    C acc = LD(x[0]);                                                         \
+    o[0] = x[0];                                                              \
+    for (int64_t i = 1; i < n; i++) {                                         \
+      C v = LD(x[i]);                                                         \
+      o[i] = ST(SC_##OPN##_##CLS(C, tc_u_##E, acc, v));                       \
+      acc = LD(o[i]);                                                         \
+    }                                                                         \
+  }
+#define K_SCAN(E, n_, S, C, CLS, B, LD, ST, ...) \
+  SCAN_ONE(E, S, C, CLS, LD, ST, ADD)            \
+  SCAN_ONE(E, S, C, CLS, LD, ST, MUL)            \
+  SCAN_ONE(E, S, C, CLS, LD, ST, MAX)            \
+  SCAN_ONE(E, S, C, CLS, LD, ST, MIN)
+TC_FOR_ALL(K_SCAN, _)
+typedef void (*scan_fn)(int64_t, const void *, void *);
+#define SCAN_ENTRY(E, ...)                                                                               \
+  [TC_DT_##E] = {(scan_fn)(void (*)(void))scan_ADD_##E, (scan_fn)(void (*)(void))scan_MUL_##E,           \
+                 (scan_fn)(void (*)(void))scan_MAX_##E, (scan_fn)(void (*)(void))scan_MIN_##E},
+static const scan_fn scan_table[TC_DT_COUNT][4] = {TC_FOR_ALL(SCAN_ENTRY, _)};
+
+static int scan_slot(tc_op op) {
+  switch (op) {
+  case TC_OP_CUMSUM: return 0;
+  case TC_OP_CUMPROD: return 1;
+  case TC_OP_CUMMAX: return 2;
+  case TC_OP_CUMMIN: return 3;
+  default: return -1;
+  }
+}
+
+static int run_scan(tc_call *c, tc_err *err) {
+  const tc_tensor *x = c->in[0];
+  int64_t n = x->ndim ? x->shape[x->ndim - 1] : 1, total = tc_numel(x);
+  if (total == 0 || n == 0) return 0;
+  scan_fn fn = scan_table[c->dtype][scan_slot(c->op)];
+  size_t es = tc_dtype_size(c->dtype);
+  const char *in = tc_tensor_data(x);
+  char *out = tc_tensor_data(c->out);
+  for (int64_t r = 0; r < total / n; r++) {
+    if (tc_interrupt_flag) return cpu_interrupted(err);
+    fn(n, in + (size_t)(r * n) * es, out + (size_t)(r * n) * es);
+  }
+  return 0;
+}
+
+/* ---- order keys ---- */
+#define KEY_BOOL(KT, B, LD, v) ((KT)(v))
+#define KEY_INT(KT, B, LD, v) ((KT)(((KT)(v) ^ ((KT)1 << ((B) - 1))) & (KT)(~(KT)0 >> (8 * sizeof(KT) - (B)))))
+#define KEY_FLT(KT, B, LD, v) PASTE(key_flt_, KT_OF(B))((double)LD(v))
+#define KT_OF_8 uint32_t
+#define KT_OF_16 uint32_t
+#define KT_OF_32 uint32_t
+#define KT_OF_64 uint64_t
+#define KT_OF(B) KT_OF_##B
+#define PASTE_(a, b) a##b
+#define PASTE(a, b) PASTE_(a, b)
+#define PAIR_T(B) PASTE(pair_, KT_OF(B))
+#define RADIX_FN(B) PASTE(radix_, KT_OF(B))
+
+static inline uint32_t key_flt_uint32_t(double d) {
+  float f = (float)d;   /* exact: the float dtypes of 32 bits or fewer are floats */
+  if (f != f) return UINT32_MAX;
+  if (f == 0) f = 0;    /* -0.0 keys as 0.0 */
+  uint32_t b;
+  memcpy(&b, &f, 4);
+  return b >> 31 ? ~b : b | 0x80000000u;
+}
+static inline uint64_t key_flt_uint64_t(double d) {
+  if (d != d) return UINT64_MAX;
+  if (d == 0) d = 0;
+  uint64_t b;
+  memcpy(&b, &d, 8);
+  return b >> 63 ? ~b : b | 0x8000000000000000ull;
+}
+
+/* Stable LSD radix sort of (key, position) pairs, 8 bits a pass. */
+#define RADIX(KT)                                                                         \
+  typedef struct { KT k; uint32_t i; } pair_##KT;                                         \
+  static void radix_##KT(pair_##KT *a, pair_##KT *tmp, int64_t n) {                       \
+    if (n < 48) {                                                                         \
+      for (int64_t i = 1; i < n; i++) {                                                   \
+        pair_##KT p = a[i];                                                               \
+        int64_t j = i;                                                                    \
+        for (; j > 0 && a[j - 1].k > p.k; j--) a[j] = a[j - 1];                           \
+        a[j] = p;                                                                         \
+      }                                                                                   \
+      return;                                                                             \
+    }                                                                                     \
+    enum { P = sizeof(KT) };                                                              \
+    static _Thread_local int64_t cnt[P][256];                                             \
+    memset(cnt, 0, sizeof cnt);                                                           \
+    for (int64_t i = 0; i < n; i++) {                                                     \
+      KT k = a[i].k;                                                                      \
+      for (int p = 0; p < P; p++) cnt[p][(k >> (8 * p)) & 255]++;                         \
+    }                                                                                     \
+    pair_##KT *src = a, *dst = tmp;                                                       \
+    for (int p = 0; p < P; p++) {                                                         \
+      int64_t *c = cnt[p], sum = 0;                                                       \
+      if (c[(src[0].k >> (8 * p)) & 255] == n) continue;                                  \
+      for (int d = 0; d < 256; d++) { int64_t t = c[d]; c[d] = sum; sum += t; }           \
+      for (int64_t i = 0; i < n; i++) dst[c[(src[i].k >> (8 * p)) & 255]++] = src[i];     \
+      pair_##KT *t = src; src = dst; dst = t;                                             \
+    }                                                                                     \
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);                                  \
+  }
+RADIX(uint32_t)
+RADIX(uint64_t)
+
+typedef struct { void *pairs, *tmp; } sort_buf;
+
+/* Per dtype: sort a row (values or positions) and search a sorted row. */
+#define K_SORT(E, n_, S, C, CLS, B, LD, ST, ...)                                                         \
+  static void sort_##E(int64_t n, const S *x, void *out, bool arg, bool desc, sort_buf *b) {             \
+    typedef KT_OF(B) KT;                                                                                 \
+    PAIR_T(B) *p = b->pairs;                                                                             \
+    KT flip = desc ? (KT)~(KT)0 : 0;                                                                     \
+    for (int64_t i = 0; i < n; i++) { p[i].k = KEY_##CLS(KT, B, LD, x[i]) ^ flip; p[i].i = (uint32_t)i; } \
+    RADIX_FN(B)(p, b->tmp, n);                                                                            \
+    if (arg) { int64_t *o = out; for (int64_t i = 0; i < n; i++) o[i] = p[i].i; }                        \
+    else { S *o = out; for (int64_t i = 0; i < n; i++) o[i] = x[p[i].i]; }                               \
+  }                                                                                                      \
+  static void search_##E(int64_t n, const S *s, int64_t m, const S *v, int64_t *o, bool right) {         \
+    typedef KT_OF(B) KT;                                                                                 \
+    for (int64_t j = 0; j < m; j++) {                                                                    \
+      KT kv = KEY_##CLS(KT, B, LD, v[j]);                                                                \
+      int64_t lo = 0, hi = n;                                                                            \
+      while (lo < hi) {                                                                                  \
+        int64_t mid = lo + (hi - lo) / 2;                                                                \
+        KT ks = KEY_##CLS(KT, B, LD, s[mid]);                                                            \
+        if (right ? ks <= kv : ks < kv) lo = mid + 1;                                                    \
+        else hi = mid;                                                                                   \
+      }                                                                                                  \
+      o[j] = lo;                                                                                         \
+    }                                                                                                    \
+  }
+TC_FOR_ALL(K_SORT, _)
+typedef void (*sort_fn)(int64_t, const void *, void *, bool, bool, sort_buf *);
+typedef void (*search_fn)(int64_t, const void *, int64_t, const void *, int64_t *, bool);
+#define SORT_ENTRY(E, ...) [TC_DT_##E] = (sort_fn)(void (*)(void))sort_##E,
+#define SEARCH_ENTRY(E, ...) [TC_DT_##E] = (search_fn)(void (*)(void))search_##E,
+static const sort_fn sort_table[TC_DT_COUNT] = {TC_FOR_ALL(SORT_ENTRY, _)};
+static const search_fn search_table[TC_DT_COUNT] = {TC_FOR_ALL(SEARCH_ENTRY, _)};
+
+static int run_sort(tc_call *c, tc_err *err) {
+  const tc_tensor *x = c->in[0];
+  if (c->op == TC_OP_SEARCHSORTED) {
+    int64_t m = tc_numel(c->in[1]);
+    const char *v = tc_tensor_data(c->in[1]);
+    size_t es = tc_dtype_size(c->dtype);
+    for (int64_t j = 0; j < m; j += CPU_CHUNK) {   /* blocks, so Ctrl-C is seen */
+      if (tc_interrupt_flag) return cpu_interrupted(err);
+      int64_t k = m - j < CPU_CHUNK ? m - j : CPU_CHUNK;
+      search_table[c->dtype](tc_numel(x), tc_tensor_data(x), k, v + (size_t)j * es,
+                             PTR(int64_t, tc_tensor_data(c->out)) + j, c->right);
+    }
+    return 0;
+  }
+  int64_t n = x->ndim ? x->shape[x->ndim - 1] : 1, total = tc_numel(x);
+  if (total == 0 || n == 0) return 0;
+  if (n > (int64_t)UINT32_MAX)
+    return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, (int)c->dtype, "cannot sort more than 2^32 - 1 elements along one axis");
+  size_t ps = tc_dtype_bits(c->dtype) > 32 ? sizeof(pair_uint64_t) : sizeof(pair_uint32_t);
+  sort_buf b = {malloc((size_t)n * ps), malloc((size_t)n * ps)};
+  if (!b.pairs || !b.tmp) {
+    free(b.pairs);
+    free(b.tmp);
+    return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "out of memory sorting %lld elements", (long long)n);
+  }
+  bool arg = c->op == TC_OP_ARGSORT;
+  size_t es = tc_dtype_size(c->dtype), os = arg ? 8 : es;
+  int rc = 0;
+  for (int64_t r = 0; r < total / n; r++) {
+    if (tc_interrupt_flag) { rc = cpu_interrupted(err); break; }
+    sort_table[c->dtype](n, tc_tensor_data(x) + (size_t)(r * n) * es, tc_tensor_data(c->out) + (size_t)(r * n) * os,
+                         arg, c->descending, &b);
+  }
+  free(b.pairs);
+  free(b.tmp);
+  return rc;
+}
+
+bool cpu_supports_order(const tc_call *c) {
+  if ((unsigned)c->dtype >= TC_DT_COUNT) return false;
+  if (c->kind == TC_CALL_SCAN) return scan_slot(c->op) >= 0;
+  return c->op == TC_OP_SORT || c->op == TC_OP_ARGSORT || c->op == TC_OP_SEARCHSORTED;
+}
+
+int cpu_run_order(tc_call *c, tc_err *err) {
+  if (!cpu_supports_order(c)) return unsupported(c, err);
+  return c->kind == TC_CALL_SCAN ? run_scan(c, err) : run_sort(c, err);
+}

@@ -1,0 +1,225 @@
+#!/bin/sh
+# Differential test of the everyday functions of SPEC 12 (scans, sorting,
+# counting, statistics, comparison, building, ML helpers) against NumPy 1.24
+# on random inputs (fixed seed) in i32, i64, f32 and f64, with NaN, -0.0 and
+# ties mixed into the floats. Exact for integers, orders, counts and
+# selections (sort, argsort both ways: stable, NaN last ascending and first
+# descending; unique; searchsorted; topk; median/quantile's chosen elements);
+# sums and transcendentals within 1e-12 (f64) or 2e-5 (f32) of the largest
+# expected magnitude. NumPy is looked for in $PYTHON (default
+# /usr/bin/python3); without it the check is skipped, saying so, except under
+# CI=true, where it fails. Usage: scripts/fn-numpy.sh path/to/tcalc
+set -u
+label="everyday functions vs numpy"
+. "$(dirname "$0")/numpy-prelude.sh"
+numpy_prelude "$@"
+"$py" - "$bin" "$tmp" <<'PYEOF'
+import json, math, os, subprocess, sys, warnings
+import numpy as np
+warnings.filterwarnings("ignore")
+
+tcalc, tmp = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(20261130)
+stmts, expect = [], []
+nfile = 0
+
+def arg(a):
+    global nfile
+    nfile += 1
+    path = os.path.join(tmp, "a%d.npy" % nfile)
+    np.save(path, np.ascontiguousarray(a))
+    return 'load("%s")' % path
+
+def add(stmt, want, tol, what):
+    stmts.append(stmt)
+    expect.append((np.asarray(want), tol, what))
+
+def as_array(out):
+    dt = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+          "f16": np.float16, "f32": np.float32, "f64": np.float64}[out["dtype"]]
+    def walk(d):
+        return [walk(x) for x in d] if isinstance(d, list) else (float(d) if isinstance(d, str) else d)
+    return np.array(walk(out["data"]), dtype=dt).reshape(out["shape"])
+
+def close(got, want, tol, zeros=True):
+    if got.shape != want.shape:
+        return False, "shape %s, want %s" % (got.shape, want.shape)
+    if got.dtype.kind != want.dtype.kind and not (got.dtype.kind in "iu" and want.dtype.kind in "iu"):
+        return False, "dtype %s, want %s" % (got.dtype, want.dtype)
+    if got.size == 0:
+        return True, ""
+    if tol == 0 or want.dtype.kind in "biu":
+        ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
+        if ok and zeros and want.dtype.kind == "f":   # -0.0 and 0.0 too
+            ok = np.array_equal(np.signbit(got), np.signbit(want))
+        return ok, "" if ok else "values differ:\n got  %s\n want %s" % (got.ravel()[:12], want.ravel()[:12])
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    nan = np.isnan(w)
+    if not np.array_equal(np.isnan(g), nan):
+        return False, "NaNs differ"
+    g, w = g[~nan], w[~nan]
+    inf = np.isinf(w)
+    if not np.array_equal(g[inf], w[inf]) or not np.array_equal(np.isinf(g), inf):
+        return False, "infinities differ"
+    g, w = g[~inf], w[~inf]
+    if w.size == 0:
+        return True, ""
+    scale = max(float(np.max(np.abs(w))), 1e-300)
+    err = float(np.max(np.abs(g - w))) / scale
+    return err <= tol, "relative error %.3g > %.3g" % (err, tol)
+
+def data(dt, shape, specials=True):
+    if np.dtype(dt).kind == "i":
+        return rng.integers(-20, 20, shape).astype(dt)
+    a = np.round(rng.standard_normal(shape) * 8, 1).astype(dt)   # ties
+    if specials and a.size > 4:
+        f = a.reshape(-1)
+        for v in (np.nan, -0.0, 0.0, np.nan):
+            f[rng.integers(0, f.size)] = v
+    return a
+
+def tol_of(dt):
+    return 1e-12 if dt == np.float64 else 2e-5
+
+def desc_order(a):
+    """Stable descending order, NaN first, -0.0 == 0.0 (Python's sort is stable)."""
+    return sorted(range(len(a)), key=lambda i: (0 if math.isnan(a[i]) else 1, -float(a[i])))
+
+DTS = [np.int32, np.int64, np.float32, np.float64]
+for dt in DTS:
+    flt = np.dtype(dt).kind == "f"
+    name = np.dtype(dt).name
+    for shape in [(1,), (37,), (1000,), (5, 7), (3, 4, 6)]:
+        x = data(dt, shape)
+        X = arg(x)
+        xs = "%s %s" % (name, shape)
+        # scans
+        for ax in [None] + list(range(-1, len(shape))):
+            a = "" if ax is None else ", axis=%d" % ax
+            add("cumsum(%s%s)" % (X, a), np.cumsum(x, axis=ax).astype(dt), tol_of(dt) if flt else 0, "cumsum " + xs + a)
+            add("cummax(%s%s)" % (X, a), np.maximum.accumulate(x.ravel() if ax is None else x, axis=0 if ax is None else ax), 0, "cummax " + xs + a)
+            add("cummin(%s%s)" % (X, a), np.minimum.accumulate(x.ravel() if ax is None else x, axis=0 if ax is None else ax), 0, "cummin " + xs + a)
+        small = (x % 3 if not flt else np.where(np.isnan(x), x, np.round(x / 8, 0))).astype(dt)
+        add("cumprod(%s, axis=-1)" % arg(small), np.cumprod(small, axis=-1).astype(dt), tol_of(dt) if flt else 0, "cumprod " + xs)
+        for n in (1, 2):
+            add("diff(%s, n=%d)" % (X, n), np.diff(x, n=n), 0, "diff %s n=%d" % (xs, n))
+        # sorting
+        for ax in range(-1, len(shape)):
+            add("sort(%s, axis=%d)" % (X, ax), np.sort(x, axis=ax, kind="stable"), 0, "sort %s axis %d" % (xs, ax))
+            add("argsort(%s, axis=%d)" % (X, ax), np.argsort(x, axis=ax, kind="stable"), 0, "argsort %s axis %d" % (xs, ax))
+        if len(shape) == 1:
+            o = desc_order(list(x))
+            add("argsort(%s, descending=true)" % X, np.array(o, dtype=np.int64), 0, "argsort descending " + xs)
+            add("sort(%s, descending=true)" % X, x[o], 0, "sort descending " + xs)
+            k = min(5, shape[0])
+            add("topk(%s, %d)" % (X, k), x[o[:k]], 0, "topk " + xs)
+            add("argtopk(%s, %d)" % (X, k), np.array(o[:k], dtype=np.int64), 0, "argtopk " + xs)
+            s = np.sort(x)
+            v = data(dt, (50,))
+            for side in ("left", "right"):
+                add('searchsorted(%s, %s, side="%s")' % (arg(s), arg(v), side), np.searchsorted(s, v, side=side), 0,
+                    "searchsorted %s %s" % (xs, side))
+        u, cnt = np.unique(x, return_counts=True)
+        add("unique(%s)" % X, u, 0, "unique " + xs)
+        add("unique_counts(%s)" % X, cnt.astype(np.int64), 0, "unique_counts " + xs)
+        # counting
+        add("argwhere(%s)" % X, np.argwhere(x), 0, "argwhere " + xs)
+        add("count_nonzero(%s)" % X, np.count_nonzero(x), 0, "count_nonzero " + xs)
+        if not flt:
+            b = np.abs(x.ravel())
+            add("bincount(%s, minlength=30)" % arg(b), np.bincount(b, minlength=30), 0, "bincount " + xs)
+        fin = data(dt, shape, specials=False)
+        for bins in (1, 7, 10):
+            add("histogram(%s, bins=%d)" % (arg(fin), bins), np.histogram(fin, bins=bins)[0], 0, "histogram %s bins %d" % (xs, bins))
+        add("histogram(%s, bins=5, lo=-3, hi=4.5)" % arg(fin), np.histogram(fin, bins=5, range=(-3, 4.5))[0], 0, "histogram range " + xs)
+        # statistics (finite data; NaN rows are checked in the golden tests)
+        F = arg(fin)
+        for ax in [None] + list(range(-1, len(shape))):
+            a = "" if ax is None else ", axis=%d" % ax
+            n = fin.size if ax is None else shape[ax]
+            for ddof in (0, 1):
+                if ddof < n:
+                    add("var(%s%s, ddof=%d)" % (F, a, ddof), np.var(fin, axis=ax, ddof=ddof), tol_of(dt) * 10, "var %s%s ddof %d" % (xs, a, ddof))
+                    add("std(%s%s, ddof=%d)" % (F, a, ddof), np.std(fin, axis=ax, ddof=ddof), tol_of(dt) * 10, "std %s%s ddof %d" % (xs, a, ddof))
+            add("median(%s%s)" % (F, a), np.median(fin, axis=ax), tol_of(dt), "median %s%s" % (xs, a))
+            for m in ("linear", "lower", "higher", "nearest", "midpoint"):
+                q = [0.0, 0.1, 0.5, 0.73, 1.0]
+                want = np.quantile(fin, q, axis=ax, method=m)
+                add('quantile(%s, %s%s, method="%s")' % (F, q, a, m), want.astype(np.float64 if not flt else dt), tol_of(dt),
+                    "quantile %s%s %s" % (xs, a, m))
+            add("percentile(%s, [25, 50]%s)" % (F, a), np.percentile(fin, [25, 50], axis=ax), tol_of(dt), "percentile %s%s" % (xs, a))
+        for f, nf in (("nansum", np.nansum), ("nanmean", np.nanmean), ("nanmax", np.nanmax), ("nanmin", np.nanmin),
+                      ("nanargmax", np.nanargmax), ("nanargmin", np.nanargmin)):
+            ax = len(shape) - 1
+            ok_rows = not flt or not np.isnan(x).all(axis=ax).any()
+            if ok_rows:
+                want = nf(x, axis=ax)
+                if f == "nanmean" and not flt:
+                    want = want.astype(np.float64)
+                add("%s(%s, axis=%d)" % (f, X, ax), want, tol_of(dt) if f in ("nansum", "nanmean") and flt else 0, "%s %s" % (f, xs))
+        # comparison
+        y = x.copy()
+        if flt:
+            y.reshape(-1)[::3] *= 1 + 1e-6
+            y.reshape(-1)[1::5] += 1
+        else:
+            y.reshape(-1)[::4] += 1
+        Y = arg(y)
+        for en in ("false", "true"):
+            add("isclose(%s, %s, equal_nan=%s)" % (X, Y, en), np.isclose(x, y, equal_nan=en == "true"), 0, "isclose " + xs)
+        add("isclose(%s, %s, rtol=1e-3, atol=0.5)" % (X, Y), np.isclose(x, y, rtol=1e-3, atol=0.5), 0, "isclose tol " + xs)
+        add("allclose(%s, %s)" % (X, Y), np.allclose(x, y), 0, "allclose " + xs)
+        add("allclose(%s, %s, equal_nan=true)" % (X, X), np.allclose(x, x, equal_nan=True), 0, "allclose self " + xs)
+        add("array_equal(%s, %s)" % (X, Y), np.array_equal(x, y), 0, "array_equal " + xs)
+        add("array_equal(%s, %s)" % (F, F), np.array_equal(fin, fin), 0, "array_equal self " + xs)
+        for f in ("logical_and", "logical_or", "logical_xor"):
+            add("%s(%s, %s)" % (f, X, Y), getattr(np, f)(x, y), 0, "%s %s" % (f, xs))
+        # ML helpers (the reference computed in f64 as SciPy does, rounded)
+        xf = fin.astype(np.float64)
+        for ax in range(-1, len(shape)):
+            m = np.max(xf, axis=ax, keepdims=True)
+            e = np.exp(xf - m)
+            sm = e / e.sum(axis=ax, keepdims=True)
+            lsm = xf - m - np.log(e.sum(axis=ax, keepdims=True))
+            rd = dt if flt else np.float64
+            add("softmax(%s, axis=%d)" % (F, ax), sm.astype(rd), tol_of(dt) * 4, "softmax %s axis %d" % (xs, ax))
+            add("log_softmax(%s, axis=%d)" % (F, ax), lsm.astype(rd), tol_of(dt) * 4, "log_softmax %s axis %d" % (xs, ax))
+        rd = dt if flt else np.float64
+        add("sigmoid(%s)" % F, (1 / (1 + np.exp(-xf))).astype(rd), tol_of(dt) * 4, "sigmoid " + xs)
+        add("relu(%s)" % F, np.maximum(fin, 0).astype(dt) + (0 if not flt else dt(0)), 0, "relu " + xs)
+        # building
+        add("zeros_like(%s)" % X, np.zeros_like(x), 0, "zeros_like " + xs)
+        add("ones_like(%s)" % X, np.ones_like(x), 0, "ones_like " + xs)
+        add("full_like(%s, 7)" % X, np.full_like(x, 7), 0, "full_like " + xs)
+        add("repeat(%s, 3)" % X, np.repeat(x, 3), 0, "repeat " + xs)
+        add("repeat(%s, 2, axis=-1)" % X, np.repeat(x, 2, axis=-1), 0, "repeat axis " + xs)
+        for reps in ([2], [2, 3], [1, 2, 1, 2]):
+            add("tile(%s, %s)" % (X, reps), np.tile(x, reps), 0, "tile %s %s" % (xs, reps))
+        add("pad(%s, [1, 2], value=5)" % X, np.pad(x, (1, 2), constant_values=5), 0, "pad " + xs)
+        w = [int(v) for v in rng.integers(0, 3, 2 * len(shape))]
+        add("pad(%s, %s)" % (X, w), np.pad(x, [(w[2 * i], w[2 * i + 1]) for i in range(len(shape))]), 0, "pad per axis " + xs)
+        for sh in (0, 3, -7):
+            add("roll(%s, %d)" % (X, sh), np.roll(x, sh), 0, "roll %s %d" % (xs, sh))
+            add("roll(%s, %d, axis=-1)" % (X, sh), np.roll(x, sh, axis=-1), 0, "roll axis %s %d" % (xs, sh))
+
+p = subprocess.run([tcalc, "--json", "-k"], input="\n".join(stmts) + "\n", capture_output=True, text=True, cwd=tmp)
+outs = [json.loads(l) for l in p.stdout.splitlines()]
+if len(outs) != len(stmts):
+    print("FAIL: %d statements, %d results" % (len(stmts), len(outs)))
+    print(p.stderr[:2000])
+    sys.exit(1)
+fails = 0
+for s, out, (want, tol, what) in zip(stmts, outs, expect):
+    if not out["ok"]:
+        fails += 1
+        print("FAIL", what, out["error"]["message"])
+        continue
+    # unique keeps one of -0.0 and 0.0: NumPy's unstable sort decides which
+    ok, msg = close(as_array(out), want, tol, not what.startswith("unique "))
+    if not ok:
+        fails += 1
+        if fails <= 30:
+            print("FAIL", what, msg)
+print("everyday functions vs numpy: %d checks, %d failures (NumPy %s)" % (len(stmts), fails, np.__version__))
+sys.exit(1 if fails else 0)
+PYEOF

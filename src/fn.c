@@ -1,0 +1,772 @@
+/* The everyday functions of SPEC 12 (the FN family): scans, sorting,
+ * counting, statistics, comparison, building and ML helpers.
+ *
+ * Scans and sorting run on the engine's TC_CALL_SCAN and TC_CALL_SORT on a
+ * contiguous stack with the axis moved last; everything else is built from
+ * the elementwise, reduction, indexing and shape ops, so it runs on any
+ * engine that has those. Shapes, dtypes and argument domains are settled
+ * here. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* Temporaries of one call, freed together. */
+typedef struct { tc_tensor *t[48]; int n; } pool;
+
+static tc_tensor *keep(pool *p, tc_tensor *t) {
+  if (t && p->n < (int)(sizeof p->t / sizeof p->t[0])) p->t[p->n++] = t;
+  return t;
+}
+
+static void drop(pool *p) {
+  for (int i = 0; i < p->n; i++) tc_tensor_free(p->t[i]);
+  p->n = 0;
+}
+
+/* The result r (a pool member or NULL) as its own reference; frees the pool. */
+static tc_tensor *done(pool *p, tc_tensor *r) {
+  if (r) r = tc_tensor_ref(r);
+  drop(p);
+  return r;
+}
+
+static int bad(tc_err *err, tc_op op, const tc_tensor *x, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int bad(tc_err *err, tc_op op, const tc_tensor *x, const char *fmt, ...) {
+  char msg[300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tc_err_set(err, TC_E_BAD_ARG, (int)op, x ? (int)x->dtype : -1, "%s", msg);
+}
+
+static tc_tensor *wf(double v, tc_err *err) { return tc_scalar_f64(v, true, err); }
+static tc_tensor *wi(int64_t v, tc_err *err) { return tc_scalar_i64(v, true, err); }
+
+/* ---- engine calls ---- */
+static bool call_ok(tc_engine_id eid, tc_call_kind kind, tc_op op, tc_dtype dt) {
+  const tc_engine *e = tc_engines[eid];
+  tc_call c = {.kind = kind, .op = op, .dtype = dt};
+  return e && e->supports(&c);
+}
+
+static int run_call(tc_call *c, tc_op op, tc_err *err) {
+  tc_engine_id e = tc_get_engine();
+  if (tc_engine_check(e, err) != 0) return -1;
+  if (!tc_engines[e]->supports(c))
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)c->dtype, "not supported for %s on %s", tc_dtype_name(c->dtype),
+                      tc_engine_name(e));
+  return tc_engines[e]->run(c, err);
+}
+
+/* x on the current engine in dtype dt (a new reference). */
+static tc_tensor *here(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  tc_tensor *m = tc_to_engine(x, tc_get_engine(), err);
+  if (!m || m->dtype == dt) return m;
+  tc_tensor *c = tc_cast(m, dt, err);
+  tc_tensor_free(m);
+  return c;
+}
+
+/* A contiguous copy of x with axis a moved last. */
+static tc_tensor *to_last(tc_tensor *x, int a, tc_err *err) {
+  int64_t perm[TC_MAX_DIMS];
+  int k = 0;
+  for (int i = 0; i < x->ndim; i++)
+    if (i != a) perm[k++] = i;
+  perm[k] = a;
+  tc_tensor *t = tc_transpose(x, x->ndim, perm, err);
+  tc_tensor *c = t ? tc_contiguous(t, err) : NULL;
+  tc_tensor_free(t);
+  return c;
+}
+
+/* The inverse of to_last: a view of y with its last axis back at a. */
+static tc_tensor *from_last(tc_tensor *y, int a, tc_err *err) {
+  int64_t perm[TC_MAX_DIMS];
+  for (int i = 0; i < y->ndim; i++) perm[i] = i < a ? i : i == a ? y->ndim - 1 : i - 1;
+  return tc_transpose(y, y->ndim, perm, err);
+}
+
+/* A view of x narrowed to [lo, lo + len) along axis a. */
+static tc_tensor *narrow(tc_tensor *x, int a, int64_t lo, int64_t len, tc_err *err) {
+  int64_t shape[TC_MAX_DIMS];
+  memcpy(shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+  shape[a] = len;
+  return tc_view(x, x->ndim, shape, x->strides, x->offset + (len > 0 ? lo * x->strides[a] : 0), err);
+}
+
+static int norm_axis(int64_t axis, int ndim, tc_op op, int *a, tc_err *err) {
+  int64_t v;
+  if (tc_norm_axis(axis, ndim, op, &v, err) != 0) return -1;
+  *a = (int)v;
+  return 0;
+}
+
+/* ---- scans ---- */
+tc_tensor *tc_scan(tc_op op, tc_tensor *x, bool has_axis, int64_t axis, tc_err *err) {
+  pool p = {0};
+  tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
+  tc_tensor *src = has_axis ? x : keep(&p, tc_flatten(x, err));
+  int a = 0;
+  if (!src || norm_axis(has_axis ? axis : 0, src->ndim, op, &a, err) != 0) return done(&p, NULL);
+  tc_tensor *m = keep(&p, here(src, k, err));
+  tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
+  tc_tensor *out = c ? keep(&p, tc_tensor_new(k, c->ndim, c->shape, err)) : NULL;
+  if (!out) return done(&p, NULL);
+  tc_call call = {.kind = TC_CALL_SCAN, .op = op, .dtype = k, .nin = 1, .in = {c}, .out = out};
+  if (tc_numel(out) && run_call(&call, op, err) != 0) return done(&p, NULL);
+  return done(&p, keep(&p, from_last(out, a, err)));
+}
+
+tc_tensor *tc_diff(tc_tensor *x, int64_t n, int64_t axis, tc_err *err) {
+  int a;
+  if (x->ndim == 0) { bad(err, TC_OP_DIFF, x, "x must have at least one dimension"); return NULL; }
+  if (n < 0) { bad(err, TC_OP_DIFF, x, "n must be >= 0; it is %lld", (long long)n); return NULL; }
+  if (norm_axis(axis, x->ndim, TC_OP_DIFF, &a, err) != 0) return NULL;
+  tc_tensor *cur = tc_tensor_ref(x);
+  tc_op sub = x->dtype == TC_DT_BOOL ? TC_OP_NOT_EQUAL : TC_OP_SUB;
+  for (int64_t i = 0; i < n && cur; i++) {
+    int64_t len = cur->shape[a] > 0 ? cur->shape[a] - 1 : 0;
+    tc_tensor *hi = narrow(cur, a, 1, len, err), *lo = hi ? narrow(cur, a, 0, len, err) : NULL;
+    tc_tensor *d = lo ? tc_binary(sub, hi, lo, err) : NULL;
+    tc_tensor_free(hi);
+    tc_tensor_free(lo);
+    tc_tensor_free(cur);
+    cur = d;
+    if (len == 0) break;
+  }
+  if (cur && n == 0) {
+    tc_tensor *c = tc_clone(cur, err);
+    tc_tensor_free(cur);
+    cur = c;
+  }
+  if (cur) cur->weak = false;
+  return cur;
+}
+
+/* ---- sorting ---- */
+/* x sorted (or argsorted) along axis a, moved last and contiguous. */
+static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, tc_err *err) {
+  pool p = {0};
+  tc_tensor *m = keep(&p, here(x, x->dtype, err));
+  tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
+  tc_tensor *out = c ? keep(&p, tc_tensor_new(op == TC_OP_ARGSORT ? TC_DT_I64 : x->dtype, c->ndim, c->shape, err)) : NULL;
+  if (!out) return done(&p, NULL);
+  tc_call call = {.kind = TC_CALL_SORT, .op = op, .dtype = x->dtype, .nin = 1, .in = {c}, .out = out,
+                  .descending = desc};
+  if (tc_numel(out) && run_call(&call, op, err) != 0) return done(&p, NULL);
+  return done(&p, out);
+}
+
+tc_tensor *tc_sort(tc_op op, tc_tensor *x, int64_t axis, bool descending, tc_err *err) {
+  int a;
+  if (norm_axis(axis, x->ndim, op, &a, err) != 0) return NULL;
+  tc_tensor *s = sort_last(op, x, a, descending, err);
+  tc_tensor *r = s ? from_last(s, a, err) : NULL;
+  tc_tensor_free(s);
+  return r;
+}
+
+tc_tensor *tc_topk(tc_op op, tc_tensor *x, int64_t k, int64_t axis, tc_err *err) {
+  int a;
+  if (norm_axis(axis, x->ndim, op, &a, err) != 0) return NULL;
+  if (k < 0 || k > x->shape[a]) {
+    bad(err, op, x, "k must be in [0, %lld] (the length of axis %d); it is %lld", (long long)x->shape[a], a, (long long)k);
+    return NULL;
+  }
+  pool p = {0};
+  tc_tensor *s = keep(&p, sort_last(op == TC_OP_TOPK ? TC_OP_SORT : TC_OP_ARGSORT, x, a, true, err));
+  tc_tensor *v = s ? keep(&p, narrow(s, s->ndim - 1, 0, k, err)) : NULL;
+  return done(&p, v ? keep(&p, from_last(v, a, err)) : NULL);
+}
+
+tc_tensor *tc_searchsorted(tc_tensor *s, tc_tensor *v, bool right, tc_err *err) {
+  tc_op op = TC_OP_SEARCHSORTED;
+  if (s->ndim != 1) {
+    bad(err, op, s, "sorted must be 1-D; it has %d dimensions", s->ndim);
+    return NULL;
+  }
+  tc_dtype dt;
+  if (tc_result_dtype2(op, s, v, &dt, err) != 0) return NULL;
+  pool p = {0};
+  tc_tensor *ms = keep(&p, here(s, dt, err)), *cs = ms ? keep(&p, tc_contiguous(ms, err)) : NULL;
+  tc_tensor *mv = cs ? keep(&p, here(v, dt, err)) : NULL, *cv = mv ? keep(&p, tc_contiguous(mv, err)) : NULL;
+  tc_tensor *out = cv ? keep(&p, tc_tensor_new(TC_DT_I64, v->ndim, v->shape, err)) : NULL;
+  if (!out) return done(&p, NULL);
+  tc_call call = {.kind = TC_CALL_SORT, .op = op, .dtype = dt, .nin = 2, .in = {cs, cv}, .out = out, .right = right};
+  if (tc_numel(out) && run_call(&call, op, err) != 0) return done(&p, NULL);
+  return done(&p, out);
+}
+
+/* The sorted, flattened x and the mask of the first element of each run of
+ * equal values (NaNs equal each other, -0.0 equals 0.0). */
+static int runs(tc_op op, tc_tensor *x, pool *p, tc_tensor **sorted, tc_tensor **mask, tc_err *err) {
+  tc_tensor *f = keep(p, tc_flatten(x, err));
+  tc_tensor *s = f ? keep(p, tc_sort(TC_OP_SORT, f, 0, false, err)) : NULL;
+  if (!s) return -1;
+  int64_t n = s->shape[0];
+  tc_tensor *hi = keep(p, narrow(s, 0, 1, n - 1, err)), *lo = hi ? keep(p, narrow(s, 0, 0, n - 1, err)) : NULL;
+  tc_tensor *neq = lo ? keep(p, tc_binary(TC_OP_NOT_EQUAL, hi, lo, err)) : NULL;
+  if (neq && tc_dtype_class(s->dtype) == TC_CLASS_FLT) {
+    tc_tensor *nh = keep(p, tc_unary(TC_OP_ISNAN, hi, err)), *nl = nh ? keep(p, tc_unary(TC_OP_ISNAN, lo, err)) : NULL;
+    tc_tensor *both = nl ? keep(p, tc_binary(TC_OP_LOGICAL_AND, nh, nl, err)) : NULL;
+    tc_tensor *nb = both ? keep(p, tc_binary(TC_OP_GREATER, neq, both, err)) : NULL;   /* neq and not both */
+    neq = nb;
+  }
+  tc_tensor *first = neq ? keep(p, tc_scalar_bool(true, err)) : NULL;
+  tc_tensor *first1 = first ? keep(p, tc_reshape(first, 1, (int64_t[]){1}, err)) : NULL;
+  tc_tensor *parts[2] = {first1, neq};
+  tc_tensor *m = first1 ? keep(p, tc_concat(2, parts, 0, err)) : NULL;
+  (void)op;
+  *sorted = s;
+  *mask = m;
+  return m ? 0 : -1;
+}
+
+static tc_tensor *select_mask(tc_tensor *x, tc_tensor *mask, tc_err *err) {
+  tc_index_item it = {.kind = TC_IDX_TENSOR, .t = mask};
+  return tc_getitem(x, 1, &it, err);
+}
+
+static tc_tensor *iota(int64_t n, tc_err *err) {
+  pool p = {0};
+  tc_tensor *a = keep(&p, tc_scalar_i64(0, false, err)), *b = keep(&p, tc_scalar_i64(n, false, err));
+  tc_tensor *s = keep(&p, tc_scalar_i64(1, false, err));
+  return done(&p, a && b && s ? keep(&p, tc_arange(a, b, s, TC_DT_I64, err)) : NULL);
+}
+
+tc_tensor *tc_unique(tc_op op, tc_tensor *x, tc_err *err) {
+  pool p = {0};
+  int64_t n = tc_numel(x);
+  if (n == 0) return tc_zeros(1, (int64_t[]){0}, op == TC_OP_UNIQUE ? x->dtype : TC_DT_I64, err);
+  tc_tensor *s, *m;
+  if (runs(op, x, &p, &s, &m, err) != 0) return done(&p, NULL);
+  if (op == TC_OP_UNIQUE) return done(&p, keep(&p, select_mask(s, m, err)));
+  tc_tensor *pos = keep(&p, iota(n, err));
+  tc_tensor *starts = pos ? keep(&p, select_mask(pos, m, err)) : NULL;
+  tc_tensor *nn = starts ? keep(&p, tc_scalar_i64(n, false, err)) : NULL;
+  tc_tensor *n1 = nn ? keep(&p, tc_reshape(nn, 1, (int64_t[]){1}, err)) : NULL;
+  tc_tensor *rest = n1 ? keep(&p, narrow(starts, 0, 1, starts->shape[0] - 1, err)) : NULL;
+  tc_tensor *parts[2] = {rest, n1};
+  tc_tensor *ends = rest ? keep(&p, tc_concat(2, parts, 0, err)) : NULL;
+  return done(&p, ends ? keep(&p, tc_binary(TC_OP_SUB, ends, starts, err)) : NULL);
+}
+
+/* ---- counting ---- */
+tc_tensor *tc_argwhere(tc_tensor *x, tc_err *err) {
+  pool p = {0};
+  tc_tensor *z = keep(&p, wi(0, err));
+  tc_tensor *nz = z ? keep(&p, tc_binary(TC_OP_NOT_EQUAL, x, z, err)) : NULL;
+  if (!nz) return done(&p, NULL);
+  if (x->ndim == 0) {
+    bool v = false;
+    if (tc_tensor_to_host(nz, &v, err) != 0) return done(&p, NULL);
+    return tc_zeros(2, (int64_t[]){v ? 1 : 0, 0}, TC_DT_I64, err);
+  }
+  tc_tensor *fm = keep(&p, tc_flatten(nz, err));
+  tc_tensor *pos = fm ? keep(&p, iota(tc_numel(x), err)) : NULL;
+  tc_tensor *flat = pos ? keep(&p, select_mask(pos, fm, err)) : NULL;
+  if (!flat) return done(&p, NULL);
+  tc_tensor *cols[TC_MAX_DIMS];
+  int64_t stride = 1;
+  for (int d = x->ndim - 1; d >= 0; d--) {
+    tc_tensor *st = keep(&p, wi(stride, err)), *sh = st ? keep(&p, wi(x->shape[d] ? x->shape[d] : 1, err)) : NULL;
+    tc_tensor *q = sh ? keep(&p, tc_binary(TC_OP_FLOOR_DIV, flat, st, err)) : NULL;
+    cols[d] = q ? keep(&p, tc_binary(TC_OP_MOD, q, sh, err)) : NULL;
+    if (!cols[d]) return done(&p, NULL);
+    stride *= x->shape[d] ? x->shape[d] : 1;
+  }
+  return done(&p, keep(&p, tc_stack(x->ndim, cols, 1, err)));
+}
+
+/* counts[i] += 1 for each i of the i64 vector idx (all in [0, n)). */
+static tc_tensor *count_into(tc_tensor *idx, int64_t n, tc_err *err) {
+  pool p = {0};
+  tc_tensor *z = keep(&p, tc_zeros(1, &n, TC_DT_I64, err));
+  tc_tensor *one = z ? keep(&p, tc_ones(1, idx->shape, TC_DT_I64, err)) : NULL;
+  return done(&p, one ? keep(&p, tc_scatter(z, idx, one, 0, TC_SCATTER_ADD, TC_MODE_ERROR, err)) : NULL);
+}
+
+static int host_scalar(tc_tensor *t, tc_dtype dt, void *v, tc_err *err) {
+  tc_tensor *c = tc_cast(t, dt, err);
+  int rc = c ? tc_tensor_to_host(c, v, err) : -1;
+  tc_tensor_free(c);
+  return rc;
+}
+
+tc_tensor *tc_bincount(tc_tensor *x, int64_t minlength, tc_err *err) {
+  tc_op op = TC_OP_BINCOUNT;
+  if (x->ndim != 1) { bad(err, op, x, "x must be 1-D; it has %d dimensions", x->ndim); return NULL; }
+  if (tc_dtype_class(x->dtype) == TC_CLASS_FLT) {
+    bad(err, op, x, "x must hold integers (or bools), not %s", tc_dtype_name(x->dtype));
+    return NULL;
+  }
+  if (minlength < 0) { bad(err, op, x, "minlength must be >= 0; it is %lld", (long long)minlength); return NULL; }
+  pool p = {0};
+  int64_t n = minlength;
+  tc_tensor *ix = keep(&p, tc_cast(x, TC_DT_I64, err));
+  if (!ix) return done(&p, NULL);
+  if (x->shape[0] > 0) {
+    tc_axes all = {.all = true};
+    int64_t lo, hi;
+    tc_tensor *mn = keep(&p, tc_reduce(TC_OP_REDUCE_MIN, ix, &all, false, err));
+    tc_tensor *mx = mn ? keep(&p, tc_reduce(TC_OP_REDUCE_MAX, ix, &all, false, err)) : NULL;
+    if (!mx || host_scalar(mn, TC_DT_I64, &lo, err) != 0 || host_scalar(mx, TC_DT_I64, &hi, err) != 0)
+      return done(&p, NULL);
+    if (lo < 0) { bad(err, op, x, "x must not hold negative values; it holds %lld", (long long)lo); return done(&p, NULL); }
+    if (hi == INT64_MAX) { bad(err, op, x, "%s", "the largest value leaves no room for a count"); return done(&p, NULL); }
+    if (hi + 1 > n) n = hi + 1;
+  }
+  return done(&p, keep(&p, count_into(ix, n, err)));
+}
+
+tc_tensor *tc_histogram(tc_tensor *x, int64_t bins, bool has_lo, double lo, bool has_hi, double hi, tc_err *err) {
+  tc_op op = TC_OP_HISTOGRAM;
+  if (bins <= 0) { bad(err, op, x, "bins must be > 0; it is %lld", (long long)bins); return NULL; }
+  if (x->dtype == TC_DT_BOOL) { bad(err, op, x, "%s", "x must hold numbers, not bools (cast first)"); return NULL; }
+  pool p = {0};
+  tc_axes all = {.all = true};
+  tc_tensor *f = keep(&p, tc_flatten(x, err));
+  tc_tensor *xf = f ? keep(&p, tc_cast(f, TC_DT_F64, err)) : NULL;
+  if (!xf) return done(&p, NULL);
+  if ((!has_lo || !has_hi) && tc_numel(xf) == 0) {   /* NumPy's range for no data: [0, 1] */
+    if (!has_lo) lo = has_hi && hi < 0 ? hi - 1 : 0;
+    if (!has_hi) hi = lo + 1 > 1 ? lo + 1 : 1;
+  } else if (!has_lo || !has_hi) {
+    double mn, mx;
+    tc_tensor *a = keep(&p, tc_reduce(TC_OP_REDUCE_MIN, xf, &all, false, err));
+    tc_tensor *b = a ? keep(&p, tc_reduce(TC_OP_REDUCE_MAX, xf, &all, false, err)) : NULL;
+    if (!b || host_scalar(a, TC_DT_F64, &mn, err) != 0 || host_scalar(b, TC_DT_F64, &mx, err) != 0) return done(&p, NULL);
+    if (!has_lo) lo = mn;
+    if (!has_hi) hi = mx;
+  }
+  if (!isfinite(lo) || !isfinite(hi)) {
+    bad(err, op, x, "the range [%g, %g] is not finite (NaN or inf in the data, or given)", lo, hi);
+    return done(&p, NULL);
+  }
+  if (lo > hi) { bad(err, op, x, "lo (%g) must not be larger than hi (%g)", lo, hi); return done(&p, NULL); }
+  if (lo == hi) { lo -= 0.5; hi += 0.5; }
+  /* NumPy's binning: (x - lo) * bins / (hi - lo), truncated, then moved by
+   * one where it disagrees with the edges linspace(lo, hi, bins + 1) */
+  tc_tensor *tl = keep(&p, wf(lo, err)), *th = keep(&p, wf(hi, err));
+  tc_tensor *ge = th ? keep(&p, tc_binary(TC_OP_GREATER_EQUAL, xf, tl, err)) : NULL;
+  tc_tensor *le = ge ? keep(&p, tc_binary(TC_OP_LESS_EQUAL, xf, th, err)) : NULL;
+  tc_tensor *in = le ? keep(&p, tc_binary(TC_OP_LOGICAL_AND, ge, le, err)) : NULL;
+  tc_tensor *v = in ? keep(&p, select_mask(xf, in, err)) : NULL;
+  tc_tensor *norm = v ? keep(&p, wf((double)bins / (hi - lo), err)) : NULL;
+  tc_tensor *d = norm ? keep(&p, tc_binary(TC_OP_SUB, v, tl, err)) : NULL;
+  tc_tensor *fi = d ? keep(&p, tc_binary(TC_OP_MUL, d, norm, err)) : NULL;
+  tc_tensor *ii = fi ? keep(&p, tc_cast(fi, TC_DT_I64, err)) : NULL;
+  tc_tensor *top = ii ? keep(&p, wi(bins - 1, err)) : NULL;
+  tc_tensor *idx = top ? keep(&p, tc_binary(TC_OP_MINIMUM, ii, top, err)) : NULL;
+  tc_tensor *edges = idx ? keep(&p, tc_linspace(lo, hi, bins + 1, TC_DT_F64, err)) : NULL;
+  tc_tensor *el = edges ? keep(&p, tc_take(edges, idx, 0, TC_MODE_ERROR, NULL, err)) : NULL;
+  tc_tensor *dec = el ? keep(&p, tc_binary(TC_OP_LESS, v, el, err)) : NULL;
+  tc_tensor *decl = dec ? keep(&p, tc_cast(dec, TC_DT_I64, err)) : NULL;
+  idx = decl ? keep(&p, tc_binary(TC_OP_SUB, idx, decl, err)) : NULL;
+  tc_tensor *one = idx ? keep(&p, wi(1, err)) : NULL;
+  tc_tensor *i1 = one ? keep(&p, tc_binary(TC_OP_ADD, idx, one, err)) : NULL;
+  tc_tensor *eh = i1 ? keep(&p, tc_take(edges, i1, 0, TC_MODE_ERROR, NULL, err)) : NULL;
+  tc_tensor *ge2 = eh ? keep(&p, tc_binary(TC_OP_GREATER_EQUAL, v, eh, err)) : NULL;
+  tc_tensor *nl = ge2 ? keep(&p, tc_binary(TC_OP_NOT_EQUAL, idx, top, err)) : NULL;
+  tc_tensor *inc = nl ? keep(&p, tc_binary(TC_OP_LOGICAL_AND, ge2, nl, err)) : NULL;
+  tc_tensor *incl = inc ? keep(&p, tc_cast(inc, TC_DT_I64, err)) : NULL;
+  idx = incl ? keep(&p, tc_binary(TC_OP_ADD, idx, incl, err)) : NULL;
+  return done(&p, idx ? keep(&p, count_into(idx, bins, err)) : NULL);
+}
+
+/* ---- statistics ---- */
+/* The count of elements each output of a reduction over axes folds. */
+static int reduced_count(tc_op op, const tc_tensor *x, const tc_axes *axes, int64_t *n, tc_err *err) {
+  bool mask[TC_MAX_DIMS];
+  if (tc_axes_mask(axes, x->ndim, mask, op, err) != 0) return -1;
+  *n = 1;
+  for (int i = 0; i < x->ndim; i++)
+    if (mask[i]) *n *= x->shape[i];
+  return 0;
+}
+
+tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, bool keepdims, tc_err *err) {
+  int64_t n;
+  if (reduced_count(op, x, axes, &n, err) != 0) return NULL;
+  if (ddof >= n) {
+    bad(err, op, x, "ddof (%lld) must be less than the count of elements (%lld)", (long long)ddof, (long long)n);
+    return NULL;
+  }
+  pool p = {0};
+  tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
+  tc_dtype c = k == TC_DT_F16 || k == TC_DT_BF16 ? TC_DT_F32 : k;   /* half floats compute in f32 */
+  tc_tensor *xf = keep(&p, tc_cast(x, c, err));
+  tc_tensor *m = xf ? keep(&p, tc_reduce(TC_OP_MEAN, xf, axes, true, err)) : NULL;
+  tc_tensor *d = m ? keep(&p, tc_binary(TC_OP_SUB, xf, m, err)) : NULL;
+  tc_tensor *sq = d ? keep(&p, tc_binary(TC_OP_MUL, d, d, err)) : NULL;
+  tc_tensor *s = sq ? keep(&p, tc_reduce(TC_OP_REDUCE_SUM, sq, axes, keepdims, err)) : NULL;
+  tc_tensor *dn = s ? keep(&p, wf((double)(n - ddof), err)) : NULL;
+  tc_tensor *v = dn ? keep(&p, tc_binary(TC_OP_DIV, s, dn, err)) : NULL;
+  if (v && op == TC_OP_STD) v = keep(&p, tc_unary(TC_OP_SQRT, v, err));
+  if (v && v->dtype != k) v = keep(&p, tc_cast(v, k, err));
+  if (v) v->weak = false;
+  return done(&p, v);
+}
+
+static int method_id(const char *m) {
+  static const char *const names[] = {"linear", "lower", "higher", "nearest", "midpoint"};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(m, names[i])) return i;
+  return -1;
+}
+
+/* One quantile q of the rows of s (sorted along its last axis, n long). */
+static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, bool median, tc_err *err) {
+  int last = s->ndim - 1;
+  int64_t n = s->shape[last];
+  double v = q * (double)(n - 1);
+  int64_t lo = (int64_t)floor(v), hi = lo + 1 < n ? lo + 1 : n - 1;
+  double t = v - (double)lo;
+  if (median || method == 4) {   /* the mean of the two middle ones, as NumPy's median and midpoint */
+    if (median) { lo = (n - 1) / 2; hi = n / 2; }
+    tc_tensor *a = keep(p, narrow(s, last, lo, 1, err)), *b = a ? keep(p, narrow(s, last, median || t > 0 ? hi : lo, 1, err)) : NULL;
+    tc_tensor *sum = b ? keep(p, tc_binary(TC_OP_ADD, a, b, err)) : NULL;
+    tc_tensor *two = sum ? keep(p, wf(2, err)) : NULL;
+    return two ? keep(p, tc_binary(TC_OP_DIV, sum, two, err)) : NULL;
+  }
+  if (method == 1) return keep(p, narrow(s, last, lo, 1, err));
+  if (method == 2) return keep(p, narrow(s, last, t > 0 ? hi : lo, 1, err));
+  if (method == 3) return keep(p, narrow(s, last, (int64_t)nearbyint(v), 1, err));
+  /* linear, as NumPy's _lerp: a + (b - a) t, or b - (b - a)(1 - t) from t = 0.5 on */
+  tc_tensor *a = keep(p, narrow(s, last, lo, 1, err)), *b = a ? keep(p, narrow(s, last, hi, 1, err)) : NULL;
+  tc_tensor *d = b ? keep(p, tc_binary(TC_OP_SUB, b, a, err)) : NULL;
+  tc_tensor *w = d ? keep(p, wf(t < 0.5 ? t : 1 - t, err)) : NULL;
+  tc_tensor *dw = w ? keep(p, tc_binary(TC_OP_MUL, d, w, err)) : NULL;
+  return dw ? keep(p, tc_binary(t < 0.5 ? TC_OP_ADD : TC_OP_SUB, t < 0.5 ? a : b, dw, err)) : NULL;
+}
+
+static tc_tensor *quantile_of(tc_tensor *s, double q, int method, bool median, tc_err *err) {
+  pool p = {0};
+  return done(&p, quantile_rows(&p, s, q, method, median, err));
+}
+
+tc_tensor *tc_quantile(tc_op op, tc_tensor *x, tc_tensor *q, const tc_axes *axes, const char *method, bool keepdims,
+                       tc_err *err) {
+  bool mask[TC_MAX_DIMS];
+  if (tc_axes_mask(axes, x->ndim, mask, op, err) != 0) return NULL;
+  int meth = method_id(method);
+  if (meth < 0) {
+    bad(err, op, x, "method must be linear, lower, higher, nearest or midpoint, not \"%s\"", method);
+    return NULL;
+  }
+  pool p = {0};
+  bool median = op == TC_OP_MEDIAN;
+  double scale = op == TC_OP_PERCENTILE ? 100 : 1;
+  int64_t nq = median ? 1 : tc_numel(q);
+  tc_tensor *qh = median ? NULL : keep(&p, tc_cast(q, TC_DT_F64, err));
+  if (!median && !qh) return done(&p, NULL);
+  double qbuf[64];
+  double *qv = nq <= 64 ? qbuf : malloc(sizeof(double) * (size_t)nq);
+  if (!qv) { tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory"); return done(&p, NULL); }
+  if (median) qv[0] = 0.5;
+  else if (nq && tc_tensor_to_host(qh, qv, err) != 0) goto fail;
+  for (int64_t i = 0; i < nq; i++) {
+    if (!(qv[i] >= 0 && qv[i] <= scale)) {
+      bad(err, op, x, "q must be in [0, %g]; it holds %g", scale, qv[i]);
+      goto fail;
+    }
+    qv[i] /= scale;
+  }
+  /* the reduced axes moved last and merged into one of n elements, sorted */
+  int64_t perm[TC_MAX_DIMS], kshape[TC_MAX_DIMS], n = 1;
+  int nk = 0;
+  for (int i = 0; i < x->ndim; i++)
+    if (!mask[i]) { perm[nk] = i; kshape[nk] = x->shape[i]; nk++; }
+  for (int i = 0, j = nk; i < x->ndim; i++)
+    if (mask[i]) { perm[j++] = i; n *= x->shape[i]; }
+  if (n == 0 && !median) { bad(err, op, x, "%s", "cannot take a quantile of zero elements"); goto fail; }
+  tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
+  tc_tensor *xf = keep(&p, tc_cast(x, k, err));
+  tc_tensor *tp = xf ? keep(&p, tc_transpose(xf, x->ndim, perm, err)) : NULL;
+  tc_tensor *cp = tp ? keep(&p, tc_contiguous(tp, err)) : NULL;
+  int64_t rshape[TC_MAX_DIMS + 1];
+  memcpy(rshape, kshape, sizeof(int64_t) * (size_t)nk);
+  rshape[nk] = n;
+  tc_tensor *rs = cp ? keep(&p, tc_reshape(cp, (int)nk + 1, rshape, err)) : NULL;
+  if (!rs) goto fail;
+  tc_tensor *res;
+  if (n == 0) {   /* median of nothing: NaN, as NumPy */
+    tc_tensor *nan = keep(&p, tc_scalar_f64(NAN, false, err));
+    res = nan ? keep(&p, tc_full((int)nk, kshape, nan, (int)k, err)) : NULL;
+  } else {
+    tc_tensor *s = keep(&p, sort_last(TC_OP_SORT, rs, (int)nk, false, err));
+    tc_tensor **pp = s ? calloc((size_t)(nq ? nq : 1), sizeof(tc_tensor *)) : NULL;
+    if (!pp) {
+      if (s) tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory");
+      goto fail;
+    }
+    bool ok = true;
+    for (int64_t i = 0; i < nq && ok; i++) ok = (pp[i] = quantile_of(s, qv[i], meth, median, err)) != NULL;
+    tc_tensor *st = ok && nq > INT32_MAX ? NULL : ok ? keep(&p, tc_stack((int)nq, pp, 0, err)) : NULL;
+    for (int64_t i = 0; i < nq; i++) tc_tensor_free(pp[i]);
+    free(pp);
+    /* the NaN rows: NaN sorts last, so a row holds one when its last element is */
+    tc_tensor *lastc = st ? keep(&p, narrow(s, (int)nk, n - 1, 1, err)) : NULL;
+    tc_tensor *isn = lastc ? keep(&p, tc_unary(TC_OP_ISNAN, lastc, err)) : NULL;
+    tc_tensor *nan = isn ? keep(&p, tc_scalar_f64(NAN, true, err)) : NULL;
+    res = nan ? keep(&p, tc_where(isn, nan, st, err)) : NULL;
+    /* [nq, ..., 1] to q's shape and the kept dims */
+    int64_t oshape[2 * TC_MAX_DIMS];
+    int on = 0;
+    if (!median)
+      for (int i = 0; i < q->ndim; i++) oshape[on++] = q->shape[i];
+    for (int i = 0; i < nk; i++) oshape[on++] = kshape[i];
+    if (res && on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); goto fail; }
+    res = res ? keep(&p, tc_reshape(res, on, oshape, err)) : NULL;
+  }
+  if (res && keepdims) {   /* the reduced axes back as size 1, after q's dims */
+    int qd = median ? 0 : q->ndim, on = 0;
+    int64_t oshape[2 * TC_MAX_DIMS];
+    for (int i = 0; i < qd; i++) oshape[on++] = q->shape[i];
+    for (int i = 0; i < x->ndim; i++) oshape[on++] = mask[i] ? 1 : x->shape[i];
+    if (on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); goto fail; }
+    res = keep(&p, tc_reshape(res, on, oshape, err));
+  }
+  if (res) res->weak = false;
+  if (qv != qbuf) free(qv);
+  return done(&p, res);
+fail:
+  if (qv != qbuf) free(qv);
+  return done(&p, NULL);
+}
+
+/* ---- comparison ---- */
+tc_tensor *tc_isclose(tc_op op, tc_tensor *a, tc_tensor *b, double rtol, double atol, bool equal_nan, tc_err *err) {
+  tc_dtype dt;
+  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
+  tc_dtype k = tc_op_kernel_dtype(TC_OP_SQRT, dt);   /* the FLOAT rule: ints and bool in f64 */
+  pool p = {0};
+  tc_tensor *x = keep(&p, tc_cast(a, k, err)), *y = x ? keep(&p, tc_cast(b, k, err)) : NULL;
+  tc_tensor *d = y ? keep(&p, tc_binary(TC_OP_SUB, x, y, err)) : NULL;
+  tc_tensor *ad = d ? keep(&p, tc_unary(TC_OP_ABS, d, err)) : NULL;
+  tc_tensor *ay = ad ? keep(&p, tc_unary(TC_OP_ABS, y, err)) : NULL;
+  tc_tensor *rt = ay ? keep(&p, wf(rtol, err)) : NULL, *at = rt ? keep(&p, wf(atol, err)) : NULL;
+  tc_tensor *ry = at ? keep(&p, tc_binary(TC_OP_MUL, rt, ay, err)) : NULL;
+  tc_tensor *tol = ry ? keep(&p, tc_binary(TC_OP_ADD, at, ry, err)) : NULL;
+  tc_tensor *close = tol ? keep(&p, tc_binary(TC_OP_LESS_EQUAL, ad, tol, err)) : NULL;
+  tc_tensor *fx = close ? keep(&p, tc_unary(TC_OP_ISFINITE, x, err)) : NULL;
+  tc_tensor *fy = fx ? keep(&p, tc_unary(TC_OP_ISFINITE, y, err)) : NULL;
+  tc_tensor *fin = fy ? keep(&p, tc_binary(TC_OP_LOGICAL_AND, fx, fy, err)) : NULL;
+  tc_tensor *eq = fin ? keep(&p, tc_binary(TC_OP_EQUAL, x, y, err)) : NULL;
+  tc_tensor *r = eq ? keep(&p, tc_where(fin, close, eq, err)) : NULL;
+  if (r && equal_nan) {
+    tc_tensor *nx = keep(&p, tc_unary(TC_OP_ISNAN, x, err)), *ny = nx ? keep(&p, tc_unary(TC_OP_ISNAN, y, err)) : NULL;
+    tc_tensor *both = ny ? keep(&p, tc_binary(TC_OP_LOGICAL_AND, nx, ny, err)) : NULL;
+    r = both ? keep(&p, tc_binary(TC_OP_LOGICAL_OR, r, both, err)) : NULL;
+  }
+  if (r && op == TC_OP_ALLCLOSE) {
+    tc_axes all = {.all = true};
+    r = keep(&p, tc_reduce(TC_OP_ALL, r, &all, false, err));
+  }
+  if (r) r->weak = false;
+  return done(&p, r);
+}
+
+tc_tensor *tc_array_equal(tc_tensor *a, tc_tensor *b, tc_err *err) {
+  bool same = a->ndim == b->ndim;
+  for (int i = 0; same && i < a->ndim; i++) same = a->shape[i] == b->shape[i];
+  if (!same) return tc_scalar_bool(false, err);
+  pool p = {0};
+  tc_axes all = {.all = true};
+  tc_tensor *eq = keep(&p, tc_binary(TC_OP_EQUAL, a, b, err));
+  return done(&p, eq ? keep(&p, tc_reduce(TC_OP_ALL, eq, &all, false, err)) : NULL);
+}
+
+/* ---- ML helpers ---- */
+tc_tensor *tc_softmax(tc_op op, tc_tensor *x, int64_t axis, tc_err *err) {
+  int a;
+  if (norm_axis(axis, x->ndim, op, &a, err) != 0) return NULL;
+  pool p = {0};
+  tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
+  tc_tensor *xf = keep(&p, tc_cast(x, k, err));
+  if (!xf || x->shape[a] == 0) {
+    tc_tensor *r = xf ? keep(&p, tc_clone(xf, err)) : NULL;
+    if (r) r->weak = false;
+    return done(&p, r);
+  }
+  tc_axes ax = {.all = false, .n = 1, .axis = {a}};
+  tc_tensor *m = keep(&p, tc_reduce(TC_OP_REDUCE_MAX, xf, &ax, true, err));
+  /* an infinite max (a row of -inf, or a +inf) shifts by 0: inf - inf would be NaN */
+  tc_tensor *fm = m ? keep(&p, tc_unary(TC_OP_ISFINITE, m, err)) : NULL;
+  tc_tensor *z = fm ? keep(&p, wf(0, err)) : NULL;
+  tc_tensor *mm = z ? keep(&p, tc_where(fm, m, z, err)) : NULL;
+  tc_tensor *d = mm ? keep(&p, tc_binary(TC_OP_SUB, xf, mm, err)) : NULL;
+  tc_tensor *e = d ? keep(&p, tc_unary(TC_OP_EXP, d, err)) : NULL;
+  tc_tensor *s = e ? keep(&p, tc_reduce(TC_OP_REDUCE_SUM, e, &ax, true, err)) : NULL;
+  tc_tensor *r = NULL;
+  if (s && op == TC_OP_SOFTMAX) r = keep(&p, tc_binary(TC_OP_DIV, e, s, err));
+  else if (s) {
+    tc_tensor *ls = keep(&p, tc_unary(TC_OP_LOG, s, err));
+    r = ls ? keep(&p, tc_binary(TC_OP_SUB, d, ls, err)) : NULL;
+  }
+  if (r) r->weak = false;
+  return done(&p, r);
+}
+
+/* ---- building ---- */
+tc_tensor *tc_like(tc_op op, tc_tensor *x, tc_tensor *value, int dtype, tc_err *err) {
+  tc_dtype dt = dtype >= 0 ? (tc_dtype)dtype : x->dtype;
+  if (op == TC_OP_ZEROS_LIKE) return tc_zeros(x->ndim, x->shape, dt, err);
+  if (op == TC_OP_ONES_LIKE) return tc_ones(x->ndim, x->shape, dt, err);
+  return tc_full(x->ndim, x->shape, value, (int)dt, err);
+}
+
+tc_tensor *tc_repeat(tc_tensor *x, int64_t n, bool has_axis, int64_t axis, tc_err *err) {
+  tc_op op = TC_OP_REPEAT;
+  if (n < 0) { bad(err, op, x, "n must be >= 0; it is %lld", (long long)n); return NULL; }
+  pool p = {0};
+  tc_tensor *src = has_axis ? x : keep(&p, tc_flatten(x, err));
+  int a;
+  if (!src || norm_axis(has_axis ? axis : 0, src->ndim, op, &a, err) != 0) return done(&p, NULL);
+  int64_t len = src->shape[a], total;
+  if (__builtin_mul_overflow(len, n, &total)) {
+    bad(err, op, x, "%s", "the result would have more than 2^63 elements");
+    return done(&p, NULL);
+  }
+  tc_tensor *pos = keep(&p, iota(total, err)), *nn = pos ? keep(&p, wi(n ? n : 1, err)) : NULL;
+  tc_tensor *idx = nn ? keep(&p, tc_binary(TC_OP_FLOOR_DIV, pos, nn, err)) : NULL;
+  return done(&p, idx ? keep(&p, tc_take(src, idx, a, TC_MODE_ERROR, NULL, err)) : NULL);
+}
+
+tc_tensor *tc_tile(tc_tensor *x, int nreps, const int64_t *reps, tc_err *err) {
+  tc_op op = TC_OP_TILE;
+  int d = x->ndim > nreps ? x->ndim : nreps;
+  if (2 * d > TC_MAX_DIMS) { bad(err, op, x, "tile works on at most %d dimensions", TC_MAX_DIMS / 2); return NULL; }
+  int64_t r[TC_MAX_DIMS], xs[TC_MAX_DIMS], shp[TC_MAX_DIMS], str[TC_MAX_DIMS], out[TC_MAX_DIMS];
+  for (int i = 0; i < d; i++) {
+    int ri = i - (d - nreps), xi = i - (d - x->ndim);
+    r[i] = ri >= 0 ? reps[ri] : 1;
+    xs[i] = xi >= 0 ? x->shape[xi] : 1;
+    if (r[i] < 0) { bad(err, op, x, "reps must be >= 0; one is %lld", (long long)r[i]); return NULL; }
+    if (__builtin_mul_overflow(r[i], xs[i], &out[i])) { bad(err, op, x, "%s", "the result is too large"); return NULL; }
+  }
+  pool p = {0};
+  tc_tensor *m = keep(&p, here(x, x->dtype, err));
+  tc_tensor *c = m ? keep(&p, tc_contiguous(m, err)) : NULL;
+  if (!c) return done(&p, NULL);
+  int64_t st = 1;
+  for (int i = d - 1; i >= 0; i--) {
+    shp[2 * i] = r[i];
+    str[2 * i] = 0;
+    shp[2 * i + 1] = xs[i];
+    str[2 * i + 1] = st;
+    st *= xs[i] ? xs[i] : 1;
+  }
+  tc_tensor *v = keep(&p, tc_view(c, 2 * d, shp, str, c->offset, err));
+  tc_tensor *cc = v ? keep(&p, tc_contiguous(v, err)) : NULL;
+  return done(&p, cc ? keep(&p, tc_reshape(cc, d, out, err)) : NULL);
+}
+
+tc_tensor *tc_pad(tc_tensor *x, int nw, const int64_t *w, tc_tensor *value, tc_err *err) {
+  tc_op op = TC_OP_PAD;
+  if (nw != 2 && nw != 2 * x->ndim) {
+    bad(err, op, x, "widths must be [before, after] or one such pair per axis (%d numbers); it has %d", 2 * x->ndim, nw);
+    return NULL;
+  }
+  int64_t shape[TC_MAX_DIMS], lo[TC_MAX_DIMS];
+  for (int i = 0; i < x->ndim; i++) {
+    int64_t b = w[nw == 2 ? 0 : 2 * i], e = w[nw == 2 ? 1 : 2 * i + 1];
+    if (b < 0 || e < 0) { bad(err, op, x, "widths must be >= 0; one is %lld", (long long)(b < 0 ? b : e)); return NULL; }
+    if (__builtin_add_overflow(x->shape[i], b, &shape[i]) || __builtin_add_overflow(shape[i], e, &shape[i])) {
+      bad(err, op, x, "%s", "the result is too large");
+      return NULL;
+    }
+    lo[i] = b;
+  }
+  pool p = {0};
+  tc_tensor *out = keep(&p, tc_full(x->ndim, shape, value, (int)x->dtype, err));
+  tc_tensor *m = out ? keep(&p, here(x, x->dtype, err)) : NULL;
+  if (!m) return done(&p, NULL);
+  int64_t off = out->offset;
+  for (int i = 0; i < x->ndim; i++) off += lo[i] * out->strides[i];
+  tc_tensor *in = keep(&p, tc_view(out, x->ndim, x->shape, out->strides, off, err));
+  if (!in) return done(&p, NULL);
+  tc_call call = {.kind = TC_CALL_COPY, .op = op, .dtype = x->dtype, .nin = 1, .in = {m}, .out = in};
+  if (tc_numel(x) && run_call(&call, op, err) != 0) return done(&p, NULL);
+  out->weak = false;
+  return done(&p, out);
+}
+
+tc_tensor *tc_roll(tc_tensor *x, int64_t shift, bool has_axis, int64_t axis, tc_err *err) {
+  tc_op op = TC_OP_ROLL;
+  pool p = {0};
+  tc_tensor *src = has_axis ? x : keep(&p, tc_flatten(x, err));
+  int a;
+  if (!src || norm_axis(has_axis ? axis : 0, src->ndim, op, &a, err) != 0) return done(&p, NULL);
+  int64_t len = src->shape[a];
+  tc_tensor *r;
+  if (len == 0) r = keep(&p, tc_clone(src, err));
+  else {
+    int64_t s = shift % len;
+    if (s < 0) s += len;
+    tc_tensor *tail = keep(&p, narrow(src, a, len - s, s, err));
+    tc_tensor *head = tail ? keep(&p, narrow(src, a, 0, len - s, err)) : NULL;
+    tc_tensor *parts[2] = {tail, head};
+    r = head ? keep(&p, tc_concat(2, parts, a, err)) : NULL;
+  }
+  if (r && !has_axis) r = keep(&p, tc_reshape(r, x->ndim, x->shape, err));
+  if (r) r->weak = false;
+  return done(&p, r);
+}
+
+/* ---- capabilities ---- */
+/* What each function needs of an engine: the ops it is built from (in the
+ * operand's dtype, or in the dtype the function computes in) and its calls. */
+bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
+  const tc_engine *e = tc_engines[eid];
+  if (!e) return false;
+  tc_dtype k = tc_op_kernel_dtype(op, dt);
+  tc_dtype f = tc_op_kernel_dtype(TC_OP_SQRT, dt);
+  bool flt = tc_dtype_class(dt) == TC_CLASS_FLT, conv = tc_cast_supported(e, dt, k);
+  switch (op) {
+  case TC_OP_CUMSUM: case TC_OP_CUMPROD: case TC_OP_CUMMAX: case TC_OP_CUMMIN:
+    return conv && call_ok(eid, TC_CALL_SCAN, op, k);
+  case TC_OP_DIFF:
+    return tc_op_supported(dt == TC_DT_BOOL ? TC_OP_NOT_EQUAL : TC_OP_SUB, dt, eid);
+  case TC_OP_SORT: case TC_OP_ARGSORT: case TC_OP_TOPK: case TC_OP_ARGTOPK:
+    return call_ok(eid, TC_CALL_SORT, TC_OP_SORT, dt) && tc_op_supported(TC_OP_TRANSPOSE, dt, eid);
+  case TC_OP_SEARCHSORTED:
+    return call_ok(eid, TC_CALL_SORT, op, dt);
+  case TC_OP_UNIQUE: case TC_OP_UNIQUE_COUNTS:
+    return call_ok(eid, TC_CALL_SORT, TC_OP_SORT, dt) && tc_op_supported(TC_OP_NOT_EQUAL, dt, eid) &&
+           tc_op_supported(TC_OP_TAKE, dt, eid) && tc_op_supported(TC_OP_CONCAT, TC_DT_BOOL, eid);
+  case TC_OP_ARGWHERE:
+    return tc_op_supported(TC_OP_NOT_EQUAL, dt, eid) && tc_op_supported(TC_OP_FLOOR_DIV, TC_DT_I64, eid) &&
+           tc_op_supported(TC_OP_TAKE, TC_DT_I64, eid);
+  case TC_OP_BINCOUNT:
+    return !flt && tc_op_supported(TC_OP_SCATTER, TC_DT_I64, eid) && tc_cast_supported(e, dt, TC_DT_I64);
+  case TC_OP_HISTOGRAM:
+    return dt != TC_DT_BOOL && tc_cast_supported(e, dt, TC_DT_F64) && tc_op_supported(TC_OP_SCATTER, TC_DT_I64, eid) &&
+           tc_op_supported(TC_OP_TAKE, TC_DT_F64, eid);
+  case TC_OP_VAR: case TC_OP_STD:
+    return tc_cast_supported(e, dt, f) && tc_op_supported(TC_OP_MEAN, f, eid) && tc_op_supported(TC_OP_SQRT, f, eid);
+  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE:
+    return conv && call_ok(eid, TC_CALL_SORT, TC_OP_SORT, k) && tc_op_supported(TC_OP_WHERE, k, eid);
+  case TC_OP_ISCLOSE: case TC_OP_ALLCLOSE:
+    return tc_cast_supported(e, dt, f) && tc_op_supported(TC_OP_LESS_EQUAL, f, eid) &&
+           tc_op_supported(TC_OP_WHERE, TC_DT_BOOL, eid) && tc_op_supported(TC_OP_ISFINITE, f, eid);
+  case TC_OP_ARRAY_EQUAL:
+    return tc_op_supported(TC_OP_EQUAL, dt, eid) && tc_op_supported(TC_OP_ALL, TC_DT_BOOL, eid);
+  case TC_OP_SOFTMAX: case TC_OP_LOG_SOFTMAX:
+    return conv && tc_op_supported(TC_OP_EXP, k, eid) && tc_op_supported(TC_OP_LOG, k, eid) &&
+           tc_op_supported(TC_OP_REDUCE_MAX, k, eid) && tc_op_supported(TC_OP_REDUCE_SUM, k, eid);
+  case TC_OP_ZEROS_LIKE: case TC_OP_ONES_LIKE: case TC_OP_FULL_LIKE:
+    return tc_op_supported(TC_OP_FULL, dt, eid);
+  case TC_OP_REPEAT:
+    return tc_op_supported(TC_OP_TAKE, dt, eid);
+  case TC_OP_TILE: case TC_OP_PAD: case TC_OP_ROLL:
+    return tc_op_supported(TC_OP_CONCAT, dt, eid) && tc_op_supported(TC_OP_FULL, dt, eid);
+  default:
+    return false;
+  }
+}
