@@ -13,33 +13,21 @@ set -u
 label="everyday functions vs numpy"
 . "$(dirname "$0")/numpy-prelude.sh"
 numpy_prelude "$@"
-"$py" - "$bin" "$tmp" <<'PYEOF'
+"$py" - "$bin" "$tmp" "$(cd "$(dirname "$0")" && pwd)" <<'PYEOF'
 import json, math, os, subprocess, sys, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 
 tcalc, tmp = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from numpy_check import Files, as_array
+arg = Files(tmp).arg
 rng = np.random.default_rng(20261130)
 stmts, expect = [], []
-nfile = 0
-
-def arg(a):
-    global nfile
-    nfile += 1
-    path = os.path.join(tmp, "a%d.npy" % nfile)
-    np.save(path, np.ascontiguousarray(a))
-    return 'load("%s")' % path
 
 def add(stmt, want, tol, what):
     stmts.append(stmt)
     expect.append((np.asarray(want), tol, what))
-
-def as_array(out):
-    dt = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-          "f16": np.float16, "f32": np.float32, "f64": np.float64}[out["dtype"]]
-    def walk(d):
-        return [walk(x) for x in d] if isinstance(d, list) else (float(d) if isinstance(d, str) else d)
-    return np.array(walk(out["data"]), dtype=dt).reshape(out["shape"])
 
 def close(got, want, tol, zeros=True):
     if got.shape != want.shape:

@@ -13,7 +13,7 @@ set -u
 label="linalg vs numpy"
 . "$(dirname "$0")/numpy-prelude.sh"
 numpy_prelude "$@"
-"$py" - "$bin" "$tmp" <<'PYEOF'
+"$py" - "$bin" "$tmp" "$(cd "$(dirname "$0")" && pwd)" <<'PYEOF'
 import json, subprocess, sys, os
 from fractions import Fraction
 import numpy as np
@@ -21,31 +21,16 @@ import warnings
 warnings.filterwarnings("ignore")   # NumPy's own f32 det of 30 x 30 overflows to inf, as ours
 
 tcalc, tmp = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from numpy_check import Files, as_array
+arg = Files(tmp).arg   # a tcalc expression for an array: a .npy file it loads
 rng = np.random.default_rng(20261130)
 fails = checks = 0
 stmts, expect = [], []   # one statement each; expect: (kind, value, tol, what)
-nfile = 0
-
-def arg(a):
-    """A tcalc expression for array a: a .npy file it loads."""
-    global nfile
-    nfile += 1
-    path = os.path.join(tmp, "a%d.npy" % nfile)
-    np.save(path, np.ascontiguousarray(a))
-    return 'load("%s")' % path
 
 def add(stmt, want, tol, what):
     stmts.append(stmt)
     expect.append((want, tol, what))
-
-def as_array(out):
-    dt = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-          "f16": np.float16, "f32": np.float32, "f64": np.float64}[out["dtype"]]
-    data = out["data"]
-    conv = lambda v: float(v) if isinstance(v, str) else v
-    def walk(d):
-        return [walk(x) for x in d] if isinstance(d, list) else conv(d)
-    return np.array(walk(data), dtype=dt).reshape(out["shape"])
 
 def close(got, want, tol):
     want = np.asarray(want)

@@ -62,15 +62,6 @@ static int run_call(tc_call *c, tc_op op, tc_err *err) {
   return tc_engines[e]->run(c, err);
 }
 
-/* x on the current engine in dtype dt (a new reference). */
-static tc_tensor *here(tc_tensor *x, tc_dtype dt, tc_err *err) {
-  tc_tensor *m = tc_to_engine(x, tc_get_engine(), err);
-  if (!m || m->dtype == dt) return m;
-  tc_tensor *c = tc_cast(m, dt, err);
-  tc_tensor_free(m);
-  return c;
-}
-
 /* A contiguous copy of x with axis a moved last. */
 static tc_tensor *to_last(tc_tensor *x, int a, tc_err *err) {
   int64_t perm[TC_MAX_DIMS];
@@ -113,7 +104,7 @@ tc_tensor *tc_scan(tc_op op, tc_tensor *x, bool has_axis, int64_t axis, tc_err *
   tc_tensor *src = has_axis ? x : keep(&p, tc_flatten(x, err));
   int a = 0;
   if (!src || norm_axis(has_axis ? axis : 0, src->ndim, op, &a, err) != 0) return done(&p, NULL);
-  tc_tensor *m = keep(&p, here(src, k, err));
+  tc_tensor *m = keep(&p, tc_operand(src, k, err));
   tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
   tc_tensor *out = c ? keep(&p, tc_tensor_new(k, c->ndim, c->shape, err)) : NULL;
   if (!out) return done(&p, NULL);
@@ -152,7 +143,7 @@ tc_tensor *tc_diff(tc_tensor *x, int64_t n, int64_t axis, tc_err *err) {
 /* x sorted (or argsorted) along axis a, moved last and contiguous. */
 static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, tc_err *err) {
   pool p = {0};
-  tc_tensor *m = keep(&p, here(x, x->dtype, err));
+  tc_tensor *m = keep(&p, tc_operand(x, x->dtype, err));
   tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
   tc_tensor *out = c ? keep(&p, tc_tensor_new(op == TC_OP_ARGSORT ? TC_DT_I64 : x->dtype, c->ndim, c->shape, err)) : NULL;
   if (!out) return done(&p, NULL);
@@ -193,8 +184,8 @@ tc_tensor *tc_searchsorted(tc_tensor *s, tc_tensor *v, bool right, tc_err *err) 
   tc_dtype dt;
   if (tc_result_dtype2(op, s, v, &dt, err) != 0) return NULL;
   pool p = {0};
-  tc_tensor *ms = keep(&p, here(s, dt, err)), *cs = ms ? keep(&p, tc_contiguous(ms, err)) : NULL;
-  tc_tensor *mv = cs ? keep(&p, here(v, dt, err)) : NULL, *cv = mv ? keep(&p, tc_contiguous(mv, err)) : NULL;
+  tc_tensor *ms = keep(&p, tc_operand(s, dt, err)), *cs = ms ? keep(&p, tc_contiguous(ms, err)) : NULL;
+  tc_tensor *mv = cs ? keep(&p, tc_operand(v, dt, err)) : NULL, *cv = mv ? keep(&p, tc_contiguous(mv, err)) : NULL;
   tc_tensor *out = cv ? keep(&p, tc_tensor_new(TC_DT_I64, v->ndim, v->shape, err)) : NULL;
   if (!out) return done(&p, NULL);
   tc_call call = {.kind = TC_CALL_SORT, .op = op, .dtype = dt, .nin = 2, .in = {cs, cv}, .out = out, .right = right};
@@ -602,11 +593,26 @@ tc_tensor *tc_softmax(tc_op op, tc_tensor *x, int64_t axis, tc_err *err) {
   tc_tensor *mm = z ? keep(&p, tc_where(fm, m, z, err)) : NULL;
   tc_tensor *d = mm ? keep(&p, tc_binary(TC_OP_SUB, xf, mm, err)) : NULL;
   tc_tensor *e = d ? keep(&p, tc_unary(TC_OP_EXP, d, err)) : NULL;
-  tc_tensor *s = e ? keep(&p, tc_reduce(TC_OP_REDUCE_SUM, e, &ax, true, err)) : NULL;
   tc_tensor *r = NULL;
-  if (s && op == TC_OP_SOFTMAX) r = keep(&p, tc_binary(TC_OP_DIV, e, s, err));
-  else if (s) {
-    tc_tensor *ls = keep(&p, tc_unary(TC_OP_LOG, s, err));
+  if (e && op == TC_OP_SOFTMAX) {
+    tc_tensor *s = keep(&p, tc_reduce(TC_OP_REDUCE_SUM, e, &ax, true, err));
+    r = s ? keep(&p, tc_binary(TC_OP_DIV, e, s, err)) : NULL;
+  } else if (e) {
+    /* log(sum) as log(c) + log1p(t / c): c the count of terms exp(0) = 1
+     * (the largest), t the sum of the others, so the largest element's
+     * result, -log1p(t / c) when it is alone, keeps its relative accuracy
+     * however small it is (log(1 + t) would leave only t's absolute one) */
+    tc_tensor *z0 = keep(&p, wf(0, err));
+    tc_tensor *top = z0 ? keep(&p, tc_binary(TC_OP_EQUAL, d, z0, err)) : NULL;
+    tc_tensor *rest = top ? keep(&p, tc_where(top, z0, e, err)) : NULL;
+    tc_tensor *t = rest ? keep(&p, tc_reduce(TC_OP_REDUCE_SUM, rest, &ax, true, err)) : NULL;
+    tc_tensor *ci = t ? keep(&p, tc_reduce(TC_OP_COUNT_NONZERO, top, &ax, false, err)) : NULL;
+    tc_tensor *ck = ci ? keep(&p, tc_expand_dims(ci, a, err)) : NULL;
+    tc_tensor *c = ck ? keep(&p, tc_cast(ck, k, err)) : NULL;
+    tc_tensor *lc = c ? keep(&p, tc_unary(TC_OP_LOG, c, err)) : NULL;
+    tc_tensor *tc = lc ? keep(&p, tc_binary(TC_OP_DIV, t, c, err)) : NULL;
+    tc_tensor *l1 = tc ? keep(&p, tc_unary(TC_OP_LOG1P, tc, err)) : NULL;
+    tc_tensor *ls = l1 ? keep(&p, tc_binary(TC_OP_ADD, lc, l1, err)) : NULL;
     r = ls ? keep(&p, tc_binary(TC_OP_SUB, d, ls, err)) : NULL;
   }
   if (r) r->weak = false;
@@ -651,7 +657,7 @@ tc_tensor *tc_tile(tc_tensor *x, int nreps, const int64_t *reps, tc_err *err) {
     if (__builtin_mul_overflow(r[i], xs[i], &out[i])) { bad(err, op, x, "%s", "the result is too large"); return NULL; }
   }
   pool p = {0};
-  tc_tensor *m = keep(&p, here(x, x->dtype, err));
+  tc_tensor *m = keep(&p, tc_operand(x, x->dtype, err));
   tc_tensor *c = m ? keep(&p, tc_contiguous(m, err)) : NULL;
   if (!c) return done(&p, NULL);
   int64_t st = 1;
@@ -685,7 +691,7 @@ tc_tensor *tc_pad(tc_tensor *x, int nw, const int64_t *w, tc_tensor *value, tc_e
   }
   pool p = {0};
   tc_tensor *out = keep(&p, tc_full(x->ndim, shape, value, (int)x->dtype, err));
-  tc_tensor *m = out ? keep(&p, here(x, x->dtype, err)) : NULL;
+  tc_tensor *m = out ? keep(&p, tc_operand(x, x->dtype, err)) : NULL;
   if (!m) return done(&p, NULL);
   int64_t off = out->offset;
   for (int i = 0; i < x->ndim; i++) off += lo[i] * out->strides[i];

@@ -1,0 +1,29 @@
+"""Helpers shared by the scripts that check tcalc against NumPy
+(scripts/linalg-numpy.sh, scripts/fn-numpy.sh): inputs handed over as .npy
+files, and tcalc's JSON results read back as arrays."""
+import os
+import numpy as np
+
+DTYPES = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+          "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+          "f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+class Files:
+    """arg(a): a tcalc expression for array a, a .npy file in tmp it loads."""
+    def __init__(self, tmp):
+        self.tmp, self.n = tmp, 0
+
+    def arg(self, a):
+        self.n += 1
+        path = os.path.join(self.tmp, "a%d.npy" % self.n)
+        np.save(path, np.ascontiguousarray(a))
+        return 'load("%s")' % path
+
+
+def as_array(out):
+    """The array of one JSON result line ("nan", "inf" come as strings)."""
+    conv = lambda v: float(v) if isinstance(v, str) else v
+    def walk(d):
+        return [walk(x) for x in d] if isinstance(d, list) else conv(d)
+    return np.array(walk(out["data"]), dtype=DTYPES[out["dtype"]]).reshape(out["shape"])
