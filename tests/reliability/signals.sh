@@ -138,6 +138,9 @@ family matvec 'mw @ w'
 TCALC_THREADS=1 family sum_one_thread 'sum(b)'
 family print_text 'broadcast_to(1.5, [10000000])' --full
 family print_json 'broadcast_to(1.5, [10000000])'
+# ... and leaves no partial JSON line (SPEC 1): each line is a JSON object
+if python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/out" 2>/dev/null; then ok
+else bad "print_json: a partial JSON line"; tail -c 200 "$TMP/out"; fi
 family save_csv 'save_csv("big-out.csv", broadcast_to(1.5, [20000000]))'
 family load_csv 'load_csv("big.csv")'
 
