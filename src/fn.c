@@ -256,7 +256,7 @@ tc_tensor *tc_argwhere(tc_tensor *x, tc_err *err) {
   if (x->ndim == 0) {
     bool v = false;
     if (tc_tensor_to_host(nz, &v, err) != 0) return done(&p, NULL);
-    return tc_zeros(2, (int64_t[]){v ? 1 : 0, 0}, TC_DT_I64, err);
+    return done(&p, keep(&p, tc_zeros(2, (int64_t[]){v ? 1 : 0, 0}, TC_DT_I64, err)));
   }
   tc_tensor *fm = keep(&p, tc_flatten(nz, err));
   tc_tensor *pos = fm ? keep(&p, iota(tc_numel(x), err)) : NULL;
