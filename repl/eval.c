@@ -394,7 +394,9 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   tc_err *err = c->err;
   switch (tc_op_family(op)) {
   case TC_FAM_BIN: case TC_FAM_CMP: return set_tensor(out, tc_binary(op, b[0].t, b[1].t, err));
-  case TC_FAM_UN: case TC_FAM_PRED: return set_tensor(out, tc_unary(op, b[0].t, err));
+  case TC_FAM_UN: case TC_FAM_PRED:
+    if (op == TC_OP_ROUND && a->n > 1 && b[1].i != 0) return set_tensor(out, tc_round_decimals(b[0].t, b[1].i, err));
+    return set_tensor(out, tc_unary(op, b[0].t, err));
   case TC_FAM_SEL: return set_tensor(out, tc_where(b[0].t, b[1].t, b[2].t, err));
   case TC_FAM_CLIP: return call_clip(b, out, err);
   case TC_FAM_CAST: return set_tensor(out, tc_cast(b[0].t, (tc_dtype)b[1].dt, err));

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Differential test of the everyday functions of SPEC 12 (scans, sorting,
 # counting, statistics, comparison, building, ML helpers) against NumPy 1.24
-# on random inputs (fixed seed) in i32, i64, f32 and f64, with NaN, -0.0 and
+# (and round(x, decimals)) on random inputs (fixed seed) in i32, i64, f32 and f64, with NaN, -0.0 and
 # ties mixed into the floats. Exact for integers, orders, counts and
 # selections (sort, argsort both ways: stable, NaN last ascending and first
 # descending; unique; searchsorted; topk; median/quantile's chosen elements);
@@ -175,6 +175,8 @@ for dt in DTS:
         rd = dt if flt else np.float64
         add("sigmoid(%s)" % F, (1 / (1 + np.exp(-xf))).astype(rd), tol_of(dt) * 4, "sigmoid " + xs)
         add("relu(%s)" % F, np.maximum(fin, 0).astype(dt) + (0 if not flt else dt(0)), 0, "relu " + xs)
+        for dd in (-1, 1, 2):   # round(x, decimals), NumPy's around
+            add("round(%s, %d)" % (X, dd), np.round(x, dd), 0, "round %s %d" % (xs, dd))
         # building
         add("zeros_like(%s)" % X, np.zeros_like(x), 0, "zeros_like " + xs)
         add("ones_like(%s)" % X, np.ones_like(x), 0, "ones_like " + xs)

@@ -725,6 +725,35 @@ tc_tensor *tc_roll(tc_tensor *x, int64_t shift, bool has_axis, int64_t axis, tc_
   return done(&p, r);
 }
 
+/* NumPy's around: floats rint(x * 10^d) / 10^d (d < 0: rint(x / 10^-d) *
+ * 10^-d) in their own dtype; integers are the identity for d > 0 and for d
+ * < 0 go through f64 and back, as NumPy's; bool computes in f64 (as round). */
+tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err) {
+  tc_op op = TC_OP_ROUND;
+  tc_class cls = tc_dtype_class(x->dtype);
+  if (decimals > 308 || (cls == TC_CLASS_INT && decimals > 0)) {   /* nothing to round (NumPy: NaN past 308) */
+    tc_tensor *c = tc_cast(x, tc_op_kernel_dtype(op, x->dtype), err);
+    tc_tensor *r = c ? tc_clone(c, err) : NULL;
+    tc_tensor_free(c);
+    if (r) r->weak = x->weak;
+    return r;
+  }
+  if (decimals < -308) decimals = -308;   /* 10^309 overflows; every finite value rounds to 0 from here */
+  pool p = {0};
+  tc_dtype k = cls == TC_CLASS_FLT ? x->dtype : TC_DT_F64;
+  tc_tensor *xf = keep(&p, tc_cast(x, k, err));
+  tc_tensor *f = xf ? keep(&p, tc_scalar_f64(pow(10.0, (double)(decimals > 0 ? decimals : -decimals)), true, err)) : NULL;
+  tc_tensor *y = f ? keep(&p, tc_binary(decimals > 0 ? TC_OP_MUL : TC_OP_DIV, xf, f, err)) : NULL;
+  tc_tensor *ry = y ? keep(&p, tc_unary(op, y, err)) : NULL;
+  tc_tensor *r = ry ? keep(&p, tc_binary(decimals > 0 ? TC_OP_DIV : TC_OP_MUL, ry, f, err)) : NULL;
+  if (r && cls == TC_CLASS_INT) {   /* back through i64, so a small dtype wraps as NumPy's cast does */
+    r = keep(&p, tc_cast(r, TC_DT_I64, err));
+    if (r) r = keep(&p, tc_cast(r, x->dtype, err));
+  }
+  if (r) r->weak = x->weak;
+  return done(&p, r);
+}
+
 /* ---- capabilities ---- */
 /* What each function needs of an engine: the ops it is built from (in the
  * operand's dtype, or in the dtype the function computes in) and its calls. */

@@ -353,6 +353,8 @@ tc_tensor *tc_repeat(tc_tensor *x, int64_t n, bool has_axis, int64_t axis, tc_er
 tc_tensor *tc_tile(tc_tensor *x, int nreps, const int64_t *reps, tc_err *err);
 tc_tensor *tc_pad(tc_tensor *x, int nwidths, const int64_t *widths, tc_tensor *value, tc_err *err);
 tc_tensor *tc_roll(tc_tensor *x, int64_t shift, bool has_axis, int64_t axis, tc_err *err);
+/* round(x, decimals) for decimals != 0, as NumPy: rint(x * 10^d) / 10^d. */
+tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err);
 
 /* ---- CPU threads ---- */
 /* Threads the CPU engine splits large operations across. n > 0 sets the
