@@ -163,6 +163,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	@if CI=true PYTHON=/bin/false scripts/npy-interop.sh $(BUILD)/tcalc > /dev/null; then \
 	  echo "scripts/npy-interop.sh passed without NumPy under CI=true" >&2; exit 1; fi
 	scripts/linalg-numpy.sh $(BUILD)/tcalc
+	scripts/json-roundtrip.sh $(BUILD)/tcalc
 	tests/cli/run.sh $(BUILD)/tcalc
 	python3 tests/json/strict.py $(BUILD)/tcalc
 	tests/repl/run.sh $(BUILD)/tcalc
@@ -228,7 +229,7 @@ valgrind: $(BUILD)/tcalc $(BUILD)/unit-tests
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_NAMES   := fuzz_parse fuzz_stmt
+FUZZ_NAMES   := fuzz_parse fuzz_stmt fuzz_json
 .PHONY: fuzz fuzz-build
 
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a

@@ -48,6 +48,8 @@ int call_family(ctx *c, tc_op op, args *a, value *out) {
   case TC_OP_LOAD_CSV: return set_tensor(out, tc_load_csv(b[0].s, (tc_dtype)b[1].dt, err));
   case TC_OP_SAVE: return tc_save_npy(b[0].s, b[1].t, err);
   case TC_OP_SAVE_CSV: return tc_save_csv(b[0].s, b[1].t, err);
+  case TC_OP_FROM_JSON: return set_tensor(out, tc_from_json(b[0].s, strlen(b[0].s), op, err));
+  case TC_OP_LOAD_JSON: return set_tensor(out, tc_load_json(b[0].s, err));
   default: return call_shape(c, op, b, out);
   }
 }

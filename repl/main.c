@@ -15,6 +15,7 @@ static void usage(FILE *f) {
         "  -e, --eval STMTS     run STMTS (repeatable), then exit\n"
         "  -j, --json           JSON Lines output\n"
         "      --engine E       cpu, cuda or auto (default cpu)\n"
+        "      --arg NAME JSON  bind NAME to a tensor read from JSON (repeatable; as from_json)\n"
         "  -k, --keep-going     go on after an error\n"
         "      --caps           print the capability table and exit\n"
         "      --precision N    significant digits for floats in text output (0: shortest)\n"
@@ -27,6 +28,15 @@ static void usage(FILE *f) {
         "With no FILE and no -e, reads statements from stdin (a REPL on a terminal).\n"
         "See tcalc(1).\n",
         f);
+}
+
+/* The version and the engines this build has (a built CUDA engine still
+ * needs its plugin and a GPU at run time: --caps says whether it runs). */
+static void print_version(FILE *f) {
+  fprintf(f, "tcalc %s\nengines:", TC_VERSION);
+  for (int e = 0; e < TC_ENGINE_COUNT; e++)
+    if (tc_engine_built((tc_engine_id)e)) fprintf(f, " %s", tc_engine_name((tc_engine_id)e));
+  fputs("\n", f);
 }
 
 static int bad_usage(const char *msg, const char *arg) {
@@ -124,10 +134,27 @@ static void run_file(runner *r, const char *path) {
   fclose(f);
 }
 
-enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH };
+enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH, OPT_ARG };
 
-int main(int argc, char **argv) {
-  install_signals();
+/* What the command line asks for beyond the runner's settings. */
+typedef struct {
+  const char **evals;   /* the -e texts */
+  int nevals;
+  const char **args;    /* --arg NAME JSON: args[2i] is a name, args[2i + 1] its JSON */
+  int nargs;
+  bool caps, quiet;
+  const char *engine;
+} options;
+
+/* A numeric option's value in [0, max]; -1 when it is not one. */
+static long small_number(const char *s, long max) {
+  char *end;
+  long n = strtol(s, &end, 10);
+  return !*s || *end || n < 0 || n > max ? -1 : n;
+}
+
+/* The options into o and r; -1 to go on, else the exit status now. */
+static int parse_options(int argc, char **argv, options *o, runner *r) {
   static const struct option longopts[] = {
     {"eval", required_argument, 0, 'e'},     {"json", no_argument, 0, 'j'},
     {"engine", required_argument, 0, OPT_ENGINE}, {"keep-going", no_argument, 0, 'k'},
@@ -135,95 +162,135 @@ int main(int argc, char **argv) {
     {"full", no_argument, 0, OPT_FULL},      {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
     {"max-memory", required_argument, 0, OPT_MAXMEM}, {"width", required_argument, 0, OPT_WIDTH},
+    {"arg", required_argument, 0, OPT_ARG},
     {"list-functions", no_argument, 0, OPT_LIST},   /* undocumented: for scripts/check-man.sh */
     {0, 0, 0, 0}};
-  const char **evals = calloc((size_t)argc + 1, sizeof *evals);
-  if (!evals) { fputs("tcalc: out of memory\n", stderr); return 2; }
-  int nevals = 0;
-  bool caps = false, quiet = false;
-  const char *engine = "cpu";
-  runner r;
-  runner_init(&r);
   opterr = 0;
-  int c, rc = 0;
+  int c;
+  long n;
   while ((c = getopt_long(argc, argv, ":e:jkqh", longopts, NULL)) != -1) {
     switch (c) {
-    case 'e': evals[nevals++] = optarg; break;
-    case 'j': r.json = true; break;
-    case 'k': r.keep_going = true; break;
-    case 'q': quiet = true; break;
-    case 'h': usage(stdout); goto done;
-    case OPT_VERSION: printf("tcalc %s\n", TC_VERSION); goto done;
-    case OPT_LIST: print_function_list(stdout); goto done;
-    case OPT_ENGINE: engine = optarg; break;
-    case OPT_CAPS: caps = true; break;
-    case OPT_FULL: r.po.full = true; break;
-    case OPT_WIDTH: {   /* text rows wrap at N columns (SPEC 11); 0 never wraps */
-      char *end;
-      long n = strtol(optarg, &end, 10);
-      if (!*optarg || *end || n < 0 || n > 100000) { rc = bad_usage("--width must be 0 (never wrap) to 100000, not '%s'", optarg); goto done; }
-      r.po.width = (int)n;
+    case 'e': o->evals[o->nevals++] = optarg; break;
+    case 'j': r->json = true; break;
+    case 'k': r->keep_going = true; break;
+    case 'q': o->quiet = true; break;
+    case 'h': usage(stdout); return 0;
+    case OPT_VERSION: print_version(stdout); return 0;
+    case OPT_LIST: print_function_list(stdout); return 0;
+    case OPT_ENGINE: o->engine = optarg; break;
+    case OPT_CAPS: o->caps = true; break;
+    case OPT_FULL: r->po.full = true; break;
+    case OPT_ARG:   /* two values: the name (optarg) and the next word */
+      if (optind >= argc) return bad_usage("option '--arg' needs a name and a JSON value%s", "");
+      o->args[o->nargs++] = optarg;
+      o->args[o->nargs++] = argv[optind++];
       break;
-    }
-    case OPT_PRECISION: {
-      char *end;
-      long n = strtol(optarg, &end, 10);
-      if (!*optarg || *end || n < 0 || n > 17) { rc = bad_usage("--precision must be 0 (shortest) to 17, not '%s'", optarg); goto done; }
-      r.po.precision = (int)n;
+    case OPT_WIDTH:   /* text rows wrap at N columns (SPEC 11); 0 never wraps */
+      if ((n = small_number(optarg, 100000)) < 0) return bad_usage("--width must be 0 (never wrap) to 100000, not '%s'", optarg);
+      r->po.width = (int)n;
       break;
-    }
+    case OPT_PRECISION:
+      if ((n = small_number(optarg, 17)) < 0) return bad_usage("--precision must be 0 (shortest) to 17, not '%s'", optarg);
+      r->po.precision = (int)n;
+      break;
     case OPT_MAXMEM: {
       uint64_t b = parse_size(optarg);
-      if (!b) { rc = bad_usage("bad --max-memory size '%s' (e.g. 2G, 512M)", optarg); goto done; }
+      if (!b) return bad_usage("bad --max-memory size '%s' (e.g. 2G, 512M)", optarg);
       tc_set_max_memory(b);
       break;
     }
-    case ':': rc = bad_usage("option '%s' needs a value", argv[optind - 1]); goto done;
+    case ':': return bad_usage("option '%s' needs a value", argv[optind - 1]);
     default: {
       char opt[3] = {'-', (char)optopt, 0};
-      rc = bad_usage("unknown option '%s'", optopt ? opt : argv[optind - 1]);
-      goto done;
+      return bad_usage("unknown option '%s'", optopt ? opt : argv[optind - 1]);
     }
     }
   }
-  if (caps) {
-    if (print_caps(stdout, r.json) != 0) { fputs("tcalc: out of memory\n", stderr); rc = 1; }
-    goto done;
+  return -1;
+}
+
+/* --engine: -1 to go on, else the exit status. */
+static int select_engine(runner *r, const char *engine) {
+  int id = strcmp(engine, "auto") ? tc_engine_from_name(engine) : -2;
+  if (id == -1) return bad_usage("unknown engine '%s' (cpu, cuda, auto)", engine);
+  tc_err e;
+  tc_err_clear(&e);
+  if (id == -2) id = tc_engine_check(TC_ENGINE_CUDA, &e) == 0 ? TC_ENGINE_CUDA : TC_ENGINE_CPU;
+  else if (tc_engine_check((tc_engine_id)id, &e) != 0) {
+    runner_report(r, &e, NULL, 0, 0);
+    return tc_code_exit(e.code);
   }
-  {
-    int id = strcmp(engine, "auto") ? tc_engine_from_name(engine) : -2;
-    if (id == -1) { rc = bad_usage("unknown engine '%s' (cpu, cuda, auto)", engine); goto done; }
+  tc_set_engine((tc_engine_id)id);
+  return -1;
+}
+
+/* --arg NAME JSON: each value read with from_json's rules, on the engine
+ * chosen, before any statement runs; a failure is reported as a statement's
+ * would be and ends the run. -1 to go on, else the exit status. */
+static int bind_args(runner *r, const options *o) {
+  for (int i = 0; i < o->nargs; i += 2) {
     tc_err e;
     tc_err_clear(&e);
-    if (id == -2) id = tc_engine_check(TC_ENGINE_CUDA, &e) == 0 ? TC_ENGINE_CUDA : TC_ENGINE_CPU;
-    else if (tc_engine_check((tc_engine_id)id, &e) != 0) {
-      runner_report(&r, &e, NULL, 0, 0);
-      rc = tc_code_exit(e.code);
-      goto done;
+    const char *text = o->args[i + 1];
+    tc_tensor *t = tc_from_json(text, strlen(text), TC_OP_FROM_JSON, &e);
+    if (!t || session_bind(&r->s, o->args[i], t, &e) != 0) {
+      char where[sizeof e.msg];
+      snprintf(where, sizeof where, "--arg %.60s: %.240s", o->args[i], e.msg);
+      memcpy(e.msg, where, sizeof e.msg);
+      e.op = -1;
+      e.engine = -1;
+      runner_report(r, &e, NULL, 0, 0);
+      return tc_code_exit(e.code);
     }
-    tc_set_engine((tc_engine_id)id);
   }
-  /* Colour (errors only) on a terminal, unless NO_COLOR is set (SPEC 1). */
-  r.color = !r.json && !getenv("NO_COLOR") && isatty(STDERR_FILENO);
-  /* Line-buffered errors: one write per line, not one per character. */
-  static char errbuf[4096];
-  setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);
-  for (int i = 0; i < nevals && !r.stop; i++) {
-    r.source = NULL;
-    runner_text(&r, evals[i]);
+  return -1;
+}
+
+/* Statements from -e, then the files, else stdin (a REPL on a terminal). */
+static int run_inputs(runner *r, const options *o, int first, int argc, char **argv) {
+  for (int i = 0; i < o->nevals && !r->stop; i++) {
+    r->source = NULL;
+    runner_text(r, o->evals[i]);
   }
-  for (int i = optind; i < argc && !r.stop; i++) run_file(&r, argv[i]);
-  if (nevals == 0 && optind >= argc) {
+  for (int i = first; i < argc && !r->stop; i++) run_file(r, argv[i]);
+  if (o->nevals == 0 && first >= argc) {
     if (isatty(STDIN_FILENO)) {
-      r.interactive = true;
-      repl_run(&r, quiet);
-    } else if (run_stream(&r, stdin, "<stdin>") != 0) input_failed(&r, "<stdin>", errno);
+      r->interactive = true;
+      repl_run(r, o->quiet);
+    } else if (run_stream(r, stdin, "<stdin>") != 0) input_failed(r, "<stdin>", errno);
   }
-  if (!r.interactive) runner_interrupted(&r);   /* SIGINT after the last statement */
-  rc = r.exit_status;
-done:
+  if (!r->interactive) runner_interrupted(r);   /* SIGINT after the last statement */
+  return r->exit_status;
+}
+
+int main(int argc, char **argv) {
+  install_signals();
+  options o = {.evals = calloc((size_t)argc + 1, sizeof(char *)), .args = calloc((size_t)argc + 1, sizeof(char *)),
+               .engine = "cpu"};
+  if (!o.evals || !o.args) {
+    free(o.evals);
+    free(o.args);
+    fputs("tcalc: out of memory\n", stderr);
+    return 2;
+  }
+  runner r;
+  runner_init(&r);
+  int rc = parse_options(argc, argv, &o, &r);
+  if (rc < 0 && o.caps && print_caps(stdout, r.json) != 0) { fputs("tcalc: out of memory\n", stderr); rc = 1; }
+  if (rc < 0 && o.caps) rc = 0;
+  if (rc < 0) rc = select_engine(&r, o.engine);
+  if (rc < 0) {
+    /* Colour (errors only) on a terminal, unless NO_COLOR is set (SPEC 1). */
+    r.color = !r.json && !getenv("NO_COLOR") && isatty(STDERR_FILENO);
+    /* Line-buffered errors: one write per line, not one per character. */
+    static char errbuf[4096];
+    setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);
+    rc = bind_args(&r, &o);
+  }
+  if (rc < 0) rc = run_inputs(&r, &o, optind, argc, argv);
   rc = finish_output(rc, r.write_errno);
   runner_free(&r);
-  free(evals);
+  free(o.evals);
+  free(o.args);
   return rc;
 }

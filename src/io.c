@@ -358,6 +358,38 @@ done:
   return out;
 }
 
+/* ---- JSON (src/json.c parses) ---- */
+/* The whole text is read: its size is checked against the memory limit
+ * first, so a file larger than the limit is refused before it is read. */
+tc_tensor *tc_load_json(const char *path, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_JSON;
+  uint64_t size, limit = tc_get_max_memory(), used = tc_mem_in_use();
+  FILE *f = open_read(path, op, &size, err);
+  if (!f) return NULL;
+  tc_tensor *t = NULL;
+  char *text = NULL;
+  if (size > limit || used > limit - size || size >= SIZE_MAX) {
+    tc_err_set(err, TC_E_OOM, (int)op, -1, "the JSON file (%llu bytes) does not fit the memory limit (:set max_memory)",
+               (unsigned long long)size);
+  } else if (!(text = malloc((size_t)size + 1))) {
+    tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
+  } else {
+    int rc = 0;
+    for (uint64_t off = 0; off < size && rc == 0; off += IO_CHUNK) {
+      size_t n = size - off < IO_CHUNK ? (size_t)(size - off) : IO_CHUNK;
+      if (fread(text + off, 1, n, f) != n)
+        rc = io_fail(err, op, -1, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
+      else if (tc_interrupt_flag) rc = io_interrupted(err, op, -1);
+    }
+    text[size] = 0;
+    if (rc == 0 && memchr(text, 0, (size_t)size)) rc = io_fail(err, op, -1, path, "a NUL byte: not JSON text");
+    if (rc == 0) t = tc_from_json(text, (size_t)size, op, err);
+  }
+  free(text);
+  fclose(f);
+  return t;
+}
+
 /* ---- writing ----
  * A regular file, or a name that does not exist yet, is written as a new
  * temporary file in the same directory, flushed to the disk (fsync) and

@@ -287,6 +287,11 @@ tc_tensor *tc_load_npy(const char *path, tc_err *err);
 int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
+/* JSON input (SPEC 14): one tensor from text (NUL-terminated at len), as
+ * tcalc's own JSON object or a plain JSON number or array; errors name
+ * the line and column in the text. op: the op errors are reported for. */
+tc_tensor *tc_from_json(const char *text, size_t len, tc_op op, tc_err *err);
+tc_tensor *tc_load_json(const char *path, tc_err *err);
 /* For a SIGTERM handler: removes the temporary file of a save in progress
  * (the old file under the name stays as it was). Async-signal-safe. */
 void tc_io_signal_cleanup(void);
