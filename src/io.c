@@ -697,19 +697,17 @@ tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
   return t;
 }
 
-/* The shortest text that reads back to v in dtype dt (as Python's repr). */
+/* The shortest text that reads back to v in dtype dt (src/shortest.c, as
+ * printing finds it), written as C's "%.*g" writes that many digits. */
 static void fmt_shortest(char *buf, size_t n, double v, tc_dtype dt) {
   if (v != v) { snprintf(buf, n, "nan"); return; }
   if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, n, "%.*g", p, v);
-    double r = strtod(buf, NULL);
-    bool same = dt == TC_DT_F32 ? (float)r == (float)v
-                : dt == TC_DT_F16 ? tc_f64_to_f16(r).bits == tc_f64_to_f16(v).bits
-                : dt == TC_DT_BF16 ? tc_f64_to_bf16(r).bits == tc_f64_to_bf16(v).bits
-                : r == v;
-    if (same) return;
-  }
+  char d[24];
+  int e, nd = tc_shortest_digits(v, dt, d, &e);
+  const char *sign = signbit(v) ? "-" : "";
+  if (e < -4 || e >= nd) snprintf(buf, n, "%s%c%s%.*se%c%02d", sign, d[0], nd > 1 ? "." : "", nd - 1, d + 1, e < 0 ? '-' : '+', abs(e));
+  else if (e < 0) snprintf(buf, n, "%s0.%.*s%s", sign, -e - 1, "000", d);   /* e >= -4 */
+  else snprintf(buf, n, "%s%.*s%s%s", sign, e + 1, d, nd > e + 1 ? "." : "", d + e + 1);
 }
 
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {

@@ -296,6 +296,14 @@ tc_tensor *tc_load_json(const char *path, tc_err *err);
  * (the old file under the name stays as it was). Async-signal-safe. */
 void tc_io_signal_cleanup(void);
 
+/* ---- printing floats ---- */
+/* The shortest decimal that reads back to v in float dtype dt (v finite and
+ * a value of dt; its sign is ignored): its significant digits, without
+ * trailing zeros, into digits (room for 18), and the decimal exponent of
+ * the first digit; returns how many digits. Of the shortest, the nearest
+ * to v (ties to even). */
+int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10);
+
 /* ---- matrix products (SPEC 5.2) ---- */
 /* NumPy matmul: 1-D operands promoted to matrices and the added dimension
  * removed; batch dimensions broadcast; integers exact with wrapping in the
