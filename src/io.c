@@ -4,6 +4,7 @@
  * the path and the reason. Sizes come from the file itself before anything
  * is allocated, data moves in chunks of at most IO_CHUNK bytes, and the
  * tensor's own allocation is checked against the memory limit. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -582,6 +583,8 @@ typedef struct {
   FILE *f;
   const char *path;
   tc_dtype dt;
+  char delim;                  /* the value separator (',' by default) */
+  int64_t skip;                /* lines to skip at the start (after a byte-order mark) */
   int64_t rows, cols;          /* data rows seen, values per row */
   /* pass 2: the tensor and a chunk buffer */
   tc_tensor *t;
@@ -607,15 +610,21 @@ static int csv_pass(csv_reader *r, tc_err *err) {
   bool in_comment = false, blank = true;
   size_t es = tc_dtype_size(r->dt);
   r->rows = 0;
+  /* a UTF-8 byte-order mark (spreadsheets write one), then skip_header lines */
+  rewind(r->f);
+  unsigned char bom[3];
+  if (fread(bom, 1, 3, r->f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3)) rewind(r->f);
+  for (int ch = 0; line <= r->skip && ch != EOF;)
+    if ((ch = getc(r->f)) == '\n') line++;
   for (uint64_t nread = 1;; nread++) {
     int ch = getc(r->f);
     if (nread % (1 << 20) == 0 && tc_interrupt_flag) return io_interrupted(err, op, (int)r->dt);
     if (ch == '#' && !in_comment) in_comment = true;
     if (in_comment && ch != '\n' && ch != EOF) continue;
-    if (ch == ',' || ch == '\n' || ch == EOF) {
+    if (ch == r->delim || ch == '\n' || ch == EOF) {
       while (flen && (field[flen - 1] == ' ' || field[flen - 1] == '\t' || field[flen - 1] == '\r')) flen--;
       field[flen] = 0;
-      bool end_line = ch != ',';
+      bool end_line = ch != r->delim;
       if (!(end_line && blank && ncols == 0)) {
         /* a value (a line that is empty or only a comment has none) */
         if (!r->t && !csv_value(field, r->dt, r->buf, why, sizeof why))
@@ -661,14 +670,23 @@ static int csv_pass(csv_reader *r, tc_err *err) {
   return r->t ? csv_flush(r, err) : 0;
 }
 
-tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
+tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) { return tc_load_csv_with(path, dt, ",", 0, err); }
+
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header, tc_err *err) {
   const tc_op op = TC_OP_LOAD_CSV;
+  char d = delimiter[0];
+  if (!d || delimiter[1] || (d != '\t' && (!ispunct((unsigned char)d) || strchr(".+-#\"'", d))))
+    return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1,
+                      "delimiter must be one punctuation character or a tab (not . + - # or a quote), not \"%.20s\"",
+                      delimiter), NULL;
+  if (skip_header < 0) return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "skip_header must be >= 0, not %lld",
+                                         (long long)skip_header), NULL;
   if (!tc_op_supported(op, dt, tc_get_engine())) { tc_unsupported(op, dt, err); return NULL; }
   uint64_t size;
   FILE *f = open_read(path, op, &size, err);
   if (!f) return NULL;
   unsigned char probe[8];
-  csv_reader r = {.f = f, .path = path, .dt = dt, .buf = probe};
+  csv_reader r = {.f = f, .path = path, .dt = dt, .delim = d, .skip = skip_header, .buf = probe};
   tc_tensor *t = NULL;
   if (csv_pass(&r, err) == 0) {
     int64_t shape[2];
@@ -685,7 +703,6 @@ tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
       r.chunk = IO_CHUNK - IO_CHUNK % es;
       r.buf = malloc(r.chunk);
       r.t = t;
-      rewind(f);
       int rc = r.buf ? csv_pass(&r, err) : tc_err_set(err, TC_E_OOM, (int)op, (int)dt, "allocation failed");
       if (rc == 0 && r.written != (uint64_t)tc_numel(t) * es)
         rc = io_fail(err, op, (int)dt, path, "the file changed while it was read");

@@ -286,6 +286,9 @@ tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed
 tc_tensor *tc_load_npy(const char *path, tc_err *err);
 int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
+/* With a delimiter (one punctuation character or a tab) and skip_header
+ * lines skipped first; a UTF-8 byte-order mark is skipped always. */
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header, tc_err *err);
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
 /* JSON input (SPEC 14): one tensor from text (NUL-terminated at len), as
  * tcalc's own JSON object or a plain JSON number or array; errors name
