@@ -186,6 +186,20 @@ void locate(ctx *c, const node *n) {
   }
 }
 
+/* A literal above the i64 maximum (up to 2^64 - 1) is a weak u64, usable
+ * only where a u64 is wanted (SPEC 13): as an operand of an operator or a
+ * list element (the weak rules then require a u64 to meet it), or in
+ * u64(...). Elsewhere eval() gives literal_overflow. */
+static int eval_operand(ctx *c, node *n, tc_tensor **out) {
+  if (n->kind != N_INT || !n->ubig) return eval_tensor(c, n, out);
+  tc_tensor *t = tc_scalar_i64((int64_t)n->uval, true, c->err), *u = t ? tc_cast(t, TC_DT_U64, c->err) : NULL;
+  tc_tensor_free(t);
+  if (!u) return fail_node(c, n, c->err->code, "%s", c->err->msg);
+  u->weak = true;
+  *out = u;
+  return 0;
+}
+
 int eval_tensor(ctx *c, node *n, tc_tensor **out) {
   value v = {0};
   if (eval(c, n, &v) != 0) return -1;
@@ -282,7 +296,7 @@ static int literal_list(ctx *c, node *n, const lit_info *li, value *out) {
 static int list_elements(ctx *c, node *n, tc_tensor **el, int k, int *strong) {
   *strong = -1;
   for (int i = 0; i < k; i++) {
-    if (eval_tensor(c, n->kids[i], &el[i]) != 0) return -1;
+    if (eval_operand(c, n->kids[i], &el[i]) != 0) return -1;
     if (i > 0 && (el[i]->ndim != el[0]->ndim || memcmp(el[i]->shape, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim)))
       return ragged(c, n);
     if (el[0]->ndim + 1 > TC_MAX_DIMS) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
@@ -295,9 +309,13 @@ static int list_elements(ctx *c, node *n, tc_tensor **el, int k, int *strong) {
  * dtype of the typed elements they meet (SPEC 3.2), typed elements promote. */
 static int list_dtype(ctx *c, node *n, tc_tensor **el, int k, int strong, tc_dtype *dt) {
   *dt = TC_DT_BOOL;
+  /* a literal above the i64 maximum (a weak u64) types a list of literals as u64 */
+  tc_tensor u64t = {.dtype = TC_DT_U64}, *ref = strong >= 0 ? el[strong] : NULL;
+  for (int i = 0; i < k && !ref; i++)
+    if (el[i]->weak && el[i]->dtype == TC_DT_U64) ref = &u64t;
   for (int i = 0; i < k; i++) {
     tc_dtype pair = el[i]->dtype;
-    if (el[i]->weak && strong >= 0 && tc_result_dtype2(TC_OP_ADD, el[i], el[strong], &pair, c->err) != 0) {
+    if (el[i]->weak && ref && tc_result_dtype2(TC_OP_ADD, el[i], ref, &pair, c->err) != 0) {
       /* not an add: report it as the list's own */
       size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
       if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
@@ -307,7 +325,12 @@ static int list_dtype(ctx *c, node *n, tc_tensor **el, int k, int strong, tc_dty
       c->err->end = n->kids[i]->end;
       return -1;
     }
-    *dt = tc_promote(*dt, pair);
+    if (tc_promote_err(*dt, pair, -1, dt, c->err) != 0) {
+      c->err->engine = -1;
+      c->err->start = n->kids[i]->start;
+      c->err->end = n->kids[i]->end;
+      return -1;
+    }
   }
   return 0;
 }
@@ -430,7 +453,7 @@ static int eval_call(ctx *c, node *n, value *out) {
       return -1;
     }
     tc_tensor *x;
-    if (eval_tensor(c, n->kids[0], &x) != 0) return -1;
+    if ((f->dtype == TC_DT_U64 ? eval_operand : eval_tensor)(c, n->kids[0], &x) != 0) return -1;
     tc_tensor *r = tc_cast(x, (tc_dtype)f->dtype, c->err);
     tc_tensor_free(x);
     if (!r) { locate(c, n); return -1; }
@@ -483,10 +506,10 @@ static int eval_chain(ctx *c, node *n, value *out) {
     if (tc_op_assoc((tc_op)m->op) != TC_ASSOC_LEFT || l->kind != N_BINOP || tc_op_assoc((tc_op)l->op) != TC_ASSOC_LEFT) break;
   }
   tc_tensor *acc = NULL;
-  int rc = eval_tensor(c, spine[ns - 1]->kids[0], &acc);
+  int rc = eval_operand(c, spine[ns - 1]->kids[0], &acc);
   for (int i = ns - 1; i >= 0 && rc == 0; i--) {
     tc_tensor *b;
-    if (eval_tensor(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
+    if (eval_operand(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
     tc_tensor *r = tc_binary((tc_op)spine[i]->op, acc, b, c->err);
     tc_tensor_free(acc);
     tc_tensor_free(b);
@@ -502,6 +525,13 @@ int eval(ctx *c, node *n, value *out) {
   out->kind = V_NONE;
   switch (n->kind) {
   case N_INT:
+    if (n->ubig) {
+      tc_err_set(c->err, TC_E_LITERAL, -1, TC_DT_U64, "%s",
+                 "integer literal above the i64 maximum: only a u64 holds it (write u64(...))");
+      c->err->engine = -1;
+      c->err->start = n->start; c->err->end = n->end;
+      return -1;
+    }
     if (n->overflow) {
       int len = n->end - n->start;
       (void)len;
