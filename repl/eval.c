@@ -215,10 +215,16 @@ int eval_tensor(ctx *c, node *n, tc_tensor **out) {
 
 /* A list literal whose leaves are all number or bool literals is built
  * straight from the tree, without a tensor per element. */
-typedef struct { int ndim; int64_t shape[TC_MAX_DIMS]; bool any_float, all_bool, any_bool; int64_t count; } lit_info;
+typedef struct {
+  int ndim;
+  int64_t shape[TC_MAX_DIMS];
+  bool any_float, all_bool, any_bool, any_ubig, any_neg;   /* ubig: a literal above the i64 maximum */
+  int64_t count;
+} lit_info;
 
 static bool literal_leaf(const node *n, double *f, int64_t *i, int *kind) {
   if (n->kind == N_INT && !n->overflow) { *i = n->ival; *f = (double)n->ival; *kind = 0; return true; }
+  if (n->kind == N_INT && n->ubig) { *i = (int64_t)n->uval; *f = (double)n->uval; *kind = 3; return true; }
   if (n->kind == N_FLOAT) { *f = n->fval; *kind = 1; return true; }
   if (n->kind == N_BOOL) { *i = n->ival; *f = (double)n->ival; *kind = 2; return true; }
   if (n->kind == N_UNOP && n->op == TC_OP_NEG && n->kids[0]->kind == N_FLOAT) {
@@ -235,6 +241,8 @@ static int lit_scan(const node *n, int level, lit_info *li) {
     if (!literal_leaf(n, &f, &i, &k)) return 0;
     if (level != li->ndim) return -1;
     li->any_float |= k == 1;
+    li->any_ubig |= k == 3;
+    li->any_neg |= k == 0 && i < 0;
     li->any_bool |= k == 2;
     li->all_bool &= k == 2;
     li->count++;
@@ -262,7 +270,7 @@ static void lit_fill(const node *n, tc_dtype dt, char *buf, int64_t *pos) {
   double f; int64_t i; int k;
   literal_leaf(n, &f, &i, &k);
   if (dt == TC_DT_F64) ((double *)(void *)buf)[*pos] = f;
-  else if (dt == TC_DT_I64) ((int64_t *)(void *)buf)[*pos] = i;
+  else if (dt == TC_DT_I64 || dt == TC_DT_U64) ((int64_t *)(void *)buf)[*pos] = i;
   else ((uint8_t *)buf)[*pos] = (uint8_t)i;
   (*pos)++;
 }
@@ -279,6 +287,7 @@ static int ragged(ctx *c, node *n) {
 static int literal_list(ctx *c, node *n, const lit_info *li, value *out) {
   /* an empty list, or lists ending in empty ones, has no leaves to type it */
   tc_dtype dt = li->any_float || li->count == 0 ? TC_DT_F64 : li->all_bool ? TC_DT_BOOL : TC_DT_I64;
+  if (li->any_ubig) dt = TC_DT_U64;   /* all non-negative integers (eval_list saw to it) */
   int64_t numel;
   tc_shape_numel(li->ndim, li->shape, &numel);
   char *buf = malloc((size_t)(numel ? numel : 1) * 8);
@@ -366,7 +375,9 @@ static int eval_list(ctx *c, node *n, value *out) {
   int r = lit_scan(n, 0, &li);
   if (r == -1) return ragged(c, n);
   if (r == -2) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
-  if (r > 0) return literal_list(c, n, &li, out);
+  /* a literal above the i64 maximum types the list u64, with only non-negative integers beside it; otherwise
+     the general case below reports what does not fit */
+  if (r > 0 && (!li.any_ubig || !(li.any_float || li.any_bool || li.any_neg))) return literal_list(c, n, &li, out);
   /* General case: evaluate each element and stack them. */
   int k = n->nkids, strong;
   tc_tensor **el = calloc((size_t)k, sizeof *el);
@@ -420,7 +431,7 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   case TC_FAM_UN: case TC_FAM_PRED: return set_tensor(out, tc_unary(op, b[0].t, err));
   case TC_FAM_SEL: return set_tensor(out, tc_where(b[0].t, b[1].t, b[2].t, err));
   case TC_FAM_CLIP: return call_clip(b, out, err);
-  case TC_FAM_CAST: return set_tensor(out, tc_cast(b[0].t, (tc_dtype)b[1].dt, err));
+  case TC_FAM_CAST: return set_tensor(out, tc_cast_user(b[0].t, (tc_dtype)b[1].dt, err));
   case TC_FAM_REDUCE: return set_tensor(out, tc_reduce(op, b[0].t, &b[1].axes, a->n > 2 && b[2].b, err));
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
   case TC_FAM_MATMUL: return call_matmul(c, op, a, out);
@@ -454,7 +465,7 @@ static int eval_call(ctx *c, node *n, value *out) {
     }
     tc_tensor *x;
     if ((f->dtype == TC_DT_U64 ? eval_operand : eval_tensor)(c, n->kids[0], &x) != 0) return -1;
-    tc_tensor *r = tc_cast(x, (tc_dtype)f->dtype, c->err);
+    tc_tensor *r = tc_cast_user(x, (tc_dtype)f->dtype, c->err);
     tc_tensor_free(x);
     if (!r) { locate(c, n); return -1; }
     out->kind = V_TENSOR;

@@ -21,6 +21,7 @@ static void usage(FILE *f) {
         "      --width N        wrap text rows at N columns (default 80; 0: never)\n"
         "      --full           never summarise large tensors\n"
         "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
+        "      --overflow P     integer overflow: wrap (default), check or saturate\n"
         "  -q, --quiet          no banner in the REPL\n"
         "  -h, --help           this help\n"
         "      --version        print the version\n"
@@ -124,7 +125,7 @@ static void run_file(runner *r, const char *path) {
   fclose(f);
 }
 
-enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH };
+enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH, OPT_OVERFLOW };
 
 int main(int argc, char **argv) {
   install_signals();
@@ -135,6 +136,7 @@ int main(int argc, char **argv) {
     {"full", no_argument, 0, OPT_FULL},      {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
     {"max-memory", required_argument, 0, OPT_MAXMEM}, {"width", required_argument, 0, OPT_WIDTH},
+    {"overflow", required_argument, 0, OPT_OVERFLOW},
     {"list-functions", no_argument, 0, OPT_LIST},   /* undocumented: for scripts/check-man.sh */
     {0, 0, 0, 0}};
   const char **evals = calloc((size_t)argc + 1, sizeof *evals);
@@ -170,6 +172,12 @@ int main(int argc, char **argv) {
       long n = strtol(optarg, &end, 10);
       if (!*optarg || *end || n < 0 || n > 17) { rc = bad_usage("--precision must be 0 (shortest) to 17, not '%s'", optarg); goto done; }
       r.po.precision = (int)n;
+      break;
+    }
+    case OPT_OVERFLOW: {
+      int p = tc_overflow_from_name(optarg);
+      if (p < 0) { rc = bad_usage("--overflow must be wrap, check or saturate, not '%s'", optarg); goto done; }
+      tc_set_overflow((tc_overflow)p);
       break;
     }
     case OPT_MAXMEM: {

@@ -254,7 +254,7 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
     if (!views[i]) rc = -1;
     c.in[i] = views[i];
   }
-  if (rc == 0) rc = run(&c, err);
+  if (rc == 0) rc = tc_overflow_judges(op, kdt) ? tc_overflow_ew(op, kdt, n, c.in, out, err) : run(&c, err);
   release(views, n);
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   return out;
@@ -302,6 +302,14 @@ tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
     out = v;
     if (out) out->weak = false;
   }
+  if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
+  return out;
+}
+
+tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  if (!tc_overflow_judges_cast(x->dtype, dt)) return tc_cast(x, dt, err);
+  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine())) { unsupported(TC_OP_CAST, x->dtype, err); return NULL; }
+  tc_tensor *out = tc_overflow_cast(x, dt, err);
   if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
   return out;
 }
@@ -402,7 +410,10 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
   if (out && !m_empty) {
     tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = in_dt, .nin = 1, .in = {px}, .out = out, .nred = nred};
-    if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+    if ((tc_overflow_judges_reduce(op, in_dt) ? tc_overflow_reduce(op, in_dt, px, out, err) : run(&c, err)) != 0) {
+      tc_tensor_free(out);
+      out = NULL;
+    }
   }
   tc_tensor_free(px);
   tc_tensor_free(cx);

@@ -202,6 +202,16 @@ int tc_broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb,
                         int *nout, int64_t *out, tc_op op, tc_err *err);
 
 /* ---- typing ---- */
+/* The integer overflow policy (SPEC 13): wrap (default), check or saturate. */
+typedef enum { TC_OVERFLOW_WRAP, TC_OVERFLOW_CHECK, TC_OVERFLOW_SATURATE } tc_overflow;
+void tc_set_overflow(tc_overflow p);
+tc_overflow tc_get_overflow(void);
+const char *tc_overflow_name(tc_overflow p);
+int tc_overflow_from_name(const char *s);   /* -1 when unknown */
+/* A cast as the user asks for it: under check or saturate a value the
+ * target integer dtype cannot hold (or a NaN) is integer_overflow or
+ * clamped; tc_cast itself always follows SPEC 3.3. */
+tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err);
 tc_dtype tc_promote(tc_dtype a, tc_dtype b);  /* TC_DT_NONE when there is no common dtype */
 /* tc_promote, or no_common_dtype (with a hint to cast) set on err for op. */
 int tc_promote_err(tc_dtype a, tc_dtype b, int op, tc_dtype *out, tc_err *err);
