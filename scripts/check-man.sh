@@ -62,7 +62,7 @@ def unescape(line):
 
 examples = []
 blocks = []
-for name in ("SCRIPTING", "EXAMPLES"):
+for name in ("SCRIPTING", "INTEGERS", "EXAMPLES"):
     blocks += re.findall(r"^\.EX\s*\n(.*?)^\.EE\s*$", section(name), re.M | re.S)
 for block in blocks:
     lines = [unescape(l) for l in block.split("\n")[:-1]]

@@ -51,6 +51,16 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
  * same bound holds for quotients of up to 2^32). */
 #define TC_UDIV(T, a, b) (sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
 
+/* The pre-check predicates by signedness (every engine's find scans): an
+ * unsigned value is never negative, and meets a range [lo, hi] of int64s
+ * as an unsigned number (a u64 above the i64 maximum is outside every
+ * index range, not a negative index). */
+#define TC_FIND_NEG_INT(v) ((v) < 0)
+#define TC_FIND_NEG_UINT(v) ((void)(v), 0)
+#define TC_FIND_OUT_INT(v, lo, hi) (((int64_t)(v) < (lo)) | ((int64_t)(v) > (hi)))
+#define TC_FIND_OUT_UINT(v, lo, hi) \
+  (((hi) < 0) | ((uint64_t)(v) > (uint64_t)(hi)) | (((lo) > 0) & ((uint64_t)(v) < (uint64_t)(lo))))
+
 /* Float -> int: truncate, NaN -> 0, saturate beyond the range. */
 TC_HD int64_t tc_sat_i64(double d, int64_t lo, int64_t hi) {
   if (d != d) return 0;

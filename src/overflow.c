@@ -140,10 +140,55 @@ static char *host_copy(tc_tensor *t, tc_err *err) {
   return buf;
 }
 
+/* The common case, add/sub/mul of two operands already of the kernel
+ * dtype: a typed loop over __builtin_*_overflow, stamped per integer dtype.
+ * Returns the first overflowing index under check, else -1 (o filled, clamped). */
+#define OVF_LOOP(BUILTIN, SAT) \
+  for (int64_t i = 0; i < n; i++) { \
+    S r, x = a[i], y = b[i]; \
+    if (BUILTIN(x, y, &r)) { \
+      if (check) return i; \
+      r = (SAT); \
+    } \
+    o[i] = r; \
+  } \
+  return -1;
+#define K_OVF(E, n_, S_, ...) \
+  static int64_t ovf_##E(tc_op op, const void *a_, const void *b_, void *o_, int64_t n, bool check, S_ lo, S_ hi) { \
+    typedef S_ S; \
+    const S *a = a_, *b = b_; \
+    S *o = o_; \
+    switch (op) { \
+    case TC_OP_ADD: OVF_LOOP(__builtin_add_overflow, y > 0 ? hi : lo) \
+    case TC_OP_SUB: OVF_LOOP(__builtin_sub_overflow, x >= y ? hi : lo) \
+    default: OVF_LOOP(__builtin_mul_overflow, (x > 0) == (y > 0) ? hi : lo) \
+    } \
+  }
+TC_FOR_INT(K_OVF, _)
+
+static int64_t ovf_typed(tc_op op, tc_dtype dt, const void *a, const void *b, void *o, int64_t n, bool check) {
+  switch (dt) {
+#define OVF_CASE(E, n_, S, ...) case TC_DT_##E: return ovf_##E(op, a, b, o, n, check, (S)lo_of(dt), (S)hi_of(dt));
+  TC_FOR_INT(OVF_CASE, _)
+#undef OVF_CASE
+  default: return -2;
+  }
+}
+
+/* t's elements in row-major order: read in place when t is a contiguous
+ * tensor in host memory, else a copy (*owned, to free). */
+static const char *host_read(tc_tensor *t, char **owned, tc_err *err) {
+  *owned = NULL;
+  const char *p = tc_tensor_host_data(t);
+  if (p && tc_is_contiguous(t)) return p;
+  return *owned = host_copy(t, err);
+}
+
 int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err) {
   int64_t n = tc_numel(out);
   size_t sz = tc_dtype_size(kdt);
-  char *a = host_copy(in[0], err), *b = nin > 1 && a ? host_copy(in[1], err) : NULL, *o = NULL;
+  char *oa = NULL, *ob = NULL, *o = NULL;
+  const char *a = host_read(in[0], &oa, err), *b = nin > 1 && a ? host_read(in[1], &ob, err) : NULL;
   int rc = -1;
   if (!a || (nin > 1 && !b)) goto done;
   o = malloc((size_t)(n ? n : 1) * sz);
@@ -151,6 +196,16 @@ int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_ten
   bool check = policy == TC_OVERFLOW_CHECK;
   tc_dtype da = in[0]->dtype, db = nin > 1 ? in[1]->dtype : kdt;
   size_t sza = tc_dtype_size(da), szb = tc_dtype_size(db);
+  if ((op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL) && da == kdt && db == kdt) {
+    int64_t bad = ovf_typed(op, kdt, a, b, o, n, check);
+    if (bad >= 0) {
+      char what[96];
+      snprintf(what, sizeof what, "the exact result of %s", tc_op_name(op));
+      rc = overflow_error(err, op, kdt, out->ndim, out->shape, bad, what);
+      goto done;
+    }
+    n = 0;   /* done: skip the general loop */
+  }
   for (int64_t i = 0; i < n; i++) {
     if ((i & 0xffff) == 0 && tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
     /* the CPU engine hands operands over unconverted (it converts inside its kernels): read each in its
@@ -167,8 +222,8 @@ int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_ten
   }
   rc = tc_tensor_write(out, o, err);
 done:
-  free(a);
-  free(b);
+  free(oa);
+  free(ob);
   free(o);
   return rc;
 }

@@ -475,13 +475,11 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
 /* ---- pre-check scan ---- */
 /* Unit stride: blocks are tested whole (a loop that vectorises), and only a
  * block with a hit is scanned for its first one. */
-/* NEG and RANGE by signedness: an unsigned value is never negative, and is
- * compared with the range as an unsigned number (a u64 above the i64
- * maximum is out of every range, not a negative index). */
-#define FIND_NEG_INT(v) ((v) < 0)
-#define FIND_NEG_UINT(v) 0
-#define FIND_OUT_INT(v) (((int64_t)(v) < lo) | ((int64_t)(v) > hi))
-#define FIND_OUT_UINT(v) ((hi < 0) | ((uint64_t)(v) > (uint64_t)hi) | ((lo > 0) & ((uint64_t)(v) < (uint64_t)lo)))
+/* NEG and RANGE by signedness: src/kexpr.h */
+#define FIND_NEG_INT(v) TC_FIND_NEG_INT(v)
+#define FIND_NEG_UINT(v) TC_FIND_NEG_UINT(v)
+#define FIND_OUT_INT(v) TC_FIND_OUT_INT(v, lo, hi)
+#define FIND_OUT_UINT(v) TC_FIND_OUT_UINT(v, lo, hi)
 #define FIND_HIT(CLS, v) (pred == TC_PRED_ZERO ? (v) == 0 : pred == TC_PRED_NEG ? FIND_NEG_##CLS(v) : FIND_OUT_##CLS(v))
 #define K_FIND(E, n_, S, C, CLS, ...) \
   static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred, int64_t lo, int64_t hi) { \

@@ -109,8 +109,15 @@ static int64_t get_i(tc_dtype dt, const unsigned char *buf, int64_t i) {
   return tc_dtype_load_i64(dt, buf + (size_t)i * tc_dtype_size(dt));
 }
 
-static int64_t imax(tc_dtype dt) { return dt == TC_DT_BOOL ? 1 : (int64_t)(((uint64_t)1 << (tc_dtype_bits(dt) - 1)) - 1); }
-static int64_t imin(tc_dtype dt) { return dt == TC_DT_BOOL ? 0 : -imax(dt) - 1; }
+/* The range of an integer dtype as int64s; for u64 the top half is reached
+ * through negative bit patterns (int_edges adds them). */
+static int64_t imax(tc_dtype dt) {
+  if (dt == TC_DT_BOOL) return 1;
+  int b = tc_dtype_bits(dt);
+  if (tc_dtype_is_unsigned(dt)) return b == 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << b) - 1);
+  return (int64_t)(((uint64_t)1 << (b - 1)) - 1);
+}
+static int64_t imin(tc_dtype dt) { return dt == TC_DT_BOOL || tc_dtype_is_unsigned(dt) ? 0 : -imax(dt) - 1; }
 
 /* Edge values (SPEC 7): MIN, MAX, -1, 0, 1 and friends for integers;
  * +-0, +-inf, NaN, subnormals, halfway cases and range limits for floats
@@ -130,6 +137,11 @@ static int int_edges(tc_dtype dt, int64_t *out) {
   int n = 0;
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     if (v[i] >= lo && v[i] <= hi) out[n++] = v[i];
+  if (dt == TC_DT_U64) {   /* 2^64 - 1, 2^63 and 2^63 - 1 + 2 as bit patterns */
+    out[n++] = -1;
+    out[n++] = INT64_MIN;
+    out[n++] = INT64_MIN + 1;
+  }
   return n;
 }
 
