@@ -175,6 +175,15 @@ static int64_t ovf_typed(tc_op op, tc_dtype dt, const void *a, const void *b, vo
   }
 }
 
+/* Element flat of a result of dtype dt: e clamped into o, or under check,
+ * when e does not fit, integer_overflow at flat's index of shape. */
+static int put_judged(exact e, tc_dtype dt, char *o, int64_t flat, tc_op op, int ndim, const int64_t *shape,
+                      const char *what, tc_err *err) {
+  if (!fits(e, dt) && policy == TC_OVERFLOW_CHECK) return overflow_error(err, op, dt, ndim, shape, flat, what);
+  store(dt, o + (size_t)flat * tc_dtype_size(dt), clamp(e, dt));
+  return 0;
+}
+
 /* t's elements in row-major order: read in place when t is a contiguous
  * tensor in host memory, else a copy (*owned, to free). */
 static const char *host_read(tc_tensor *t, char **owned, tc_err *err) {
@@ -196,11 +205,11 @@ int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_ten
   bool check = policy == TC_OVERFLOW_CHECK;
   tc_dtype da = in[0]->dtype, db = nin > 1 ? in[1]->dtype : kdt;
   size_t sza = tc_dtype_size(da), szb = tc_dtype_size(db);
+  char what[96];
+  snprintf(what, sizeof what, "the exact result of %s", tc_op_name(op));
   if ((op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL) && da == kdt && db == kdt) {
     int64_t bad = ovf_typed(op, kdt, a, b, o, n, check);
     if (bad >= 0) {
-      char what[96];
-      snprintf(what, sizeof what, "the exact result of %s", tc_op_name(op));
       rc = overflow_error(err, op, kdt, out->ndim, out->shape, bad, what);
       goto done;
     }
@@ -211,14 +220,7 @@ int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_ten
     /* the CPU engine hands operands over unconverted (it converts inside its kernels): read each in its
        own dtype; a weak literal was checked to fit kdt, a promotion only widens, so the value is the same */
     i128 x = load(da, a + (size_t)i * sza), y = b ? load(db, b + (size_t)i * szb) : 0;
-    exact e = ew_exact(op, x, y);
-    if (!fits(e, kdt) && check) {
-      char what[96];
-      snprintf(what, sizeof what, "the exact result of %s", tc_op_name(op));
-      rc = overflow_error(err, op, kdt, out->ndim, out->shape, i, what);
-      goto done;
-    }
-    store(kdt, o + (size_t)i * sz, clamp(e, kdt));
+    if (put_judged(ew_exact(op, x, y), kdt, o, i, op, out->ndim, out->shape, what, err) != 0) goto done;
   }
   rc = tc_tensor_write(out, o, err);
 done:
@@ -248,6 +250,8 @@ tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
   if (!a) goto done;
   o = malloc((size_t)(n ? n : 1) * osz);
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)from, "allocation failed"); goto done; }
+  char what[96];
+  snprintf(what, sizeof what, "a %s value cast to %s", tc_dtype_name(from), tc_dtype_name(to));
   for (int64_t i = 0; i < n; i++) {
     exact e;
     const char *p = a + (size_t)i * ssz;
@@ -266,13 +270,7 @@ tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
     } else {
       e = ex(load(from, p));
     }
-    if (!fits(e, to) && policy == TC_OVERFLOW_CHECK) {
-      char what[96];
-      snprintf(what, sizeof what, "a %s value cast to %s", tc_dtype_name(from), tc_dtype_name(to));
-      overflow_error(err, op, to, x->ndim, x->shape, i, what);
-      goto done;
-    }
-    store(to, o + (size_t)i * osz, clamp(e, to));
+    if (put_judged(e, to, o, i, op, x->ndim, x->shape, what, err) != 0) goto done;
   }
   out = tc_tensor_new(to, x->ndim, x->shape, err);
   if (out && tc_tensor_write(out, o, err) != 0) { tc_tensor_free(out); out = NULL; }
@@ -319,13 +317,9 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
       if (zero) e = ex(0);
       else if (e.big) e.big = neg ? -1 : 1;
     }
-    if (!fits(e, kdt) && policy == TC_OVERFLOW_CHECK) {
-      char what[96];
-      snprintf(what, sizeof what, "the exact %s", op == TC_OP_REDUCE_SUM ? "sum" : "product");
-      rc = overflow_error(err, op, kdt, out->ndim, out->shape, r, what);
+    if (put_judged(e, kdt, o, r, op, out->ndim, out->shape, op == TC_OP_REDUCE_SUM ? "the exact sum" : "the exact product",
+                   err) != 0)
       goto done;
-    }
-    store(kdt, o + (size_t)r * sz, clamp(e, kdt));
   }
   rc = tc_tensor_write(out, o, err);
 done:
@@ -367,11 +361,7 @@ int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_te
         }
         exact e = wraps ? (exact){0, wraps > 0 ? 1 : -1} : ex(s);
         int64_t flat = (t * M + i) * N + j;
-        if (!fits(e, kdt) && policy == TC_OVERFLOW_CHECK) {
-          rc = overflow_error(err, op, kdt, nd, out->shape, flat, "the exact dot product");
-          goto done;
-        }
-        store(kdt, o + (size_t)flat * sz, clamp(e, kdt));
+        if (put_judged(e, kdt, o, flat, op, nd, out->shape, "the exact dot product", err) != 0) goto done;
       }
     }
   rc = tc_tensor_write(out, o, err);
