@@ -174,28 +174,88 @@ static int check_cells(const tc_tensor *t, tc_err *err) {
 /* ---- stopping a long output ----
  * Every PRINT_POLL elements a printer looks at its stream and the interrupt
  * flag: it stops at the first failed write (a closed pipe, a full disk;
- * the caller then ends the run with status 2) and on Ctrl-C (the line is
- * ended, and the statement fails with `interrupted`). */
+ * the caller then ends the run with status 2) and on Ctrl-C (the statement
+ * fails with `interrupted`).
+ * A JSON line is first written to memory (json_hold), up to JSON_HOLD bytes
+ * and what the memory limit leaves, and goes out whole when it is done: an
+ * interrupt then leaves no partial line, only the error line. A longer line
+ * is streamed from where it outgrew the buffer; interrupted, it ends where
+ * it stopped (the man page says so). A text tensor's partial line is ended. */
 #define PRINT_POLL 4096
-typedef struct { FILE *f; int64_t n; int stop; } out_poll;   /* stop: 1 write failed, 2 interrupted */
+#define JSON_HOLD ((size_t)64 << 20)
+typedef struct {
+  FILE *f;              /* where elements go: the output, or the memory buffer */
+  FILE *out;            /* the output when f is the buffer, else NULL */
+  char *buf;            /* the buffer's bytes (open_memstream) */
+  size_t len, hold;     /* bytes in it; the most it may hold */
+  int64_t n;
+  int stop;             /* 1 write failed, 2 interrupted */
+  bool dropped;         /* an interrupted line was dropped from memory */
+} out_poll;
+
+/* Ends the buffering: o->buf and o->len hold the line so far, and false
+ * says the buffer could not hold it (memory ran out). */
+static bool json_unhold(out_poll *o) {
+  bool good = fflush(o->f) == 0 && !ferror(o->f);
+  fclose(o->f);
+  o->f = o->out;
+  o->out = NULL;
+  return good && o->buf;
+}
+
+/* The buffered line so far goes to the output, and the rest streams; if
+ * the buffer failed, nothing went out and the print starts again (stop 3). */
+static void json_spill(out_poll *o) {
+  if (json_unhold(o)) fwrite(o->buf, 1, o->len, o->f);
+  else o->stop = 3;
+  free(o->buf);
+  o->buf = NULL;
+}
 
 static bool poll_stop(out_poll *o) {
   if (o->stop || ++o->n % PRINT_POLL) return o->stop != 0;
+  FILE *dst = o->out ? o->out : o->f;
   /* a pipe whose reader has gone (POLLERR) fails before the first write,
    * which measuring a long tensor's column width comes well before:
    * writing to it (what, does not matter) sets the stream's error */
-  struct pollfd p = {.fd = fileno(o->f), .events = POLLOUT};
+  struct pollfd p = {.fd = fileno(dst), .events = POLLOUT};
   if (p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
-    fputc(' ', o->f);
-    fflush(o->f);
+    fputc(' ', dst);
+    fflush(dst);
   }
-  o->stop = ferror(o->f) ? 1 : tc_interrupt_flag ? 2 : 0;
+  if (o->out && (fflush(o->f) != 0 || ferror(o->f) || o->len > o->hold)) json_spill(o);
+  if (!o->stop) o->stop = ferror(dst) ? 1 : tc_interrupt_flag ? 2 : 0;
   return o->stop != 0;
+}
+
+/* json_hold: elements go to memory when a buffer can be had within the
+ * memory limit; json_done writes a finished line out, or drops it. */
+static void json_hold(out_poll *o, FILE *f) {
+  uint64_t limit = tc_get_max_memory(), used = tc_mem_in_use();
+  o->f = f;
+  o->hold = used < limit ? (size_t)(limit - used < JSON_HOLD ? limit - used : JSON_HOLD) : 0;
+  if (!o->hold) return;
+  FILE *m = open_memstream(&o->buf, &o->len);
+  if (!m) return;
+  o->out = f;
+  o->f = m;
+}
+
+static void json_done(out_poll *o) {
+  if (!o->out) return;
+  if (!o->stop) {
+    json_spill(o);
+    return;
+  }
+  json_unhold(o);
+  free(o->buf);
+  o->buf = NULL;
+  o->dropped = o->stop == 2;
 }
 
 static int poll_end(const out_poll *o, tc_err *err) {
   if (o->stop != 2) return 0;
-  fputc('\n', o->f);
+  if (!o->dropped) fputc('\n', o->f);
   return tc_err_set(err, TC_E_INTERRUPTED, -1, -1, "interrupted while printing; variables are unchanged");
 }
 
@@ -433,17 +493,28 @@ static void json_elem(FILE *f, const void *data, int64_t i, tc_dtype dt) {
   else fputs(t, f);
 }
 
+/* o->f is read afresh after each poll: the line may move from memory to
+ * the output (json_spill) */
 static void json_nest(out_poll *o, const tc_tensor *t, const void *data, int d, int64_t *pos) {
-  FILE *f = o->f;
-  if (d == t->ndim) { json_elem(f, data, (*pos)++, t->dtype); return; }
-  fputc('[', f);
+  if (d == t->ndim) { json_elem(o->f, data, (*pos)++, t->dtype); return; }
+  fputc('[', o->f);
   for (int64_t i = 0; i < t->shape[d] && !poll_stop(o); i++) {
-    if (i) fputc(',', f);
+    if (i) fputc(',', o->f);
     json_nest(o, t, data, d + 1, pos);
   }
-  fputc(']', f);
+  fputc(']', o->f);
 }
 
+
+static void json_tensor(out_poll *o, const tc_tensor *t, const void *h) {
+  fprintf(o->f, "{\"ok\":true,\"dtype\":\"%s\",\"shape\":[", tc_dtype_name(t->dtype));
+  for (int d = 0; d < t->ndim; d++) fprintf(o->f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
+  fputs("],\"data\":", o->f);
+  int64_t pos = 0;
+  json_nest(o, t, h, 0, &pos);
+  if (!o->stop) fputs("}\n", o->f);
+  json_done(o);
+}
 
 /* A JSON string, escaped as cJSON escapes (so that output does not depend
  * on which wrote it), with invalid UTF-8 as U+FFFD. Allocates nothing:
@@ -478,23 +549,22 @@ int print_json(FILE *f, const value *v, tc_err *err) {
     fputs("}\n", f);
     return 0;
   }
-  /* A tensor is written as it is read, element by element: its text may
-   * be many times the size of its data, and is never held in memory. */
+  /* A tensor is written as it is read, element by element, into memory
+   * (json_hold) and out when whole; a line too long to hold streams. */
   tc_tensor *t = v->t;
   if (check_cells(t, err) != 0) return -1;
   hostbuf hb = {0};
   const void *h = tc_numel(t) ? host_data(t, &hb, err) : NULL;
   if (!h && tc_numel(t)) return -1;
-  fprintf(f, "{\"ok\":true,\"dtype\":\"%s\",\"shape\":[", tc_dtype_name(t->dtype));
-  for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
-  fputs("],\"data\":", f);
-  int64_t pos = 0;
-  out_poll o = {.f = f};
-  json_nest(&o, t, h, 0, &pos);
+  out_poll o = {0};
+  json_hold(&o, f);
+  json_tensor(&o, t, h);
+  if (o.stop == 3) {   /* no memory for the buffer: the line streams */
+    o = (out_poll){.f = f};
+    json_tensor(&o, t, h);
+  }
   host_done(&hb);
-  if (o.stop) return poll_end(&o, err);
-  fputs("}\n", f);
-  return 0;
+  return o.stop ? poll_end(&o, err) : 0;
 }
 
 void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr) {

@@ -97,7 +97,20 @@ static bool kernel_supported(const tc_engine *e, tc_op op, tc_dtype kdt) {
 
 static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt);
 
+static bool op_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
+
+/* Asked before every op (a scalar loop asks millions of times): the CPU
+ * engine's answers never change, and are remembered. (The CUDA engine's
+ * depend on its plugin and on TCALC_CUDA_UNVERIFIED; they are asked.) */
 bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
+  static uint8_t known[TC_OP_COUNT][TC_DT_COUNT];   /* 0 unknown, 1 no, 2 yes */
+  if (eid != TC_ENGINE_CPU || (unsigned)op >= TC_OP_COUNT || (unsigned)dt >= TC_DT_COUNT)
+    return op_supported(op, dt, eid);
+  if (!known[op][dt]) known[op][dt] = op_supported(op, dt, eid) ? 2 : 1;
+  return known[op][dt] == 2;
+}
+
+static bool op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
   tc_call row = {.kind = TC_CALL_ROW, .op = op, .dtype = dt};

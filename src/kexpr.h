@@ -143,19 +143,22 @@ TC_HD tc_nsum tc_nsum_add(tc_nsum x, tc_nsum y) {
 TC_HD double tc_nsum_value(tc_nsum x) { return x.c == 0 ? x.s : x.s + x.c; }
 
 /* A value and its index, for max/min/argmax/argmin: the first NaN wins,
- * else the first of the largest (smallest). _step folds element j (j
- * growing); the merge takes a before b. The identity is the lowest
- * (highest) value at index 0: it loses to every element but an equal one,
- * and then all elements are equal to it and index 0 is the answer. Doubles
- * hold every float dtype exactly, int64s every integer. */
+ * else the first of the largest (smallest); with `last`, the last of them
+ * (reduce_max/reduce_min: folding maximum in index order, whose ties take
+ * the later element, so that max([0.0, -0.0]) is -0.0). _step folds
+ * element j (j growing); the merge decides ties by index, so partial folds
+ * may combine in any grouping. The identity is the lowest (highest) value
+ * at index 0: it loses to every element but an equal one, and then all
+ * elements are equal to it. Doubles hold every float dtype exactly, int64s
+ * every integer. */
 #define TC_DEF_VI(SUF, V, ISNAN) \
   typedef struct { V v; int64_t i; } tc_vi##SUF; \
   TC_HD tc_vi##SUF tc_vi##SUF##_make(V v, int64_t i) { tc_vi##SUF r; r.v = v; r.i = i; return r; } \
-  TC_HD tc_vi##SUF tc_vi##SUF##_step(tc_vi##SUF a, V x, int64_t j, int max) { \
-    if (!ISNAN(a.v) && (ISNAN(x) || (max ? x > a.v : x < a.v))) return tc_vi##SUF##_make(x, j); \
+  TC_HD tc_vi##SUF tc_vi##SUF##_step_ex(tc_vi##SUF a, V x, int64_t j, int max, int last) { \
+    if (!ISNAN(a.v) && (ISNAN(x) || (max ? x > a.v : x < a.v) || (last && x == a.v))) return tc_vi##SUF##_make(x, j); \
     return a; \
   } \
-  TC_HD tc_vi##SUF tc_vi##SUF##_merge(tc_vi##SUF x, tc_vi##SUF y, int max) { \
+  TC_HD tc_vi##SUF tc_vi##SUF##_merge_ex(tc_vi##SUF x, tc_vi##SUF y, int max, int last) { \
     int xn = ISNAN(x.v), yn = ISNAN(y.v); \
     if (xn || yn) { \
       if (xn && yn) return x.i < y.i ? x : y; \
@@ -163,8 +166,10 @@ TC_HD double tc_nsum_value(tc_nsum x) { return x.c == 0 ? x.s : x.s + x.c; }
     } \
     if (max ? x.v > y.v : x.v < y.v) return x; \
     if (max ? y.v > x.v : y.v < x.v) return y; \
-    return x.i < y.i ? x : y; \
-  }
+    return (x.i < y.i) != (last != 0) ? x : y; \
+  } \
+  TC_HD tc_vi##SUF tc_vi##SUF##_step(tc_vi##SUF a, V x, int64_t j, int max) { return tc_vi##SUF##_step_ex(a, x, j, max, 0); } \
+  TC_HD tc_vi##SUF tc_vi##SUF##_merge(tc_vi##SUF x, tc_vi##SUF y, int max) { return tc_vi##SUF##_merge_ex(x, y, max, 0); }
 #define TC_INF tc_bits_f64(0x7ff0000000000000ull)
 #define TC_ISNAN_D(v) ((v) != (v))
 #define TC_ISNAN_L(v) 0

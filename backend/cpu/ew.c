@@ -176,6 +176,17 @@ static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int6
 }
 
 static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
+  if (tc_numel(c->out) == 1) {   /* one element (a scalar loop's statement): no plan to make */
+    char *p[CPU_MAX_OPS];
+    int64_t s[CPU_MAX_OPS] = {0};
+    ctx->nop = c->nin + 1;
+    for (int k = 0; k < ctx->nop; k++) {
+      const tc_tensor *t = k ? c->in[k - 1] : c->out;
+      p[k] = (char *)tc_tensor_data(t);
+      ctx->size[k] = tc_dtype_size(t->dtype);
+    }
+    return ew_row(ctx, 0, 1, p, s);
+  }
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, c->nin, c->in);
   ctx->nop = plan.nop;

@@ -157,7 +157,8 @@ TC_REDUCE_KERNELS(K_RED_ROW)
     } \
   }
 /* max, min, argmax, argmin per column: a NaN ends the column's scan (its
- * first NaN wins), else the first strictly better value. */
+ * first NaN wins), else the first strictly better value (argmax, argmin),
+ * or the last of the best (max, min: so -0.0 after 0.0 is the maximum). */
 #define K_COLEXT_ONE(E, S, C, LD, ST, NAME, CMP, ARG) \
   CPU_CLONES static void c_##NAME##_##E(const char *x_, int64_t n, int64_t s, int64_t cols, char *o) { \
     const S *x = CPTR(S, x_); \
@@ -180,7 +181,7 @@ TC_REDUCE_KERNELS(K_RED_ROW)
     } \
   }
 #define K_COLEXT(E, n_, S, C, CLS, B, LD, ST, ...) \
-  K_COLEXT_ONE(E, S, C, LD, ST, REDUCE_MAX, >, 0) K_COLEXT_ONE(E, S, C, LD, ST, REDUCE_MIN, <, 0) \
+  K_COLEXT_ONE(E, S, C, LD, ST, REDUCE_MAX, >=, 0) K_COLEXT_ONE(E, S, C, LD, ST, REDUCE_MIN, <=, 0) \
   K_COLEXT_ONE(E, S, C, LD, ST, ARGMAX, >, 1) K_COLEXT_ONE(E, S, C, LD, ST, ARGMIN, <, 1)
 TC_FOR_FLT(K_COLSUM_FLT, _)
 TC_FOR_INT(K_COLSUM_INT, _)
@@ -192,11 +193,16 @@ TC_FOR_NUM(K_COLEXT, _)
  * scan finds it. Blocks of 256 are checked for NaN and folded in 16 lanes
  * (loops that vectorise); only a block that beats the best so far is
  * searched for the first element equal to its extreme (which also settles
- * -0 against +0: the first of them wins, as in the scan). */
+ * -0 against +0: the first of them wins, as in the scan).
+ * For the value (val not NULL) the answer is the last element equal to
+ * the extreme instead, as folding maximum (minimum) gives: that differs
+ * only for a zero, whose sign is then the last zero's. */
 #define K_EXT1(E, n_, S, C, CLS, B, LD, ST, ...) \
   static int64_t ext1_##E(const char *x_, int64_t n, bool want_max, char *val) { \
     const S *x = CPTR(S, x_); \
     int64_t k = ext1k_##E(x, n, want_max); \
+    if (val && (C)0.5 != 0 && LD(x[k]) == 0)   /* floats only */ \
+      for (k = n - 1; LD(x[k]) != 0; k--) {} \
     if (val) *PTR(S, val) = ST(LD(x[k])); \
     return k; \
   }
@@ -397,7 +403,8 @@ static int ext_task(void *ctx, int t, int w) {
   const ext_job *j = ctx;
   (void)w;
   int64_t lo = t * j->per, n = j->r->n - lo < j->per ? j->r->n - lo : j->per;
-  j->k[t] = lo + j->r->ext(j->x + lo * (int64_t)j->r->esize, n, j->r->want_max, NULL);
+  _Alignas(8) char val[8];   /* for max/min, the chunk's value rule (its last zero) */
+  j->k[t] = lo + j->r->ext(j->x + lo * (int64_t)j->r->esize, n, j->r->want_max, j->r->arg ? NULL : val);
   return tc_interrupt_flag ? -1 : 0;
 }
 

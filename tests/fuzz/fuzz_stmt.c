@@ -158,6 +158,7 @@ static int json_errors(const outcome *o) {
     const char *parse_end = NULL;
     cJSON *j = cJSON_ParseWithOpts(p, &parse_end, 1);
     /* printing interrupted by the deadline ends its line where it stopped
+     * when the line outgrew its buffer (64 MiB, or less under the limit)
      * (man page, LIMITS AND INTERRUPTS); the next line is the interrupted error */
     if (!j && deadline_hit && nl + 1 < end && strstr(nl + 1, "\"code\":\"interrupted\"")) {
       *nl = '\n';

@@ -138,6 +138,9 @@ family matvec 'mw @ w'
 TCALC_THREADS=1 family sum_one_thread 'sum(b)'
 family print_text 'broadcast_to(1.5, [10000000])' --full
 family print_json 'broadcast_to(1.5, [10000000])'
+# ... and leaves no partial JSON line (SPEC 1): each line is a JSON object
+if python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/out" 2>/dev/null; then ok
+else bad "print_json: a partial JSON line"; tail -c 200 "$TMP/out"; fi
 family save_csv 'save_csv("big-out.csv", broadcast_to(1.5, [20000000]))'
 family load_csv 'load_csv("big.csv")'
 
@@ -210,9 +213,17 @@ tm new-session -d -s t -x 200 -y 50 "env TCALC_HISTORY=$TMP/history NO_COLOR=1 $
 trap 'tm kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
 if ! wait_screen '^tcalc> '; then bad "repl: no prompt"; screen; finish; exit; fi
 
-# Ctrl-C at the prompt drops the line being typed.
+# Ctrl-C at the prompt drops the line being typed. Each key waits for the
+# screen to show the one before, as a person would: keys typed in the
+# moment between Ctrl-C and the next prompt may be lost (libedit puts the
+# terminal back in its normal mode to handle the signal, the terminal driver
+# discards unread input at an interrupt), which made this check flaky
+# under load.
 tm send-keys -t t -l '1000 +'
+wait_screen '^tcalc> 1000 \+$'
 tm send-keys -t t C-c
+wait_screen '^tcalc> 1000 \+\^C$'
+wait_screen '^tcalc> $'
 type_line 2
 if wait_screen '^2$' && ! screen | grep -q '^1002$'; then ok; else bad "repl: Ctrl-C at the prompt kept the line"; screen | grep -v '^$' | tail -5; fi
 
@@ -220,6 +231,7 @@ if wait_screen '^2$' && ! screen | grep -q '^1002$'; then ok; else bad "repl: Ct
 type_line '[3,'
 wait_screen '^  \.\.\.> '   # Ctrl-C before the line is read would come too early
 tm send-keys -t t C-c
+wait_screen '^  \.\.\.> \^C$'
 type_line 4
 if wait_screen '^4$' && ! screen | grep -q 'error'; then ok; else bad "repl: Ctrl-C in a continuation kept the statement"; screen | grep -v '^$' | tail -5; fi
 

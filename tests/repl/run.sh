@@ -163,6 +163,7 @@ keys -l '[1,'
 keys Enter
 expect '  ...> ' 2
 keys C-c
+expect '^C' 2
 line '3 * 3'
 expect '9'
 

@@ -3,8 +3,9 @@
  * argmax and argmin of a contiguous run go by blocks and threads. Each must
  * give the bits of the one-element-at-a-time definition: the pairwise sum
  * (blocks of up to 128 in 8 accumulators, halves at multiples of 8), the
- * first NaN, else the first strictly better value (so -0 or +0, whichever
- * comes first). Checked bit for bit against that definition written out
+ * first NaN, else the first strictly better value for argmax/argmin (so -0
+ * or +0, whichever comes first) and the last of the best for max/min (so
+ * the last zero's sign, as folding maximum gives). Checked bit for bit against that definition written out
  * here, on data with NaNs, signed zeros and ties, for several shapes and
  * thread counts. */
 #include <criterion/criterion.h>
@@ -37,13 +38,14 @@ static uint64_t next(void) { return tt_rand(&seed); }
     int64_t h = n / 2; h -= h % 8;                                                              \
     return pw_##T(x, h, s) + pw_##T(x + h * s, n - h, s);                                       \
   }                                                                                             \
-  /* index of the scan's answer: the first NaN, else the first strictly better */              \
-  static int64_t scan_##T(const T *x, int64_t n, int64_t s, bool want_max) {                   \
+  /* index of the scan's answer: the first NaN, else the first strictly better (with last, \
+   * the last of the best) */                                                                 \
+  static int64_t scan_##T(const T *x, int64_t n, int64_t s, bool want_max, bool last) {        \
     T m = x[0];                                                                                 \
     int64_t k = 0;                                                                              \
     for (int64_t i = 1; i < n && m == m; i++) {                                                 \
       T v = x[i * s];                                                                           \
-      if ((want_max ? v > m : v < m) || v != v) { m = v; k = i; }                               \
+      if ((want_max ? v > m : v < m) || (last && v == m) || v != v) { m = v; k = i; }           \
     }                                                                                           \
     return k;                                                                                   \
   }
@@ -97,7 +99,7 @@ static const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_MEAN, TC_OP_REDUCE_MAX, TC_O
           int64_t wk = 0;                                                                               \
           if (op == TC_OP_REDUCE_SUM) want = pw_##T(run, n, s);                                         \
           else if (op == TC_OP_MEAN) want = pw_##T(run, n, s) / (T)n;                                   \
-          else { wk = scan_##T(run, n, s, mx); want = run[wk * s]; }                                    \
+          else { wk = scan_##T(run, n, s, mx, !arg); want = run[wk * s]; }                              \
           bool ok;                                                                                      \
           if (arg) ok = ((int64_t *)(void *)tc_tensor_data(r))[j] == wk;                                \
           else {                                                                                        \
