@@ -250,6 +250,7 @@ typedef struct pcase {
   tc_axes axes;       /* reductions, squeeze, flip */
   bool keepdims;
   int variant;        /* which API entry an op's case goes through */
+  tc_overflow policy; /* the integer overflow policy the op runs under (SPEC 13) */
   int nd;             /* shape, perm, starts/sizes arguments */
   int64_t dims[8], dims2[8];
   int64_t iarg[4];    /* axis, k, n/m, ... */
@@ -490,11 +491,13 @@ static void run_case(row *r, pcase *c) {
     t2[i] = make(TC_ENGINE_CUDA, &c->in[i], &e2);
     if (!t1[i] || !t2[i]) { row_fail(r, c, "making inputs: %s%s", e1.msg, e2.msg); goto done; }
   }
+  tc_set_overflow(c->policy);
   tc_set_engine(TC_ENGINE_CPU);
   o1 = apply(c, t1, &e1);
   tc_set_engine(TC_ENGINE_CUDA);
   o2 = apply(c, t2, &e2);
   tc_set_engine(TC_ENGINE_CPU);
+  tc_set_overflow(TC_OVERFLOW_WRAP);
   if (!o1 && !o2) {
     r->errors++;
     if (getenv("TCALC_PARITY_TRACE")) printf("  %s: both fail: %s\n", c->what, e1.msg);
@@ -569,6 +572,15 @@ static void binary_rows(row *r) {
   cross(&c.in[0], &c.in[1], dt);
   tame_rhs(op, &c.in[1]);
   case_end(r, &c);
+  /* the overflow policies (SPEC 13): the same clamped results, or the same first overflowing index */
+  if (is_int && (op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL || op == TC_OP_POW || op == TC_OP_DIV))
+    for (int p = TC_OVERFLOW_CHECK; p <= TC_OVERFLOW_SATURATE; p++) {
+      case_begin(&c, r, p == TC_OVERFLOW_CHECK ? "edge x edge, overflow check" : "edge x edge, overflow saturate", 2);
+      cross(&c.in[0], &c.in[1], dt);
+      tame_rhs(op, &c.in[1]);
+      c.policy = (tc_overflow)p;
+      case_end(r, &c);
+    }
   /* exponents and shift counts over their whole interesting range */
   if (is_int && (chk == TC_CHECK_NEGEXP || chk == TC_CHECK_NEGSHIFT)) {
     int64_t ie[32];
@@ -677,6 +689,14 @@ static void unary_rows(row *r) {
   spec_1d(&c.in[0], dt, 200);
   fill_edges(&c.in[0]);
   case_end(r, &c);
+  if (is_int_dt(dt) && (r->op == TC_OP_NEG || r->op == TC_OP_ABS))
+    for (int p = TC_OVERFLOW_CHECK; p <= TC_OVERFLOW_SATURATE; p++) {
+      case_begin(&c, r, p == TC_OVERFLOW_CHECK ? "edge values, overflow check" : "edge values, overflow saturate", 1);
+      spec_1d(&c.in[0], dt, 200);
+      fill_edges(&c.in[0]);
+      c.policy = (tc_overflow)p;
+      case_end(r, &c);
+    }
   for (int k = 0; k < nsizes(); k++) {
     case_begin(&c, r, k == 3 ? "random, (1<<20)+7 elements" : k == 2 ? "random, 1023 elements" : k == 1 ? "random, 31 elements" : "random, 1 element", 1);
     spec_1d(&c.in[0], dt, sizes[k]);
