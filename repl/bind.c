@@ -53,6 +53,7 @@ const sig *get_sig(tc_op op) {
     g->defs[g->n][0] = 0;
     if (*p == '=') {
       const char *d = ++p;
+      if (*p == '"') for (p++; *p && *p != '"'; p++) {}   /* a string default may hold a comma */
       while (*p && *p != ',') p++;
       copy_part(g->defs[g->n], sizeof g->defs[0], d, (size_t)(p - d));
     }

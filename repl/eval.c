@@ -1,6 +1,7 @@
 /* Evaluation of statements: literals (weak scalars), list literals,
  * variables, operators and calls. Function arguments are bound and
  * converted by repl/bind.c from the op table's typed signatures. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,23 @@ int session_set(session *s, const char *name, tc_tensor *t, tc_err *err) {
   if (!n) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
   s->vars[s->nvars++] = (var){n, t, NULL};
   return 0;
+}
+
+/* --arg NAME JSON: a name the statement `NAME = ...` would accept. */
+int session_bind(session *s, const char *name, tc_tensor *t, tc_err *err) {
+  size_t n = strlen(name);
+  bool ident = n > 0 && (isalpha((unsigned char)name[0]) || name[0] == '_');
+  for (size_t i = 1; ident && i < n; i++) ident = isalnum((unsigned char)name[i]) || name[i] == '_';
+  const char *why = !ident ? "is not a variable name (letters, digits and _, not starting with a digit)"
+                    : is_keyword(name, n) || !strcmp(name, "true") || !strcmp(name, "false") || !strcmp(name, "inf") ||
+                            !strcmp(name, "nan") ? "is a reserved word"
+                    : fn_find(name) || !strcmp(name, "print") ? "is a function name; choose another variable name"
+                    : NULL;
+  if (why) {
+    tc_tensor_free(t);
+    return tc_err_set(err, TC_E_BAD_ARG, -1, -1, "'%.60s' %s", name, why);
+  }
+  return session_set(s, name, t, err);
 }
 
 void session_clear(session *s, const char *name) {

@@ -65,6 +65,9 @@ void session_init(session *s);
 void session_free(session *s);
 tc_tensor *session_get(session *s, const char *name);
 int session_set(session *s, const char *name, tc_tensor *t, tc_err *err);  /* takes a reference */
+/* session_set for a name given outside a script (--arg): fails with
+ * bad_argument for a name an assignment would refuse; takes t either way. */
+int session_bind(session *s, const char *name, tc_tensor *t, tc_err *err);
 void session_clear(session *s, const char *name);                          /* NULL: all */
 ufunc *session_fn(session *s, const char *name);
 /* Line and column (1-based, in characters) of byte off of a text whose

@@ -7,66 +7,29 @@
 #include "print.h"
 
 /* ---- numbers ---- */
-static bool reads_back(const char *s, double v, tc_dtype dt) {
-  switch (dt) {
-  case TC_DT_F32: return strtof(s, NULL) == (float)v;
-  case TC_DT_F16: return tc_f64_to_f16(strtod(s, NULL)).bits == tc_f64_to_f16(v).bits;
-  case TC_DT_BF16: return tc_f64_to_bf16(strtod(s, NULL)).bits == tc_f64_to_bf16(v).bits;
-  default: return strtod(s, NULL) == v;
-  }
-}
-
-/* v with p significant digits in e ("%.*e") that read back in dt: the
- * correctly rounded ones, or else a neighbour one unit in the last digit
- * away. At a power of two the gap below is half the gap above, so the
- * nearest p digits may fall outside v's rounding interval where the next
- * ones up do not: f16(0.015625) is 0.01563, not 0.015625. */
-static bool digits_read_back(char *e, size_t n, int p, double v, tc_dtype dt) {
-  snprintf(e, n, "%.*e", p - 1, v);
-  if (reads_back(e, v, dt)) return true;
-  const char *x = strchr(e, 'e');
-  double step = pow(10.0, (x ? atoi(x + 1) : 0) - (p - 1)), m = strtod(e, NULL);
-  char alt[40];
-  for (int k = -1; k <= 1; k += 2) {
-    snprintf(alt, sizeof alt, "%.*e", p - 1, m + k * step);
-    if (reads_back(alt, v, dt)) { snprintf(e, n, "%s", alt); return true; }
-  }
-  snprintf(e, n, "%.*e", p - 1, v);
-  return false;
-}
-
 void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
   if (isnan(v)) { snprintf(buf, n, "nan"); return; }
   if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
-  char e[40];
-  int p;
+  char digits[24];
+  int nd, exp10, p = 0;
+  bool neg = signbit(v);
   if (precision > 0) {
+    /* [-]d[.ddd]e[+-]xx: take the digits and the exponent */
+    char e[40];
     p = precision > 17 ? 17 : precision;
     snprintf(e, sizeof e, "%.*e", p - 1, v);
+    const char *s = e + neg;
+    nd = 0;
+    for (; *s && *s != 'e'; s++)
+      if (*s != '.') digits[nd++] = *s;
+    exp10 = atoi(s + 1);
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    digits[nd] = 0;
   } else {
-    /* The fewest significant digits that read back: if p digits do, so do
-     * p + 1 (printf rounds correctly), so binary search between 1 and the
-     * most a dtype ever needs (bf16 4, f16 5, f32 9, f64 17). */
-    int lo = 1, hi = dt == TC_DT_BF16 ? 4 : dt == TC_DT_F16 ? 5 : dt == TC_DT_F32 ? 9 : 17;
-    while (lo < hi) {
-      int mid = (lo + hi) / 2;
-      if (digits_read_back(e, sizeof e, mid, v, dt)) hi = mid;
-      else lo = mid + 1;
-    }
-    p = lo;
-    digits_read_back(e, sizeof e, p, v, dt);
+    /* The fewest significant digits that read back in dt, the nearest of
+     * them to v (src/shortest.c) */
+    nd = tc_shortest_digits(v, dt, digits, &exp10);
   }
-  /* e is [-]d[.ddd]e[+-]xx: take the digits and the exponent */
-  const char *s = e;
-  bool neg = *s == '-';
-  if (neg) s++;
-  char digits[24];
-  int nd = 0;
-  for (; *s && *s != 'e'; s++)
-    if (*s != '.') digits[nd++] = *s;
-  int exp10 = atoi(s + 1);
-  while (nd > 1 && digits[nd - 1] == '0') nd--;
-  digits[nd] = 0;
   char out[64];
   int o = 0;
   if (neg) out[o++] = '-';
@@ -91,9 +54,16 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
       out[o++] = '.';
       for (int i = 1; i < nd; i++) out[o++] = digits[i];
     }
-    snprintf(out + o, sizeof out - (size_t)o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+    int a = abs(exp10);
+    out[o++] = 'e';
+    out[o++] = exp10 < 0 ? '-' : '+';
+    if (a >= 100) out[o++] = (char)('0' + a / 100);
+    out[o++] = (char)('0' + a / 10 % 10);
+    out[o++] = (char)('0' + a % 10);
+    out[o] = 0;
   }
-  snprintf(buf, n, "%s", out);
+  if ((size_t)o < n) memcpy(buf, out, (size_t)o + 1);
+  else snprintf(buf, n, "%s", out);
 }
 
 void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision) {
@@ -403,7 +373,10 @@ static void emit(tctx *c, int d, int64_t off) {
     if (d == nd - 1) {
       char b[64];
       fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
-      c->col += fprintf(c->f, "%*s", c->width, b);
+      int w = (int)strlen(b);   /* right-aligned in the column's width */
+      for (int k = w; k < c->width; k++) fputc(' ', c->f);
+      fputs(b, c->f);
+      c->col += w > c->width ? w : c->width;
     } else emit(c, d + 1, o);
   }
   fputc(']', c->f);

@@ -54,7 +54,7 @@ if len(funcs) < 10:
 
 # EXAMPLES: in each .EX/.EE block, a line "$ command" (continued while it
 # ends with a backslash) is followed by its expected output, up to the next
-# (SCRIPTING's blocks are run the same way)
+# (SCRIPTING's and PIPELINES' blocks are run the same way)
 # "$ " line or the end of the block.
 def unescape(line):
     line = line.replace("\\(aq", "'").replace("\\(dq", '"').replace("\\-", "-").replace("\\&", "")
@@ -62,7 +62,7 @@ def unescape(line):
 
 examples = []
 blocks = []
-for name in ("SCRIPTING", "INTEGERS", "EXAMPLES"):
+for name in ("SCRIPTING", "INTEGERS", "PIPELINES", "EXAMPLES"):
     blocks += re.findall(r"^\.EX\s*\n(.*?)^\.EE\s*$", section(name), re.M | re.S)
 for block in blocks:
     lines = [unescape(l) for l in block.split("\n")[:-1]]

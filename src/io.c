@@ -4,6 +4,7 @@
  * the path and the reason. Sizes come from the file itself before anything
  * is allocated, data moves in chunks of at most IO_CHUNK bytes, and the
  * tensor's own allocation is checked against the memory limit. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -360,6 +361,38 @@ done:
   return out;
 }
 
+/* ---- JSON (src/json.c parses) ---- */
+/* The whole text is read: its size is checked against the memory limit
+ * first, so a file larger than the limit is refused before it is read. */
+tc_tensor *tc_load_json(const char *path, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_JSON;
+  uint64_t size, limit = tc_get_max_memory(), used = tc_mem_in_use();
+  FILE *f = open_read(path, op, &size, err);
+  if (!f) return NULL;
+  tc_tensor *t = NULL;
+  char *text = NULL;
+  if (size > limit || used > limit - size || size >= SIZE_MAX) {
+    tc_err_set(err, TC_E_OOM, (int)op, -1, "the JSON file (%llu bytes) does not fit the memory limit (:set max_memory)",
+               (unsigned long long)size);
+  } else if (!(text = malloc((size_t)size + 1))) {
+    tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
+  } else {
+    int rc = 0;
+    for (uint64_t off = 0; off < size && rc == 0; off += IO_CHUNK) {
+      size_t n = size - off < IO_CHUNK ? (size_t)(size - off) : IO_CHUNK;
+      if (fread(text + off, 1, n, f) != n)
+        rc = io_fail(err, op, -1, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
+      else if (tc_interrupt_flag) rc = io_interrupted(err, op, -1);
+    }
+    text[size] = 0;
+    if (rc == 0 && memchr(text, 0, (size_t)size)) rc = io_fail(err, op, -1, path, "a NUL byte: not JSON text");
+    if (rc == 0) t = tc_from_json(text, (size_t)size, op, err);
+  }
+  free(text);
+  fclose(f);
+  return t;
+}
+
 /* ---- writing ----
  * A regular file, or a name that does not exist yet, is written as a new
  * temporary file in the same directory, flushed to the disk (fsync) and
@@ -563,6 +596,8 @@ typedef struct {
   FILE *f;
   const char *path;
   tc_dtype dt;
+  char delim;                  /* the value separator (',' by default) */
+  int64_t skip;                /* lines to skip at the start (after a byte-order mark) */
   int64_t rows, cols;          /* data rows seen, values per row */
   /* pass 2: the tensor and a chunk buffer */
   tc_tensor *t;
@@ -588,15 +623,21 @@ static int csv_pass(csv_reader *r, tc_err *err) {
   bool in_comment = false, blank = true;
   size_t es = tc_dtype_size(r->dt);
   r->rows = 0;
+  /* a UTF-8 byte-order mark (spreadsheets write one), then skip_header lines */
+  rewind(r->f);
+  unsigned char bom[3];
+  if (fread(bom, 1, 3, r->f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3)) rewind(r->f);
+  for (int ch = 0; line <= r->skip && ch != EOF;)
+    if ((ch = getc(r->f)) == '\n') line++;
   for (uint64_t nread = 1;; nread++) {
     int ch = getc(r->f);
     if (nread % (1 << 20) == 0 && tc_interrupt_flag) return io_interrupted(err, op, (int)r->dt);
     if (ch == '#' && !in_comment) in_comment = true;
     if (in_comment && ch != '\n' && ch != EOF) continue;
-    if (ch == ',' || ch == '\n' || ch == EOF) {
+    if (ch == r->delim || ch == '\n' || ch == EOF) {
       while (flen && (field[flen - 1] == ' ' || field[flen - 1] == '\t' || field[flen - 1] == '\r')) flen--;
       field[flen] = 0;
-      bool end_line = ch != ',';
+      bool end_line = ch != r->delim;
       if (!(end_line && blank && ncols == 0)) {
         /* a value (a line that is empty or only a comment has none) */
         if (!r->t && !csv_value(field, r->dt, r->buf, why, sizeof why))
@@ -642,14 +683,23 @@ static int csv_pass(csv_reader *r, tc_err *err) {
   return r->t ? csv_flush(r, err) : 0;
 }
 
-tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
+tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) { return tc_load_csv_with(path, dt, ",", 0, err); }
+
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header, tc_err *err) {
   const tc_op op = TC_OP_LOAD_CSV;
+  char d = delimiter[0];
+  if (!d || delimiter[1] || (d != '\t' && (!ispunct((unsigned char)d) || strchr(".+-#\"'", d))))
+    return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1,
+                      "delimiter must be one punctuation character or a tab (not . + - # or a quote), not \"%.20s\"",
+                      delimiter), NULL;
+  if (skip_header < 0) return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "skip_header must be >= 0, not %lld",
+                                         (long long)skip_header), NULL;
   if (!tc_op_supported(op, dt, tc_get_engine())) { tc_unsupported(op, dt, err); return NULL; }
   uint64_t size;
   FILE *f = open_read(path, op, &size, err);
   if (!f) return NULL;
   unsigned char probe[8];
-  csv_reader r = {.f = f, .path = path, .dt = dt, .buf = probe};
+  csv_reader r = {.f = f, .path = path, .dt = dt, .delim = d, .skip = skip_header, .buf = probe};
   tc_tensor *t = NULL;
   if (csv_pass(&r, err) == 0) {
     int64_t shape[2];
@@ -666,7 +716,6 @@ tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
       r.chunk = IO_CHUNK - IO_CHUNK % es;
       r.buf = malloc(r.chunk);
       r.t = t;
-      rewind(f);
       int rc = r.buf ? csv_pass(&r, err) : tc_err_set(err, TC_E_OOM, (int)op, (int)dt, "allocation failed");
       if (rc == 0 && r.written != (uint64_t)tc_numel(t) * es)
         rc = io_fail(err, op, (int)dt, path, "the file changed while it was read");
@@ -678,19 +727,17 @@ tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
   return t;
 }
 
-/* The shortest text that reads back to v in dtype dt (as Python's repr). */
+/* The shortest text that reads back to v in dtype dt (src/shortest.c, as
+ * printing finds it), written as C's "%.*g" writes that many digits. */
 static void fmt_shortest(char *buf, size_t n, double v, tc_dtype dt) {
   if (v != v) { snprintf(buf, n, "nan"); return; }
   if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, n, "%.*g", p, v);
-    double r = strtod(buf, NULL);
-    bool same = dt == TC_DT_F32 ? (float)r == (float)v
-                : dt == TC_DT_F16 ? tc_f64_to_f16(r).bits == tc_f64_to_f16(v).bits
-                : dt == TC_DT_BF16 ? tc_f64_to_bf16(r).bits == tc_f64_to_bf16(v).bits
-                : r == v;
-    if (same) return;
-  }
+  char d[24];
+  int e, nd = tc_shortest_digits(v, dt, d, &e);
+  const char *sign = signbit(v) ? "-" : "";
+  if (e < -4 || e >= nd) snprintf(buf, n, "%s%c%s%.*se%c%02d", sign, d[0], nd > 1 ? "." : "", nd - 1, d + 1, e < 0 ? '-' : '+', abs(e));
+  else if (e < 0) snprintf(buf, n, "%s0.%.*s%s", sign, -e - 1, "000", d);   /* e >= -4 */
+  else snprintf(buf, n, "%s%.*s%s%s", sign, e + 1, d, nd > e + 1 ? "." : "", d + e + 1);
 }
 
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {

@@ -300,10 +300,26 @@ tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed
 tc_tensor *tc_load_npy(const char *path, tc_err *err);
 int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
+/* With a delimiter (one punctuation character or a tab) and skip_header
+ * lines skipped first; a UTF-8 byte-order mark is skipped always. */
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header, tc_err *err);
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
+/* JSON input (SPEC 14): one tensor from text (NUL-terminated at len), as
+ * tcalc's own JSON object or a plain JSON number or array; errors name
+ * the line and column in the text. op: the op errors are reported for. */
+tc_tensor *tc_from_json(const char *text, size_t len, tc_op op, tc_err *err);
+tc_tensor *tc_load_json(const char *path, tc_err *err);
 /* For a SIGTERM handler: removes the temporary file of a save in progress
  * (the old file under the name stays as it was). Async-signal-safe. */
 void tc_io_signal_cleanup(void);
+
+/* ---- printing floats ---- */
+/* The shortest decimal that reads back to v in float dtype dt (v finite and
+ * a value of dt; its sign is ignored): its significant digits, without
+ * trailing zeros, into digits (room for 18), and the decimal exponent of
+ * the first digit; returns how many digits. Of the shortest, the nearest
+ * to v (ties to even). */
+int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10);
 
 /* ---- matrix products (SPEC 5.2) ---- */
 /* NumPy matmul: 1-D operands promoted to matrices and the added dimension

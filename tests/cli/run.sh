@@ -131,7 +131,12 @@ env -u NO_COLOR "$bin" -e 'nope' > /dev/null 2> "$tmp/err"
 case $(cat "$tmp/err") in *"$(printf '\033')"*) bad "colour when stderr is not a terminal" ;; *) ok ;; esac
 
 # ---- options ----
-check "--version" "tcalc" "$("$bin" --version | cut -d' ' -f1)"
+check "--version" "tcalc" "$("$bin" --version | head -1 | cut -d' ' -f1)"
+# the second line names the build's engines, as --caps lists them
+case $("$bin" --version | sed -n 2p) in
+  "engines: cpu"|"engines: cpu cuda") ok ;;
+  *) bad "--version: no 'engines: cpu[ cuda]' line: $("$bin" --version | tr '\n' '|')" ;;
+esac
 "$bin" --help > "$tmp/out" 2>&1
 check "--help exits 0" 0 $?
 case $(cat "$tmp/out") in *"usage: tcalc"*"--json"*"--keep-going"*) ok ;; *) bad "--help text" ;; esac

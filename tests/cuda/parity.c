@@ -895,6 +895,24 @@ static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_RANDINT: return tc_random(TC_DIST_INT, c->nd, c->dims, c->seed, c->iarg[0], c->iarg[1], err);
   case TC_OP_LOAD: return tc_load_npy(c->path, err);
   case TC_OP_LOAD_CSV: return tc_load_csv(c->path, c->to, err);
+  case TC_OP_LOAD_JSON: return tc_load_json(c->path, err);
+  case TC_OP_FROM_JSON: {   /* the text of the same file */
+    FILE *f = fopen(c->path, "rb");
+    char *text = NULL;
+    size_t n = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = (size_t)ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc(n + 1)) && fread(text, 1, n, f) == n) {
+      text[n] = 0;
+      tc_tensor *t = tc_from_json(text, n, TC_OP_FROM_JSON, err);
+      free(text);
+      fclose(f);
+      return t;
+    }
+    free(text);
+    if (f) fclose(f);
+    tc_err_set(err, TC_E_IO, (int)c->op, -1, "cannot read %s", c->path);
+    return NULL;
+  }
   case TC_OP_SAVE: case TC_OP_SAVE_CSV: {
     /* written from this engine, read back on the CPU */
     char path[sizeof c->path + 8];
@@ -1210,19 +1228,57 @@ static void ctor_rows(row *r) {
   }
 }
 
+/* t (CPU, contiguous) as tcalc's JSON object: the parity suite has no printer. */
+static void json_nest(FILE *f, const tc_tensor *t, const unsigned char *p, int d, int64_t *k) {
+  if (d == t->ndim) {
+    const void *e = p + (size_t)(*k)++ * tc_dtype_size(t->dtype);
+    tc_class cl = tc_dtype_class(t->dtype);
+    double v = tc_dtype_load_f64(t->dtype, e);
+    if (cl == TC_CLASS_BOOL) fputs(*(const uint8_t *)e ? "true" : "false", f);
+    else if (cl == TC_CLASS_INT) fprintf(f, "%lld", (long long)tc_dtype_load_i64(t->dtype, e));
+    else if (isnan(v)) fputs("\"nan\"", f);
+    else if (isinf(v)) fputs(v < 0 ? "\"-inf\"" : "\"inf\"", f);
+    else fprintf(f, "%.17g", v);   /* exact for every float dtype */
+    return;
+  }
+  fputc('[', f);
+  for (int64_t i = 0; i < t->shape[d]; i++) {
+    if (i) fputc(',', f);
+    json_nest(f, t, p, d + 1, k);
+  }
+  fputc(']', f);
+}
+
+static int write_json(const char *path, tc_tensor *t, tc_err *err) {
+  tc_tensor *c = tc_contiguous(t, err);
+  FILE *f = c ? fopen(path, "w") : NULL;
+  if (!f) { tc_tensor_free(c); return tc_err_set(err, TC_E_IO, -1, -1, "cannot write %s", path); }
+  fprintf(f, "{\"dtype\":\"%s\",\"shape\":[", tc_dtype_name(c->dtype));
+  for (int d = 0; d < c->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)c->shape[d]);
+  fputs("],\"data\":", f);
+  int64_t k = 0;
+  json_nest(f, c, tc_tensor_host_data(c), 0, &k);
+  fputs("}\n", f);
+  tc_tensor_free(c);
+  return fclose(f) == 0 ? 0 : tc_err_set(err, TC_E_IO, -1, -1, "cannot write %s", path);
+}
+
 static void io_rows(row *r) {
   pcase c;
   int64_t s[2] = {33, 65};
-  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV;
+  bool json = r->op == TC_OP_LOAD_JSON || r->op == TC_OP_FROM_JSON;
+  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV || json;
   case_begin(&c, r, load ? "a file written on the CPU" : "written from each engine, read on the CPU", load ? 0 : 1);
-  snprintf(c.path, sizeof c.path, "/tmp/tcalc-parity-%d.%s", (int)getpid(), r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
+  snprintf(c.path, sizeof c.path, "/tmp/tcalc-parity-%d.%s", (int)getpid(),
+           json ? "json" : r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
   spec x;
   x_spec(&x, r->dt, 2, s, true);
   if (load) {
     tc_err err;
     tc_err_clear(&err);
     tc_tensor *t = make(TC_ENGINE_CPU, &x, &err);
-    int rc = t ? (r->op == TC_OP_LOAD ? tc_save_npy(c.path, t, &err) : tc_save_csv(c.path, t, &err)) : -1;
+    int rc = !t ? -1 : json ? write_json(c.path, t, &err)
+             : r->op == TC_OP_LOAD ? tc_save_npy(c.path, t, &err) : tc_save_csv(c.path, t, &err);
     tc_tensor_free(t);
     spec_free(&x);
     if (rc != 0) { row_fail(r, &c, "writing the file: %s", err.msg); return; }

@@ -114,6 +114,26 @@ rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'i64\[7,7,7,7,7,7,7,7,7,7,7,7,7,7,7,7\]$' "$TMP/out" && grep -q 'f64\[23,4,5,6,7,8,9,10,11,12,13,14,15,16,0\]$' "$TMP/out" \
    && [ "$(wc -c < "$TMP/out")" -lt 4000000 ]; then ok; else bad "views_16_axes (text): $(status_note $rc), or not summarised"; head -c 300 "$TMP/out"; fi
 
+# JSON input (SPEC 14): nesting 10^5 deep (arrays, objects, in a file and
+# in from_json's text), a 1 GB file under a 256 MiB limit (refused before it
+# is read: a sparse file), a text whose tensor is over the limit.
+gen jdeep "b'[' * 100000 + b'1' + b']' * 100000"
+gen jobj "b'{\"a\":' * 100000 + b'1' + b'}' * 100000"
+gen jzeros "b'[' + b','.join([b'0'] * 60000) + b']'"
+truncate -s 1G "$TMP/jbig"
+gen jscript "b'load_json(\"$TMP/jdeep\")\nload_json(\"$TMP/jobj\")\nfrom_json(\'' + b'[' * 100000 + b'\')\n' + b':set max_memory 256M\nload_json(\"$TMP/jbig\")\n:set max_memory 200K\nload_json(\"$TMP/jzeros\")\nx = 1\nx\n'"
+expect json_input 1 "$TMP/jscript" '"bad_argument".*nested more than 64 deep at line 1, column 65 ' \
+  '"out_of_memory".*JSON file \(1073741824 bytes\) does not fit' '"out_of_memory","message":"load_json: [^"]*limit' '"data":1}'
+count json_input_errors 5 '"ok":false'
+# --arg: 10^5 open brackets (Linux allows 128 KiB in one argument, so a
+# larger --arg never reaches tcalc), and a text over the limit.
+timeout -k 5 "$LIMIT" "$BIN" -j --arg x "$(python3 -c "print('[' * 100000)")" -e x > "$TMP/json" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q '"bad_argument","message":"--arg x: .*nested more than 64 deep' "$TMP/json"; then ok; else bad "arg_deep: $(status_note $rc)"; head -c 300 "$TMP/json"; fi
+timeout -k 5 "$LIMIT" "$BIN" -j --max-memory 64K --arg x "$(cat "$TMP/jzeros")" -e x > "$TMP/json" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q '"out_of_memory","message":"--arg x: .*larger than the memory limit' "$TMP/json"; then ok; else bad "arg_over_limit: $(status_note $rc)"; head -c 300 "$TMP/json"; fi
+
 # Every JSON outcome line says "ok", :caps too.
 printf ':caps\n:help\n:vars\n:engine\n' > "$TMP/cmds"
 expect commands_json 0 "$TMP/cmds" '^\{"ok":true,"type":"caps","engines":'
