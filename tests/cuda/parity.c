@@ -1235,6 +1235,8 @@ static void json_nest(FILE *f, const tc_tensor *t, const unsigned char *p, int d
     tc_class cl = tc_dtype_class(t->dtype);
     double v = tc_dtype_load_f64(t->dtype, e);
     if (cl == TC_CLASS_BOOL) fputs(*(const uint8_t *)e ? "true" : "false", f);
+    else if (cl == TC_CLASS_INT && tc_dtype_is_unsigned(t->dtype))   /* u64 above the i64 maximum */
+      fprintf(f, "%llu", (unsigned long long)(uint64_t)tc_dtype_load_i64(t->dtype, e));
     else if (cl == TC_CLASS_INT) fprintf(f, "%lld", (long long)tc_dtype_load_i64(t->dtype, e));
     else if (isnan(v)) fputs("\"nan\"", f);
     else if (isinf(v)) fputs(v < 0 ? "\"-inf\"" : "\"inf\"", f);
