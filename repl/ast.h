@@ -25,6 +25,8 @@ typedef struct node {
   int64_t ival;            /* INT (already negated for a directly negated literal); BOOL;
                               DEF: the offset just past its ')' */
   bool overflow;           /* INT that does not fit i64 */
+  bool ubig;               /* INT above the i64 maximum that fits u64 (uval) */
+  uint64_t uval;
   bool paren;              /* written in parentheses (comparisons may not chain otherwise) */
   double fval;             /* FLOAT */
   const char *str;         /* NAME, STR, KWARG name, CALL name (NUL-terminated, arena) */

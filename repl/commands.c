@@ -121,11 +121,13 @@ static void cmd_caps(runner *r, char *arg, const char *full, size_t off) {
 static void show_settings(runner *r) {
   uint64_t mm = tc_get_max_memory();
   if (r->json)
-    fprintf(r->out, "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\"}\n",
-            r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()));
+    fprintf(r->out,
+            "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\",\"overflow\":\"%s\"}\n",
+            r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()));
   else
-    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\n", r->po.precision,
-            r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm, tc_engine_name(tc_get_engine()));
+    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\noverflow    %s\n", r->po.precision,
+            r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm, tc_engine_name(tc_get_engine()),
+            tc_overflow_name(tc_get_overflow()));
 }
 
 static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
@@ -149,7 +151,11 @@ static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
     uint64_t b = parse_size(val);
     if (!b) cmd_error(r, TC_E_BAD_ARG, "bad size '%s' (e.g. 2G, 512M)", val);
     else tc_set_max_memory(b);
-  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory)", what);
+  } else if (!strcmp(what, "overflow")) {
+    int p = tc_overflow_from_name(val);
+    if (p < 0) cmd_error(r, TC_E_BAD_ARG, "overflow must be wrap, check or saturate, not '%s'", val);
+    else tc_set_overflow((tc_overflow)p);
+  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory, overflow)", what);
 }
 
 static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
@@ -179,7 +185,7 @@ static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
   free(path);
 }
 
-static const char *const set_words[] = {"precision", "width", "max_memory", NULL};
+static const char *const set_words[] = {"precision", "width", "max_memory", "overflow", NULL};
 static const char *const engine_words[] = {
 #define X(E, name, built) #name,
   TC_ENGINES(X)
@@ -192,7 +198,7 @@ const command runner_commands[] = {
   {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]"},
   {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]"},
   {"caps", {NULL}, cmd_caps, NULL, false, ":caps"},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE]"},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate]"},
   {"time", {NULL}, cmd_timing, NULL, false, ":time STMT"},
   {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT"},
   {"run", {NULL}, cmd_run, NULL, false, ":run FILE"},

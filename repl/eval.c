@@ -204,6 +204,20 @@ void locate(ctx *c, const node *n) {
   }
 }
 
+/* A literal above the i64 maximum (up to 2^64 - 1) is a weak u64, usable
+ * only where a u64 is wanted (SPEC 13): as an operand of an operator or a
+ * list element (the weak rules then require a u64 to meet it), or in
+ * u64(...). Elsewhere eval() gives literal_overflow. */
+static int eval_operand(ctx *c, node *n, tc_tensor **out) {
+  if (n->kind != N_INT || !n->ubig) return eval_tensor(c, n, out);
+  tc_tensor *t = tc_scalar_i64((int64_t)n->uval, true, c->err), *u = t ? tc_cast(t, TC_DT_U64, c->err) : NULL;
+  tc_tensor_free(t);
+  if (!u) return fail_node(c, n, c->err->code, "%s", c->err->msg);
+  u->weak = true;
+  *out = u;
+  return 0;
+}
+
 int eval_tensor(ctx *c, node *n, tc_tensor **out) {
   value v = {0};
   if (eval(c, n, &v) != 0) return -1;
@@ -219,10 +233,16 @@ int eval_tensor(ctx *c, node *n, tc_tensor **out) {
 
 /* A list literal whose leaves are all number or bool literals is built
  * straight from the tree, without a tensor per element. */
-typedef struct { int ndim; int64_t shape[TC_MAX_DIMS]; bool any_float, all_bool, any_bool; int64_t count; } lit_info;
+typedef struct {
+  int ndim;
+  int64_t shape[TC_MAX_DIMS];
+  bool any_float, all_bool, any_bool, any_ubig, any_neg;   /* ubig: a literal above the i64 maximum */
+  int64_t count;
+} lit_info;
 
 static bool literal_leaf(const node *n, double *f, int64_t *i, int *kind) {
   if (n->kind == N_INT && !n->overflow) { *i = n->ival; *f = (double)n->ival; *kind = 0; return true; }
+  if (n->kind == N_INT && n->ubig) { *i = (int64_t)n->uval; *f = (double)n->uval; *kind = 3; return true; }
   if (n->kind == N_FLOAT) { *f = n->fval; *kind = 1; return true; }
   if (n->kind == N_BOOL) { *i = n->ival; *f = (double)n->ival; *kind = 2; return true; }
   if (n->kind == N_UNOP && n->op == TC_OP_NEG && n->kids[0]->kind == N_FLOAT) {
@@ -239,6 +259,8 @@ static int lit_scan(const node *n, int level, lit_info *li) {
     if (!literal_leaf(n, &f, &i, &k)) return 0;
     if (level != li->ndim) return -1;
     li->any_float |= k == 1;
+    li->any_ubig |= k == 3;
+    li->any_neg |= k == 0 && i < 0;
     li->any_bool |= k == 2;
     li->all_bool &= k == 2;
     li->count++;
@@ -266,7 +288,7 @@ static void lit_fill(const node *n, tc_dtype dt, char *buf, int64_t *pos) {
   double f; int64_t i; int k;
   literal_leaf(n, &f, &i, &k);
   if (dt == TC_DT_F64) ((double *)(void *)buf)[*pos] = f;
-  else if (dt == TC_DT_I64) ((int64_t *)(void *)buf)[*pos] = i;
+  else if (dt == TC_DT_I64 || dt == TC_DT_U64) ((int64_t *)(void *)buf)[*pos] = i;
   else ((uint8_t *)buf)[*pos] = (uint8_t)i;
   (*pos)++;
 }
@@ -283,6 +305,7 @@ static int ragged(ctx *c, node *n) {
 static int literal_list(ctx *c, node *n, const lit_info *li, value *out) {
   /* an empty list, or lists ending in empty ones, has no leaves to type it */
   tc_dtype dt = li->any_float || li->count == 0 ? TC_DT_F64 : li->all_bool ? TC_DT_BOOL : TC_DT_I64;
+  if (li->any_ubig) dt = TC_DT_U64;   /* all non-negative integers (eval_list saw to it) */
   int64_t numel;
   tc_shape_numel(li->ndim, li->shape, &numel);
   char *buf = malloc((size_t)(numel ? numel : 1) * 8);
@@ -300,7 +323,7 @@ static int literal_list(ctx *c, node *n, const lit_info *li, value *out) {
 static int list_elements(ctx *c, node *n, tc_tensor **el, int k, int *strong) {
   *strong = -1;
   for (int i = 0; i < k; i++) {
-    if (eval_tensor(c, n->kids[i], &el[i]) != 0) return -1;
+    if (eval_operand(c, n->kids[i], &el[i]) != 0) return -1;
     if (i > 0 && (el[i]->ndim != el[0]->ndim || memcmp(el[i]->shape, el[0]->shape, sizeof(int64_t) * (size_t)el[0]->ndim)))
       return ragged(c, n);
     if (el[0]->ndim + 1 > TC_MAX_DIMS) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
@@ -313,9 +336,13 @@ static int list_elements(ctx *c, node *n, tc_tensor **el, int k, int *strong) {
  * dtype of the typed elements they meet (SPEC 3.2), typed elements promote. */
 static int list_dtype(ctx *c, node *n, tc_tensor **el, int k, int strong, tc_dtype *dt) {
   *dt = TC_DT_BOOL;
+  /* a literal above the i64 maximum (a weak u64) types a list of literals as u64 */
+  tc_tensor u64t = {.dtype = TC_DT_U64}, *ref = strong >= 0 ? el[strong] : NULL;
+  for (int i = 0; i < k && !ref; i++)
+    if (el[i]->weak && el[i]->dtype == TC_DT_U64) ref = &u64t;
   for (int i = 0; i < k; i++) {
     tc_dtype pair = el[i]->dtype;
-    if (el[i]->weak && strong >= 0 && tc_result_dtype2(TC_OP_ADD, el[i], el[strong], &pair, c->err) != 0) {
+    if (el[i]->weak && ref && tc_result_dtype2(TC_OP_ADD, el[i], ref, &pair, c->err) != 0) {
       /* not an add: report it as the list's own */
       size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
       if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
@@ -325,7 +352,12 @@ static int list_dtype(ctx *c, node *n, tc_tensor **el, int k, int strong, tc_dty
       c->err->end = n->kids[i]->end;
       return -1;
     }
-    *dt = tc_promote(*dt, pair);
+    if (tc_promote_err(*dt, pair, -1, dt, c->err) != 0) {
+      c->err->engine = -1;
+      c->err->start = n->kids[i]->start;
+      c->err->end = n->kids[i]->end;
+      return -1;
+    }
   }
   return 0;
 }
@@ -361,7 +393,9 @@ static int eval_list(ctx *c, node *n, value *out) {
   int r = lit_scan(n, 0, &li);
   if (r == -1) return ragged(c, n);
   if (r == -2) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
-  if (r > 0) return literal_list(c, n, &li, out);
+  /* a literal above the i64 maximum types the list u64, with only non-negative integers beside it; otherwise
+     the general case below reports what does not fit */
+  if (r > 0 && (!li.any_ubig || !(li.any_float || li.any_bool || li.any_neg))) return literal_list(c, n, &li, out);
   /* General case: evaluate each element and stack them. */
   int k = n->nkids, strong;
   tc_tensor **el = calloc((size_t)k, sizeof *el);
@@ -417,7 +451,7 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
     return set_tensor(out, tc_unary(op, b[0].t, err));
   case TC_FAM_SEL: return set_tensor(out, tc_where(b[0].t, b[1].t, b[2].t, err));
   case TC_FAM_CLIP: return call_clip(b, out, err);
-  case TC_FAM_CAST: return set_tensor(out, tc_cast(b[0].t, (tc_dtype)b[1].dt, err));
+  case TC_FAM_CAST: return set_tensor(out, tc_cast_user(b[0].t, (tc_dtype)b[1].dt, err));
   case TC_FAM_REDUCE: return set_tensor(out, tc_reduce(op, b[0].t, &b[1].axes, a->n > 2 && b[2].b, err));
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
   case TC_FAM_MATMUL: return call_matmul(c, op, a, out);
@@ -451,8 +485,8 @@ static int eval_call(ctx *c, node *n, value *out) {
       return -1;
     }
     tc_tensor *x;
-    if (eval_tensor(c, n->kids[0], &x) != 0) return -1;
-    tc_tensor *r = tc_cast(x, (tc_dtype)f->dtype, c->err);
+    if ((f->dtype == TC_DT_U64 ? eval_operand : eval_tensor)(c, n->kids[0], &x) != 0) return -1;
+    tc_tensor *r = tc_cast_user(x, (tc_dtype)f->dtype, c->err);
     tc_tensor_free(x);
     if (!r) { locate(c, n); return -1; }
     out->kind = V_TENSOR;
@@ -504,10 +538,10 @@ static int eval_chain(ctx *c, node *n, value *out) {
     if (tc_op_assoc((tc_op)m->op) != TC_ASSOC_LEFT || l->kind != N_BINOP || tc_op_assoc((tc_op)l->op) != TC_ASSOC_LEFT) break;
   }
   tc_tensor *acc = NULL;
-  int rc = eval_tensor(c, spine[ns - 1]->kids[0], &acc);
+  int rc = eval_operand(c, spine[ns - 1]->kids[0], &acc);
   for (int i = ns - 1; i >= 0 && rc == 0; i--) {
     tc_tensor *b;
-    if (eval_tensor(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
+    if (eval_operand(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
     tc_tensor *r = tc_binary((tc_op)spine[i]->op, acc, b, c->err);
     tc_tensor_free(acc);
     tc_tensor_free(b);
@@ -523,6 +557,13 @@ int eval(ctx *c, node *n, value *out) {
   out->kind = V_NONE;
   switch (n->kind) {
   case N_INT:
+    if (n->ubig) {
+      tc_err_set(c->err, TC_E_LITERAL, -1, TC_DT_U64, "%s",
+                 "integer literal above the i64 maximum: only a u64 holds it (write u64(...))");
+      c->err->engine = -1;
+      c->err->start = n->start; c->err->end = n->end;
+      return -1;
+    }
     if (n->overflow) {
       int len = n->end - n->start;
       (void)len;

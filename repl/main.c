@@ -22,6 +22,7 @@ static void usage(FILE *f) {
         "      --width N        wrap text rows at N columns (default 80; 0: never)\n"
         "      --full           never summarise large tensors\n"
         "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
+        "      --overflow P     integer overflow: wrap (default), check or saturate\n"
         "  -q, --quiet          no banner in the REPL\n"
         "  -h, --help           this help\n"
         "      --version        print the version\n"
@@ -134,7 +135,7 @@ static void run_file(runner *r, const char *path) {
   fclose(f);
 }
 
-enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH, OPT_ARG,
+enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH, OPT_ARG, OPT_OVERFLOW,
        OPT_COMPLETION };
 
 /* The options; the shell completions (--completion) are generated from it. */
@@ -145,7 +146,7 @@ static const struct option longopts[] = {
   {"full", no_argument, 0, OPT_FULL},      {"quiet", no_argument, 0, 'q'},
   {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
   {"max-memory", required_argument, 0, OPT_MAXMEM}, {"width", required_argument, 0, OPT_WIDTH},
-  {"arg", required_argument, 0, OPT_ARG},
+  {"arg", required_argument, 0, OPT_ARG},        {"overflow", required_argument, 0, OPT_OVERFLOW},
   /* undocumented: for scripts/check-man.sh and the Makefile's install */
   {"list-functions", no_argument, 0, OPT_LIST}, {"completion", required_argument, 0, OPT_COMPLETION},
   {0, 0, 0, 0}};
@@ -258,6 +259,12 @@ static int parse_options(int argc, char **argv, options *o, runner *r) {
       if ((n = small_number(optarg, 17)) < 0) return bad_usage("--precision must be 0 (shortest) to 17, not '%s'", optarg);
       r->po.precision = (int)n;
       break;
+    case OPT_OVERFLOW: {   /* SPEC 13 */
+      int p = tc_overflow_from_name(optarg);
+      if (p < 0) return bad_usage("--overflow must be wrap, check or saturate, not '%s'", optarg);
+      tc_set_overflow((tc_overflow)p);
+      break;
+    }
     case OPT_MAXMEM: {
       uint64_t b = parse_size(optarg);
       if (!b) return bad_usage("bad --max-memory size '%s' (e.g. 2G, 512M)", optarg);

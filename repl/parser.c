@@ -326,6 +326,8 @@ static node *parse_prefix(parser *p) {
     node *n = new_node(p, N_INT, t.start, t.end);
     if (!n) return NULL;
     n->overflow = t.overflow || t.mag > (uint64_t)INT64_MAX;
+    n->ubig = !t.overflow && n->overflow;
+    n->uval = t.mag;
     n->ival = n->overflow ? 0 : (int64_t)t.mag;
     advance(p);
     return n;

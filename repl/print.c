@@ -71,7 +71,10 @@ void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int
   const char *p = (const char *)data + (size_t)i * tc_dtype_size(dt);
   switch (tc_dtype_class(dt)) {
   case TC_CLASS_BOOL: snprintf(buf, n, "%s", *(const uint8_t *)p ? "true" : "false"); return;
-  case TC_CLASS_INT: snprintf(buf, n, "%lld", (long long)tc_dtype_load_i64(dt, p)); return;
+  case TC_CLASS_INT:
+    if (tc_dtype_is_unsigned(dt)) snprintf(buf, n, "%llu", (unsigned long long)(uint64_t)tc_dtype_load_i64(dt, p));
+    else snprintf(buf, n, "%lld", (long long)tc_dtype_load_i64(dt, p));
+    return;
   case TC_CLASS_FLT: fmt_float(buf, n, tc_dtype_load_f64(dt, p), dt, precision); return;
   }
 }

@@ -62,7 +62,7 @@ def unescape(line):
 
 examples = []
 blocks = []
-for name in ("SCRIPTING", "PIPELINES", "EXAMPLES"):
+for name in ("SCRIPTING", "INTEGERS", "PIPELINES", "EXAMPLES"):
     blocks += re.findall(r"^\.EX\s*\n(.*?)^\.EE\s*$", section(name), re.M | re.S)
 for block in blocks:
     lines = [unescape(l) for l in block.split("\n")[:-1]]

@@ -53,7 +53,8 @@ def check(ok, what):
         fails += 1
         print("FAIL", what)
 
-names = {"bool": "?", "i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8", "f16": "<f2", "f32": "<f4", "f64": "<f8"}
+names = {"bool": "?", "i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8", "f16": "<f2", "f32": "<f4", "f64": "<f8",
+         "u8": "|u1", "u16": "<u2", "u32": "<u4", "u64": "<u8"}
 
 # ---- tcalc saves, NumPy loads ----
 cases = {
@@ -69,9 +70,13 @@ cases = {
     "j": ("f64", "zeros([0, 3])"),                         # empty
     "k": ("i32", "transpose(reshape(i32(arange(6)), [2, 3]))"),  # a strided view
     "l": ("f64", "flip(arange(5.0))"),                     # negative strides
+    "m": ("u8", "u8([[0, 255], [128, 1]])"),               # unsigned (SPEC 13)
+    "n": ("u16", "u16([0, 65535, 7])"),
+    "o": ("u32", "u32([0, 4294967295, 2147483648])"),
+    "p": ("u64", "u64([0, 18446744073709551615, 9223372036854775808, 9007199254740993])"),
 }
 stmts = "".join(f"{n} = {e}\nsave(\"{n}.npy\", {n})\n{n}\n" for n, (_, e) in cases.items())
-stmts += "".join(f"save_csv(\"{n}.csv\", {n})\n" for n in "abcefghkl")
+stmts += "".join(f"save_csv(\"{n}.csv\", {n})\n" for n in "abcefghklmnop")
 outs = run(stmts)
 check(len(outs) == len(cases), f"tcalc printed {len(outs)} results for {len(cases)} tensors: {outs[:2]}")
 for (n, (dt, _)), o in zip(cases.items(), outs):
@@ -90,7 +95,7 @@ for (n, (dt, _)), o in zip(cases.items(), outs):
         major, minor = np.lib.format.read_magic(f)
         shape, fortran, dtype = np.lib.format._read_array_header(f, (major, minor))
         check(f.tell() % 64 == 0 and not fortran, f"{n}.npy: data at {f.tell()}, fortran={fortran}")
-    if n in "abcefghkl":
+    if n in "abcefghklmnop":
         rd = np.float64 if arr.dtype.kind == "f" else arr.dtype.newbyteorder("=")
         c = np.loadtxt(os.path.join(tmp, n + ".csv"), delimiter=",", dtype=rd, ndmin=2 if arr.ndim == 2 else 1)
         native = arr.astype(arr.dtype.newbyteorder("="))
@@ -101,16 +106,16 @@ for (n, (dt, _)), o in zip(cases.items(), outs):
 # ---- NumPy saves, tcalc loads ----
 rng = np.random.default_rng(20240607)
 files = []
-for dt in ["?", "i1", "i2", "i4", "i8", "f2", "f4", "f8"]:
+for dt in ["?", "i1", "i2", "i4", "i8", "f2", "f4", "f8", "u1", "u2", "u4", "u8"]:
     for order in ["<", ">"]:
         for fortran in [False, True]:
             for shape in [(), (0,), (5,), (3, 4), (2, 3, 4), (0, 2)]:
-                if dt in ("?", "i1") and order == ">":
+                if dt in ("?", "i1", "u1") and order == ">":
                     continue
                 kind = np.dtype(dt).kind
                 if kind == "b":
                     a = rng.integers(0, 2, size=shape).astype("?")
-                elif kind == "i":
+                elif kind in "iu":
                     info = np.iinfo(dt)
                     a = rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
                 else:

@@ -26,29 +26,41 @@ static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {
 }
 
 int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err) {
+  /* a weak u64 is a literal above the i64 maximum: only a u64 tensor takes it */
+  for (int k = 0; k < 2; k++) {
+    tc_tensor *w = k ? b : a, *o = k ? a : b;
+    if (w->weak && w->dtype == TC_DT_U64 && (o->weak || o->dtype != TC_DT_U64))
+      return tc_err_set(err, TC_E_LITERAL, (int)op, (int)o->dtype,
+                        "an integer literal above %lld fits only u64, not %s%s; write u64(...)", (long long)INT64_MAX,
+                        o->weak ? "another literal" : tc_dtype_name(o->dtype), "");
+  }
   if (a->weak && b->weak) {
     *out = (a->dtype == TC_DT_F64 || b->dtype == TC_DT_F64) ? TC_DT_F64 : TC_DT_I64;
     return 0;
   }
-  if (!a->weak && !b->weak) {
-    *out = tc_promote(a->dtype, b->dtype);
-    return 0;
-  }
+  if (!a->weak && !b->weak) return tc_promote_err(a->dtype, b->dtype, (int)op, out, err);
   tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
   tc_class sc = tc_dtype_class(s->dtype);
   if (w->dtype == TC_DT_F64) {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
   } else if (sc == TC_CLASS_INT) {
     int bits = tc_dtype_bits(s->dtype);
+    bool uns = tc_dtype_is_unsigned(s->dtype);
     int64_t vlo, vhi;
     tc_err rerr;
     tc_err_clear(&rerr);
-    if (bits < 64 && i64_range(w, &vlo, &vhi, &rerr)) {
-      int64_t lo = -((int64_t)1 << (bits - 1)), hi = ((int64_t)1 << (bits - 1)) - 1;
-      if (vlo < lo || vhi > hi)
+    if (w->dtype == TC_DT_U64) {   /* a literal above the i64 maximum meeting a u64 (checked above) */
+    } else if ((bits < 64 || uns) && i64_range(w, &vlo, &vhi, &rerr)) {
+      int64_t lo = uns ? 0 : -((int64_t)1 << (bits - 1));
+      int64_t hi = bits == 64 ? INT64_MAX : uns ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
+      if (vlo < lo || vhi > hi) {
+        char range[64];
+        if (uns && bits == 64) snprintf(range, sizeof range, "0 to %llu", (unsigned long long)UINT64_MAX);
+        else snprintf(range, sizeof range, "%lld to %lld", (long long)lo, (long long)hi);
         return tc_err_set(err, TC_E_LITERAL, (int)op, (int)s->dtype,
-                          "literal %lld does not fit %s (range %lld to %lld); cast one side first",
-                          (long long)(vlo < lo ? vlo : vhi), tc_dtype_name(s->dtype), (long long)lo, (long long)hi);
+                          "literal %lld does not fit %s (range %s); cast one side first",
+                          (long long)(vlo < lo ? vlo : vhi), tc_dtype_name(s->dtype), range);
+      }
     }
     if (rerr.code != TC_OK) {
       if (err && err->code == TC_OK) *err = rerr;
@@ -257,7 +269,7 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
     if (!views[i]) rc = -1;
     c.in[i] = views[i];
   }
-  if (rc == 0) rc = run(&c, err);
+  if (rc == 0) rc = tc_overflow_judges(op, kdt) ? tc_overflow_ew(op, kdt, n, c.in, out, err) : run(&c, err);
   release(views, n);
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   return out;
@@ -305,6 +317,14 @@ tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
     out = v;
     if (out) out->weak = false;
   }
+  if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
+  return out;
+}
+
+tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  if (!tc_overflow_judges_cast(x->dtype, dt)) return tc_cast(x, dt, err);
+  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine())) { unsupported(TC_OP_CAST, x->dtype, err); return NULL; }
+  tc_tensor *out = tc_overflow_cast(x, dt, err);
   if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
   return out;
 }
@@ -405,7 +425,10 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
   if (out && !m_empty) {
     tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = in_dt, .nin = 1, .in = {px}, .out = out, .nred = nred};
-    if (run(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+    if ((tc_overflow_judges_reduce(op, in_dt) ? tc_overflow_reduce(op, in_dt, px, out, err) : run(&c, err)) != 0) {
+      tc_tensor_free(out);
+      out = NULL;
+    }
   }
   tc_tensor_free(px);
   tc_tensor_free(cx);

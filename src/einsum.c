@@ -324,7 +324,7 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
   bool any_strong = false;
   for (int i = 0; i < nops; i++) any_strong |= !xs[i]->weak;
   for (int i = 0; i < nops; i++)
-    if (!any_strong || !xs[i]->weak) dt = tc_promote(dt, xs[i]->dtype);
+    if ((!any_strong || !xs[i]->weak) && tc_promote_err(dt, xs[i]->dtype, (int)op, &dt, err) != 0) return NULL;
   if (tc_check_supported(op, dt, err) != 0) return NULL;
   tc_dtype k = dt == TC_DT_BOOL ? TC_DT_I64 : dt;
   opnd ops[MAX_OPS];

@@ -104,14 +104,16 @@ TC_HD tc_bf16 tc_f32_to_bf16(float f) {
 
 /* i64 -> double with round-to-odd, so that a second rounding to a narrower
  * format (f32, f16, bf16) gives the correctly rounded result. */
-TC_HD double tc_i64_to_f64_odd(int64_t x) {
-  uint64_t a = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
-  if (a < (1ull << 53)) return (double)x;
+TC_HD double tc_u64_to_f64_odd(uint64_t a) {
+  if (a < (1ull << 53)) return (double)a;
   int len = 64;
   while (!(a >> (len - 1))) len--;
   int s = len - 53;
   uint64_t m = (a >> s) | ((a & ((1ull << s) - 1)) != 0);
-  double d = (double)m * (double)(1ull << s);
+  return (double)m * (double)(1ull << s);
+}
+TC_HD double tc_i64_to_f64_odd(int64_t x) {
+  double d = tc_u64_to_f64_odd(x < 0 ? 0 - (uint64_t)x : (uint64_t)x);
   return x < 0 ? -d : d;
 }
 #endif

@@ -47,7 +47,7 @@ static void unravel(int64_t flat, int ndim, const int64_t *shape, int64_t *pos) 
 /* Index errors name the axis, the index and the size, as NumPy does; for
  * an index tensor also the position in it (which is err's index field),
  * for a scalar subscript the index itself. */
-static int out_of_bounds(tc_err *err, int op, int dt, int64_t value, int64_t axis, int64_t n, int posnd,
+static int out_of_bounds(tc_err *err, int op, int dt, int64_t value, bool uns, int64_t axis, int64_t n, int posnd,
                          const int64_t *pos) {
   char where[320] = "";
   if (pos && posnd > 0) {
@@ -55,8 +55,11 @@ static int out_of_bounds(tc_err *err, int op, int dt, int64_t value, int64_t axi
     tc_format_dims(b, sizeof b, posnd, pos);
     snprintf(where, sizeof where, " (at position %s of the index)", b);
   }
-  tc_err_set(err, TC_E_INDEX, op, dt, "index %lld is out of bounds for axis %lld with size %lld%s", (long long)value,
-             (long long)axis, (long long)n, where);
+  char v[32];
+  if (uns) snprintf(v, sizeof v, "%llu", (unsigned long long)(uint64_t)value);   /* an unsigned index tensor's element */
+  else snprintf(v, sizeof v, "%lld", (long long)value);
+  tc_err_set(err, TC_E_INDEX, op, dt, "index %s is out of bounds for axis %lld with size %lld%s", v, (long long)axis,
+             (long long)n, where);
   if (err && err->code == TC_E_INDEX) {
     if (pos) tc_err_set_index(err, posnd, pos);
     else tc_err_set_index(err, 1, &value);
@@ -80,7 +83,7 @@ static int check_range(int op, tc_tensor *idx, int64_t axis, int64_t n, int dt, 
     tc_tensor *one = tc_view(m, 0, NULL, NULL, off, err);
     rc = one ? tc_scalar_to_i64(one, &value, err) : -1;
     tc_tensor_free(one);
-    if (rc == 0) rc = out_of_bounds(err, op, dt, value, axis, n, m->ndim, pos);
+    if (rc == 0) rc = out_of_bounds(err, op, dt, value, tc_dtype_is_unsigned(m->dtype), axis, n, m->ndim, pos);
   }
   tc_tensor_free(m);
   return rc;
@@ -477,7 +480,11 @@ static tc_tensor *basic_view(tc_tensor *x, int n, const tc_index_item *items, co
     if (it->kind == TC_IDX_INT || (it->kind == TC_IDX_TENSOR && it->t->ndim == 0)) {
       int64_t k = it->i;
       if (it->kind == TC_IDX_TENSOR && tc_scalar_to_i64(it->t, &k, err) != 0) return NULL;
-      if (k < -sz || k >= sz) { out_of_bounds(err, -1, (int)x->dtype, k, d, sz, 0, NULL); return NULL; }
+      if (it->kind == TC_IDX_TENSOR && tc_dtype_is_unsigned(it->t->dtype) && k < 0) {   /* a u64 above the i64 maximum */
+        out_of_bounds(err, -1, (int)x->dtype, k, true, d, sz, 0, NULL);
+        return NULL;
+      }
+      if (k < -sz || k >= sz) { out_of_bounds(err, -1, (int)x->dtype, k, false, d, sz, 0, NULL); return NULL; }
       if (!empty) off += (k < 0 ? k + sz : k) * s;
     } else if (it->kind == TC_IDX_SLICE) {
       int64_t start = 0, len = 0, step = 1;

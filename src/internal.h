@@ -28,4 +28,16 @@ int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err);
 tc_tensor *tc_value_as(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
 /* Whether engine eid can run the FN-family op at dt (src/fn.c). */
 bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
+
+/* The check and saturate policies (src/overflow.c): whether the policy
+ * judges op at kernel dtype kdt, and the host computation of exact results
+ * into out (a fresh contiguous tensor). */
+bool tc_overflow_judges(tc_op op, tc_dtype kdt);
+int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err);
+bool tc_overflow_judges_cast(tc_dtype from, tc_dtype to);
+tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err);
+bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt);
+int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc_err *err);
+bool tc_overflow_judges_matmul(tc_dtype kdt);
+int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err);
 #endif

@@ -92,11 +92,16 @@ static FILE *open_read(const char *path, tc_op op, uint64_t *size, tc_err *err) 
 
 /* ---- .npy: the header ---- */
 /* NumPy's descr for a dtype ("<f8"); NULL for bf16, which NumPy lacks. */
+/* NumPy's kind letter of a dtype. */
+static char npy_kind(tc_dtype dt) {
+  tc_class c = tc_dtype_class(dt);
+  return c == TC_CLASS_BOOL ? 'b' : c == TC_CLASS_FLT ? 'f' : tc_dtype_is_unsigned(dt) ? 'u' : 'i';
+}
+
 static const char *npy_descr(tc_dtype dt, char *buf, size_t n) {
   if (dt == TC_DT_BF16) return NULL;
-  tc_class c = tc_dtype_class(dt);
   size_t sz = tc_dtype_size(dt);
-  snprintf(buf, n, "%c%c%zu", sz == 1 ? '|' : '<', c == TC_CLASS_BOOL ? 'b' : c == TC_CLASS_INT ? 'i' : 'f', sz);
+  snprintf(buf, n, "%c%c%zu", sz == 1 ? '|' : '<', npy_kind(dt), sz);
   return buf;
 }
 
@@ -152,17 +157,14 @@ static bool parse_descr(const char *d, npy_header *h, char *why, size_t wn) {
   }
   int found = -1;
   for (int t = 0; t < TC_DT_COUNT && found < 0; t++) {
-    tc_class c = tc_dtype_class((tc_dtype)t);
-    char k = c == TC_CLASS_BOOL ? 'b' : c == TC_CLASS_INT ? 'i' : 'f';
+    char k = npy_kind((tc_dtype)t);
     if (t != TC_DT_BF16 && k == kind && (long)tc_dtype_size((tc_dtype)t) == sz) found = t;
   }
   if (found < 0) {
-    if (kind == 'u')
-      snprintf(why, wn, "unsigned dtype '%s' is not supported (tcalc has bool, i8-i64, f16, f32, f64)", d);
-    else if (kind == 'c')
+    if (kind == 'c')
       snprintf(why, wn, "complex dtype '%s' is not supported", d);
     else
-      snprintf(why, wn, "unsupported dtype '%s' (tcalc reads b1, i1, i2, i4, i8, f2, f4, f8)", d);
+      snprintf(why, wn, "unsupported dtype '%s' (tcalc reads b1, i1-i8, u1-u8, f2, f4, f8)", d);
     return false;
   }
   h->dt = (tc_dtype)found;
@@ -553,12 +555,23 @@ static bool csv_value(const char *s, tc_dtype dt, void *out, char *why, size_t w
     const char *p = s + (*s == '+' || *s == '-');
     if (*p < '0' || *p > '9') { snprintf(why, wn, "'%s' is not an integer", s); return false; }
     errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end) { snprintf(why, wn, "'%s' is not an integer", s); return false; }
     int bits = tc_dtype_bits(dt);
-    long long lo = bits == 64 ? INT64_MIN : -(1LL << (bits - 1)), hi = bits == 64 ? INT64_MAX : (1LL << (bits - 1)) - 1;
-    if (errno == ERANGE || v < lo || v > hi) { snprintf(why, wn, "%s does not fit %s", s, tc_dtype_name(dt)); return false; }
-    int64_t w = v;
+    int64_t w;
+    if (tc_dtype_is_unsigned(dt)) {
+      unsigned long long v = strtoull(p, &end, 10);
+      if (*end) { snprintf(why, wn, "'%s' is not an integer", s); return false; }
+      if (errno == ERANGE || (*s == '-' && v != 0) || (bits < 64 && v >> bits)) {
+        snprintf(why, wn, "%s does not fit %s", s, tc_dtype_name(dt));
+        return false;
+      }
+      w = (int64_t)v;
+    } else {
+      long long v = strtoll(s, &end, 10);
+      if (*end) { snprintf(why, wn, "'%s' is not an integer", s); return false; }
+      long long lo = bits == 64 ? INT64_MIN : -(1LL << (bits - 1)), hi = bits == 64 ? INT64_MAX : (1LL << (bits - 1)) - 1;
+      if (errno == ERANGE || v < lo || v > hi) { snprintf(why, wn, "%s does not fit %s", s, tc_dtype_name(dt)); return false; }
+      w = v;
+    }
     switch (bits) {
     case 8: { int8_t x = (int8_t)w; memcpy(out, &x, 1); break; }
     case 16: { int16_t x = (int16_t)w; memcpy(out, &x, 2); break; }
@@ -734,8 +747,8 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
                       x->ndim);
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
   /* Integers and bool are written exactly from i64, floats from f64 (exact for every float dtype). */
-  bool flt = tc_dtype_class(x->dtype) == TC_CLASS_FLT;
-  tc_tensor *wide = tc_cast(x, flt ? TC_DT_F64 : TC_DT_I64, err), *c = wide ? tc_contiguous(wide, err) : NULL;
+  bool flt = tc_dtype_class(x->dtype) == TC_CLASS_FLT, uns = tc_dtype_is_unsigned(x->dtype);
+  tc_tensor *wide = tc_cast(x, flt ? TC_DT_F64 : uns ? TC_DT_U64 : TC_DT_I64, err), *c = wide ? tc_contiguous(wide, err) : NULL;
   tc_tensor_free(wide);
   if (!c) { tc_annotate(err, op, (int)x->dtype); return -1; }
   int64_t cols = x->ndim == 2 ? x->shape[1] : 1, numel = tc_numel(c);
@@ -753,6 +766,7 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
     for (size_t i = 0; rc == 0 && i < n; i++) {
       char tmp[40];
       if (flt) fmt_shortest(tmp, sizeof tmp, ((double *)buf)[i], x->dtype);
+      else if (uns) snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)((uint64_t *)buf)[i]);
       else snprintf(tmp, sizeof tmp, "%lld", (long long)((int64_t *)buf)[i]);
       int64_t k = lo + (int64_t)i;
       if (fputs(tmp, f) == EOF || fputc((k + 1) % cols ? ',' : '\n', f) == EOF) break;

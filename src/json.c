@@ -190,18 +190,12 @@ static int leaf_flush(jp *p) {
   return rc;
 }
 
-/* Signedness of each dtype's storage (integer rows; any other integer dtype is unsigned). */
-static const bool signed_int[TC_DT_COUNT] = {
-#define TC_X_(E, n, S, ...) [TC_DT_##E] = (S)-1 < (S)0,
-  TC_FOR_INT(TC_X_, _)
-#undef TC_X_
-};
-
 /* Stores the integer (neg, mag) in dtype dt's storage at out. */
 static int store_int(jp *p, size_t at, size_t len, bool neg, uint64_t mag, void *out) {
   int bits = tc_dtype_bits(p->dt);
-  uint64_t max = signed_int[p->dt] ? ((uint64_t)1 << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  uint64_t lim = neg ? (signed_int[p->dt] ? max + 1 : 0) : max;
+  bool is_signed = !tc_dtype_is_unsigned(p->dt);
+  uint64_t max = is_signed ? ((uint64_t)1 << (bits - 1)) - 1 : bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  uint64_t lim = neg ? (is_signed ? max + 1 : 0) : max;
   if (mag > lim)
     return jfail(p, TC_E_LITERAL, at, "%.*s does not fit %s", (int)(len > 40 ? 40 : len), p->s + at,
                  tc_dtype_name(p->dt));

@@ -22,6 +22,10 @@ typedef uint32_t tc_u_BF16;  /* unused by float kernels, present so every */
 typedef uint32_t tc_u_F16;   /* dtype names one */
 typedef uint32_t tc_u_F32;
 typedef uint64_t tc_u_F64;
+typedef uint32_t tc_u_U8;
+typedef uint32_t tc_u_U16;
+typedef uint32_t tc_u_U32;
+typedef uint64_t tc_u_U64;
 
 /* Wrapping power by squaring, mod 2^64 (narrower types truncate after). */
 TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
@@ -43,12 +47,33 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
 #define TC_IDIV(T, U, a, b) \
   ((b) == -1 ? (T)(0 - (U)(a)) : sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
 
+/* Unsigned division (b != 0), in double up to 32 bits as TC_IDIV (the
+ * same bound holds for quotients of up to 2^32). */
+#define TC_UDIV(T, a, b) (sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
+
+/* The pre-check predicates by signedness (every engine's find scans): an
+ * unsigned value is never negative, and meets a range [lo, hi] of int64s
+ * as an unsigned number (a u64 above the i64 maximum is outside every
+ * index range, not a negative index). */
+#define TC_FIND_NEG_INT(v) ((v) < 0)
+#define TC_FIND_NEG_UINT(v) ((void)(v), 0)
+#define TC_FIND_OUT_INT(v, lo, hi) (((int64_t)(v) < (lo)) | ((int64_t)(v) > (hi)))
+#define TC_FIND_OUT_UINT(v, lo, hi) \
+  (((hi) < 0) | ((uint64_t)(v) > (uint64_t)(hi)) | (((lo) > 0) & ((uint64_t)(v) < (uint64_t)(lo))))
+
 /* Float -> int: truncate, NaN -> 0, saturate beyond the range. */
 TC_HD int64_t tc_sat_i64(double d, int64_t lo, int64_t hi) {
   if (d != d) return 0;
   if (d < (double)lo) return lo;
   if (d >= -(double)lo) return hi;   /* -(double)MIN is exactly MAX + 1 */
   return (int64_t)d;
+}
+
+/* Float -> unsigned: truncate, NaN -> 0, saturate beyond [0, hi]. */
+TC_HD uint64_t tc_sat_u64(double d, uint64_t hi) {
+  if (d != d || d <= -1) return 0;
+  if (d >= (double)hi + 1.0 || d >= 18446744073709551616.0) return hi;
+  return d < 0 ? 0 : (uint64_t)d;
 }
 
 /* NumPy's float %: the sign of the divisor. */
@@ -78,6 +103,10 @@ TC_HD tc_bf16 tc_fromi_BF16(int64_t x) { return tc_f64_to_bf16(tc_i64_to_f64_odd
 TC_HD tc_f16 tc_fromi_F16(int64_t x) { return tc_f64_to_f16(tc_i64_to_f64_odd(x)); }
 TC_HD float tc_fromi_F32(int64_t x) { return (float)x; }
 TC_HD double tc_fromi_F64(int64_t x) { return (double)x; }
+TC_HD tc_bf16 tc_fromu_BF16(uint64_t x) { return tc_f64_to_bf16(tc_u64_to_f64_odd(x)); }
+TC_HD tc_f16 tc_fromu_F16(uint64_t x) { return tc_f64_to_f16(tc_u64_to_f64_odd(x)); }
+TC_HD float tc_fromu_F32(uint64_t x) { return (float)x; }
+TC_HD double tc_fromu_F64(uint64_t x) { return (double)x; }
 
 /* Cast expressions by (source class, destination class); x is the stored
  * source value, LD its load, E/S the destination enum and storage type,
@@ -91,6 +120,13 @@ TC_HD double tc_fromi_F64(int64_t x) { return (double)x; }
 #define TC_CVT_BOOL_FLT(x, LD, E, S, B)  (tc_fromi_##E((int64_t)(x)))
 #define TC_CVT_INT_FLT(x, LD, E, S, B)   (tc_fromi_##E((int64_t)(x)))
 #define TC_CVT_FLT_FLT(x, LD, E, S, B)   (tc_fromd_##E((double)LD(x)))
+#define TC_CVT_UINT_BOOL(x, LD, E, S, B) ((S)((x) != 0))
+#define TC_CVT_BOOL_UINT(x, LD, E, S, B) ((S)(x))
+#define TC_CVT_INT_UINT(x, LD, E, S, B)  ((S)(x))
+#define TC_CVT_UINT_INT(x, LD, E, S, B)  ((S)(x))
+#define TC_CVT_UINT_UINT(x, LD, E, S, B) ((S)(x))
+#define TC_CVT_FLT_UINT(x, LD, E, S, B)  ((S)tc_sat_u64((double)LD(x), UINT##B##_MAX))
+#define TC_CVT_UINT_FLT(x, LD, E, S, B)  (tc_fromu_##E((uint64_t)(x)))
 /* ---- reduction accumulators (backend/reduce.def) ---- */
 /* A sum in double with Neumaier compensation: s + c. */
 typedef struct { double s, c; } tc_nsum;
@@ -139,6 +175,7 @@ TC_HD double tc_nsum_value(tc_nsum x) { return x.c == 0 ? x.s : x.s + x.c; }
 #define TC_ISNAN_L(v) 0
 TC_DEF_VI(d, double, TC_ISNAN_D)
 TC_DEF_VI(l, int64_t, TC_ISNAN_L)
+TC_DEF_VI(u, uint64_t, TC_ISNAN_L)
 
 /* log(sum(exp(x))) without overflow: (m, s + c) stands for (s + c) * exp(m),
  * s + c a Neumaier-compensated sum, m an element within 64 of the largest

@@ -121,7 +121,11 @@ static tc_tensor *mm_core(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype dt, tc_
   if (vb) out = tc_tensor_new(k, ond, oshape, err);
   if (out && tc_numel(out) > 0) {
     tc_call c = {.kind = TC_CALL_MATMUL, .op = op, .dtype = k, .nin = 2, .in = {va, vb}, .out = out};
-    if (tc_run_call(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+    bool judged = k == dt && tc_overflow_judges_matmul(k);   /* check / saturate (SPEC 13) */
+    if ((judged ? tc_overflow_matmul(op, k, va, vb, out, err) : tc_run_call(&c, err)) != 0) {
+      tc_tensor_free(out);
+      out = NULL;
+    }
   }
   tc_tensor_free(vb); tc_tensor_free(va); tc_tensor_free(pb); tc_tensor_free(pa);
   tc_tensor_free(cb); tc_tensor_free(ca);

@@ -119,13 +119,10 @@ static int run_la(tc_call *c, int nbatch, const int64_t *bshape, tc_err *err) {
  * out of shape oshape; the result in the result dtype. */
 static tc_tensor *la_call(tc_op op, tc_tensor *a, tc_tensor *b, int ndim, const int64_t *bshape_full,
                           int ondim, const int64_t *oshape, double rcond, tc_err *err) {
-  tc_dtype k = la_kernel_dtype(op, a->dtype), rdt = la_result_dtype(op, a->dtype);
-  if (b) {
-    k = la_kernel_dtype(op, tc_promote(a->dtype, b->dtype));
-    rdt = la_result_dtype(op, tc_promote(a->dtype, b->dtype));
-  }
-  if (!tc_op_supported(op, b ? tc_promote(a->dtype, b->dtype) : a->dtype, tc_get_engine()))
-    return unsupported(op, b ? tc_promote(a->dtype, b->dtype) : a->dtype, err);
+  tc_dtype pdt = a->dtype;
+  if (b && tc_promote_err(a->dtype, b->dtype, (int)op, &pdt, err) != 0) return NULL;
+  tc_dtype k = la_kernel_dtype(op, pdt), rdt = la_result_dtype(op, pdt);
+  if (!tc_op_supported(op, pdt, tc_get_engine())) return unsupported(op, pdt, err);
   int64_t ashape[TC_MAX_DIMS];
   memcpy(ashape, bshape_full, sizeof(int64_t) * (size_t)(ndim - 2));
   ashape[ndim - 2] = a->shape[a->ndim - 2];

@@ -261,7 +261,7 @@ tc_tensor *tc_concat(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
       tc_err_set(err, TC_E_OOM, (int)op, -1, "the result has more elements than can be counted");
       return NULL;
     }
-    dt = tc_promote(dt, xs[i]->dtype);
+    if (tc_promote_err(dt, xs[i]->dtype, (int)op, &dt, err) != 0) return NULL;
   }
   if (tc_check_supported(op, dt, err)) return NULL;
   tc_tensor *out = tc_tensor_new(dt, nd, shape, err);

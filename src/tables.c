@@ -7,8 +7,12 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-static const struct { const char *name; size_t size; tc_class cls; int bits; } dtype_info[] = {
-#define X(E, n, S, C, CLS, B, ...) {n, sizeof(S), TC_CLASS_##CLS, B},
+#define TC_CLASS_OF_BOOL TC_CLASS_BOOL, false
+#define TC_CLASS_OF_INT TC_CLASS_INT, false
+#define TC_CLASS_OF_UINT TC_CLASS_INT, true
+#define TC_CLASS_OF_FLT TC_CLASS_FLT, false
+static const struct { const char *name; size_t size; tc_class cls; bool uns; int bits; } dtype_info[] = {
+#define X(E, n, S, C, CLS, B, ...) {n, sizeof(S), TC_CLASS_OF_##CLS, B},
   TC_DTYPES(X, _)
 #undef X
 };
@@ -17,6 +21,7 @@ const char *tc_dtype_name(tc_dtype dt) { return dtype_info[dt].name; }
 size_t tc_dtype_size(tc_dtype dt) { return dtype_info[dt].size; }
 tc_class tc_dtype_class(tc_dtype dt) { return dtype_info[dt].cls; }
 int tc_dtype_bits(tc_dtype dt) { return dtype_info[dt].bits; }
+bool tc_dtype_is_unsigned(tc_dtype dt) { return dtype_info[dt].uns; }
 
 double tc_dtype_load_f64(tc_dtype dt, const void *p) {
   switch (dt) {
@@ -71,6 +76,15 @@ static const tc_dtype promotion[TC_DT_COUNT][TC_DT_COUNT] = {
 };
 
 tc_dtype tc_promote(tc_dtype a, tc_dtype b) { return promotion[a][b]; }
+
+int tc_promote_err(tc_dtype a, tc_dtype b, int op, tc_dtype *out, tc_err *err) {
+  *out = promotion[a][b];
+  if (*out != TC_DT_NONE) return 0;
+  tc_dtype u = tc_dtype_is_unsigned(a) ? a : b, s = u == a ? b : a;
+  return tc_err_set(err, TC_E_NO_COMMON, op, (int)u,
+                    "%s and %s have no common integer dtype; cast one (say i64(x) or u64(x)) first",
+                    tc_dtype_name(u), tc_dtype_name(s));
+}
 
 static const struct {
   const char *name, *sym, *sig, *doc, *group;

@@ -19,7 +19,8 @@ typedef enum {
 #define TC_X_(E, ...) TC_DT_##E,
   TC_DTYPES(TC_X_, _)
 #undef TC_X_
-  TC_DT_COUNT
+  TC_DT_COUNT,
+  TC_DT_NONE = TC_DT_COUNT  /* tc_promote: no common dtype (u64 with a signed integer) */
 } tc_dtype;
 
 typedef enum { TC_CLASS_BOOL, TC_CLASS_INT, TC_CLASS_FLT } tc_class;
@@ -110,6 +111,7 @@ int tc_dtype_from_name(const char *name);       /* -1 if none */
 size_t tc_dtype_size(tc_dtype dt);
 tc_class tc_dtype_class(tc_dtype dt);
 int tc_dtype_bits(tc_dtype dt);
+bool tc_dtype_is_unsigned(tc_dtype dt);
 /* One stored element at p: as a double (exact, but for i64 beyond 2^53),
  * and, of bool and integer dtypes, as an int64 (exact; 0 for floats). */
 double tc_dtype_load_f64(tc_dtype dt, const void *p);
@@ -200,7 +202,19 @@ int tc_broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb,
                         int *nout, int64_t *out, tc_op op, tc_err *err);
 
 /* ---- typing ---- */
-tc_dtype tc_promote(tc_dtype a, tc_dtype b);
+/* The integer overflow policy (SPEC 13): wrap (default), check or saturate. */
+typedef enum { TC_OVERFLOW_WRAP, TC_OVERFLOW_CHECK, TC_OVERFLOW_SATURATE } tc_overflow;
+void tc_set_overflow(tc_overflow p);
+tc_overflow tc_get_overflow(void);
+const char *tc_overflow_name(tc_overflow p);
+int tc_overflow_from_name(const char *s);   /* -1 when unknown */
+/* A cast as the user asks for it: under check or saturate a value the
+ * target integer dtype cannot hold (or a NaN) is integer_overflow or
+ * clamped; tc_cast itself always follows SPEC 3.3. */
+tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err);
+tc_dtype tc_promote(tc_dtype a, tc_dtype b);  /* TC_DT_NONE when there is no common dtype */
+/* tc_promote, or no_common_dtype (with a hint to cast) set on err for op. */
+int tc_promote_err(tc_dtype a, tc_dtype b, int op, tc_dtype *out, tc_err *err);
 /* The dtype an op computes in for operands a and b (with weak flags), per
  * SPEC 3.1/3.2. Fills err (literal_overflow) when a weak int does not fit. */
 int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err);

@@ -27,11 +27,17 @@ typedef float nw_BF16;   /* bf16/f16 never reach a kernel: src/ multiplies them 
 typedef float nw_F16;
 typedef float nw_F32;
 typedef double nw_F64;
+typedef uint32_t nw_U8;
+typedef uint32_t nw_U16;
+typedef uint32_t nw_U32;
+typedef uint64_t nw_U64;
 #define MM_OUT_BOOL(v) ((uint8_t)((v) != 0))
 #define MM_OUT_INT(v) (v)
+#define MM_OUT_UINT(v) (v)
 #define MM_OUT_FLT(v) (v)
 #define MM_IN_BOOL(x) ((x) != 0)
 #define MM_IN_INT(x) (x)
+#define MM_IN_UINT(x) (x)
 #define MM_IN_FLT(x) (x)
 
 /* acc + x * y: wrapping for the unsigned integer words, a multiply and then
@@ -110,6 +116,10 @@ typedef uint32_t bw_I8;
 typedef uint32_t bw_I16;
 typedef uint32_t bw_I32;
 typedef uint64_t bw_I64;
+typedef uint32_t bw_U8;
+typedef uint32_t bw_U16;
+typedef uint32_t bw_U32;
+typedef uint64_t bw_U64;
 
 typedef void (*ukr_fn)(int64_t kc, const void *a, const void *b, void *tile);
 typedef struct {
@@ -258,6 +268,7 @@ int cpu_float_isa(void) {
       } \
   }
 #define STORE_INT(dst, v, W, S) dst = (S)(first ? (v) : (W)((W)(dst) + (v)))
+#define STORE_UINT STORE_INT
 #define STORE_BOOL(dst, v, W, S) dst = (S)((first ? 0 : (dst)) | ((v) != 0))
 TC_FOR_INTB(K_PACK, _)
 

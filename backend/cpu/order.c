@@ -36,6 +36,11 @@ static int unsupported(const tc_call *c, tc_err *err) {
 #define SC_MIN_INT(C, U, a, v) ((v) < (a) ? (v) : (a))
 #define SC_MIN_BOOL SC_MIN_INT
 #define SC_MIN_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) <= (a)) ? (v) : (a))
+/* unsigned integers scan as the signed ones do (wrapping in U) */
+#define SC_ADD_UINT SC_ADD_INT
+#define SC_MUL_UINT SC_MUL_INT
+#define SC_MAX_UINT SC_MAX_INT
+#define SC_MIN_UINT SC_MIN_INT
 
 /* One scan of a row: each output is stored (rounded to S) and read back, so
  * f16/bf16 round at every step as NumPy's accumulate does. */
@@ -90,6 +95,7 @@ static int run_scan(tc_call *c, tc_err *err) {
 #define KEY_BOOL(KT, B, LD, v) ((KT)(v))
 #define KEY_INT(KT, B, LD, v) ((KT)(((KT)(v) ^ ((KT)1 << ((B) - 1))) & (KT)(~(KT)0 >> (8 * sizeof(KT) - (B)))))
 #define KEY_FLT(KT, B, LD, v) PASTE(key_flt_, KT_OF(B))((double)LD(v))
+#define KEY_UINT(KT, B, LD, v) ((KT)(v))   /* already in order: no sign bit to flip */
 #define KT_OF_8 uint32_t
 #define KT_OF_16 uint32_t
 #define KT_OF_32 uint32_t
@@ -174,6 +180,10 @@ RADIX(radixk_uint64_t, uint64_t, uint64_t, SELF_KEY)
 #define ISNAN_BOOL(C, v) 0
 #define ISNAN_INT(C, v) 0
 #define ISNAN_FLT(C, v) ((v) != (v))
+#define RAW_UINT(KT, B, LD, v) ((KT)(v))
+#define BACK_UINT(S, KT, B, ST, k) ((S)(k))
+#define ISZERO_UINT(C, v) 0
+#define ISNAN_UINT(C, v) 0
 static inline uint32_t raw_flt_uint32_t(double d) {
   float f = (float)d;
   uint32_t b;

@@ -76,6 +76,7 @@ TC_FOR_INT(K_ISUM, _)
 #define RFOLD_PAIRWISE(E, CLS, LD, STEP, STOP) acc = tc_nsum_make(PAIRWISE_##CLS(E)(px, n, s), 0);
 #define PAIRWISE_FLT(E) pairwise_##E
 #define PAIRWISE_INT(E) pairwise_d_##E
+#define PAIRWISE_UINT(E) pairwise_d_##E
 #define PAIRWISE_BOOL(E) pairwise_d_##E
 #define RSTORE_KEEP(S, ST, o, v) *PTR(S, o) = ST((T)(v));
 #define RSTORE_I64(S, ST, o, v) *PTR(int64_t, o) = (v);
@@ -481,8 +482,13 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
 /* ---- pre-check scan ---- */
 /* Unit stride: blocks are tested whole (a loop that vectorises), and only a
  * block with a hit is scanned for its first one. */
-#define FIND_HIT(v) (pred == TC_PRED_ZERO ? (v) == 0 : pred == TC_PRED_NEG ? (v) < 0 : ((int64_t)(v) < lo || (int64_t)(v) > hi))
-#define K_FIND(E, n_, S, ...) \
+/* NEG and RANGE by signedness: src/kexpr.h */
+#define FIND_NEG_INT(v) TC_FIND_NEG_INT(v)
+#define FIND_NEG_UINT(v) TC_FIND_NEG_UINT(v)
+#define FIND_OUT_INT(v) TC_FIND_OUT_INT(v, lo, hi)
+#define FIND_OUT_UINT(v) TC_FIND_OUT_UINT(v, lo, hi)
+#define FIND_HIT(CLS, v) (pred == TC_PRED_ZERO ? (v) == 0 : pred == TC_PRED_NEG ? FIND_NEG_##CLS(v) : FIND_OUT_##CLS(v))
+#define K_FIND(E, n_, S, C, CLS, ...) \
   static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred, int64_t lo, int64_t hi) { \
     const S *x = CPTR(S, x_); \
     if (s == 1) { \
@@ -490,15 +496,15 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
         int64_t m = n - i0 < 256 ? n - i0 : 256; \
         int hit = 0; \
         if (pred == TC_PRED_ZERO) { for (int64_t i = 0; i < m; i++) hit |= x[i0 + i] == 0; } \
-        else if (pred == TC_PRED_NEG) { for (int64_t i = 0; i < m; i++) hit |= x[i0 + i] < 0; } \
-        else { for (int64_t i = 0; i < m; i++) hit |= ((int64_t)x[i0 + i] < lo) | ((int64_t)x[i0 + i] > hi); } \
+        else if (pred == TC_PRED_NEG) { for (int64_t i = 0; i < m; i++) hit |= FIND_NEG_##CLS(x[i0 + i]); } \
+        else { for (int64_t i = 0; i < m; i++) hit |= FIND_OUT_##CLS(x[i0 + i]); } \
         if (!hit) continue; \
         for (int64_t i = 0; i < m; i++) \
-          if (FIND_HIT(x[i0 + i])) return i0 + i; \
+          if (FIND_HIT(CLS, x[i0 + i])) return i0 + i; \
       } \
       return -1; \
     } \
-    for (int64_t i = 0; i < n; i++) if (FIND_HIT(x[i * s])) return i; \
+    for (int64_t i = 0; i < n; i++) if (FIND_HIT(CLS, x[i * s])) return i; \
     return -1; \
   }
 TC_FOR_INT(K_FIND, _)

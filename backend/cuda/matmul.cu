@@ -147,6 +147,10 @@ typedef uint32_t mmw_I8;
 typedef uint32_t mmw_I16;
 typedef uint32_t mmw_I32;
 typedef uint64_t mmw_I64;
+typedef uint32_t mmw_U8;
+typedef uint32_t mmw_U16;
+typedef uint32_t mmw_U32;
+typedef uint64_t mmw_U64;
 
 static tcu_mentry mtable[TC_DT_COUNT];
 static bool mready;

@@ -245,14 +245,11 @@ extern "C" int tcu_reduce(const tcu_rentry *e, tcu_rplan *p) {
 /* base[1] of the plan is the result cell: the smallest matching index, or
  * all ones when none matches. Each thread's indices grow, so a thread stops
  * at its first match. */
-#define K_FIND(E, n_, S, ...) \
+#define K_FIND(E, n_, S, C, CLS, ...) \
   struct kf_ZERO_##E { static TCU_HD bool f(const tcu_plan &, const char *x) { return *TCU_CPTR(S, x) == 0; } }; \
-  struct kf_NEG_##E { static TCU_HD bool f(const tcu_plan &, const char *x) { return *TCU_CPTR(S, x) < 0; } }; \
+  struct kf_NEG_##E { static TCU_HD bool f(const tcu_plan &, const char *x) { return TC_FIND_NEG_##CLS(*TCU_CPTR(S, x)); } }; \
   struct kf_RANGE_##E { \
-    static TCU_HD bool f(const tcu_plan &p, const char *x) { \
-      int64_t v = (int64_t)*TCU_CPTR(S, x); \
-      return v < p.arg[0] || v > p.arg[1]; \
-    } \
+    static TCU_HD bool f(const tcu_plan &p, const char *x) { return TC_FIND_OUT_##CLS(*TCU_CPTR(S, x), p.arg[0], p.arg[1]); } \
   };
 TC_FOR_INT(K_FIND, _)
 

@@ -182,7 +182,7 @@ funcs = open(sys.argv[1]).read().split()
 caps = json.load(open(sys.argv[2]))
 assert list(caps) == ["engines", "ops"], list(caps)
 assert caps["engines"] == ["cpu", "cuda"], caps["engines"]
-dtypes = ["bool", "i8", "i16", "i32", "i64", "bf16", "f16", "f32", "f64"]
+dtypes = ["bool", "i8", "i16", "i32", "i64", "bf16", "f16", "f32", "f64", "u8", "u16", "u32", "u64"]
 names = [o["op"] for o in caps["ops"]]
 assert len(names) == len(set(names))
 for o in caps["ops"]:
@@ -342,6 +342,27 @@ check "mean of integers has the bits of the mean of their f64 copy" "true true t
      -e 'mean(x) == mean(f64(x))' -e 'all(mean(y, axis=1) == mean(f64(y), axis=1))' \
      -e 'all(mean(y, axis=0) == mean(f64(y), axis=0))' -e 'mean(y > 0) == mean(f64(y > 0))' | tr '\n' ' ' | sed 's/ $//')"
 check "mean of i8 is exact" '{"ok":true,"dtype":"f64","shape":[],"data":-1.5}' "$("$bin" -j -e 'mean(i8([-128, 125]))')"
+
+# SPEC 13: check and saturate judge each element's exact result, so the answer and the first overflowing
+# index are the same for every thread count (46341^2 is the first square above the i32 maximum)
+cat > "$tmp/ovf.tc" <<'TCEOF'
+a = i32(arange(400000))
+:set overflow check
+a * a
+reduce_sum(reshape(a * 8, [400, 1000]), 1)
+reduce_sum(reshape(a, [400, 1000]), 0)
+i16(a)
+:set overflow saturate
+reduce_sum(a * a)
+reduce_sum(reshape(a * a, [1000, 400]), 0)
+i64(reshape(a, [400, 1000])) @ i64(reshape(a, [1000, 400])) * 1000000
+TCEOF
+for t in 1 2 4; do TCALC_THREADS=$t "$bin" --json -k "$tmp/ovf.tc" > "$tmp/ovf$t.out" 2>/dev/null; done
+check "overflow check: the same for 1 and 2 threads" "" "$(cmp "$tmp/ovf1.out" "$tmp/ovf2.out" 2>&1)"
+check "overflow check: the same for 1 and 4 threads" "" "$(cmp "$tmp/ovf1.out" "$tmp/ovf4.out" 2>&1)"
+check "overflow check: first index of a * a" '"index":[46341]' "$(sed -n 1p "$tmp/ovf1.out" | grep -o '"index":\[[0-9]*\]')"
+check "overflow check: first row whose sum overflows" '"index":[268]' "$(sed -n 2p "$tmp/ovf1.out" | grep -o '"index":\[[0-9]*\]')"
+check "overflow saturate: sums clamp" '2147483647' "$(sed -n 5p "$tmp/ovf1.out" | grep -o '"data":[0-9]*' | cut -d: -f2)"
 
 echo "cli: $n checks, $fail failures"
 [ "$fail" -eq 0 ]

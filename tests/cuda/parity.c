@@ -109,8 +109,15 @@ static int64_t get_i(tc_dtype dt, const unsigned char *buf, int64_t i) {
   return tc_dtype_load_i64(dt, buf + (size_t)i * tc_dtype_size(dt));
 }
 
-static int64_t imax(tc_dtype dt) { return dt == TC_DT_BOOL ? 1 : (int64_t)(((uint64_t)1 << (tc_dtype_bits(dt) - 1)) - 1); }
-static int64_t imin(tc_dtype dt) { return dt == TC_DT_BOOL ? 0 : -imax(dt) - 1; }
+/* The range of an integer dtype as int64s; for u64 the top half is reached
+ * through negative bit patterns (int_edges adds them). */
+static int64_t imax(tc_dtype dt) {
+  if (dt == TC_DT_BOOL) return 1;
+  int b = tc_dtype_bits(dt);
+  if (tc_dtype_is_unsigned(dt)) return b == 64 ? INT64_MAX : (int64_t)(((uint64_t)1 << b) - 1);
+  return (int64_t)(((uint64_t)1 << (b - 1)) - 1);
+}
+static int64_t imin(tc_dtype dt) { return dt == TC_DT_BOOL || tc_dtype_is_unsigned(dt) ? 0 : -imax(dt) - 1; }
 
 /* Edge values (SPEC 7): MIN, MAX, -1, 0, 1 and friends for integers;
  * +-0, +-inf, NaN, subnormals, halfway cases and range limits for floats
@@ -130,6 +137,11 @@ static int int_edges(tc_dtype dt, int64_t *out) {
   int n = 0;
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     if (v[i] >= lo && v[i] <= hi) out[n++] = v[i];
+  if (dt == TC_DT_U64) {   /* 2^64 - 1, 2^63 and 2^63 - 1 + 2 as bit patterns */
+    out[n++] = -1;
+    out[n++] = INT64_MIN;
+    out[n++] = INT64_MIN + 1;
+  }
   return n;
 }
 
@@ -238,6 +250,7 @@ typedef struct pcase {
   tc_axes axes;       /* reductions, squeeze, flip */
   bool keepdims;
   int variant;        /* which API entry an op's case goes through */
+  tc_overflow policy; /* the integer overflow policy the op runs under (SPEC 13) */
   int nd;             /* shape, perm, starts/sizes arguments */
   int64_t dims[8], dims2[8];
   int64_t iarg[4];    /* axis, k, n/m, ... */
@@ -480,11 +493,13 @@ static void run_case(row *r, pcase *c) {
     t2[i] = make(TC_ENGINE_CUDA, &c->in[i], &e2);
     if (!t1[i] || !t2[i]) { row_fail(r, c, "making inputs: %s%s", e1.msg, e2.msg); goto done; }
   }
+  tc_set_overflow(c->policy);
   tc_set_engine(TC_ENGINE_CPU);
   o1 = apply(c, t1, &e1);
   tc_set_engine(TC_ENGINE_CUDA);
   o2 = apply(c, t2, &e2);
   tc_set_engine(TC_ENGINE_CPU);
+  tc_set_overflow(TC_OVERFLOW_WRAP);
   if (!o1 && !o2) {
     r->errors++;
     if (getenv("TCALC_PARITY_TRACE")) printf("  %s: both fail: %s\n", c->what, e1.msg);
@@ -559,6 +574,15 @@ static void binary_rows(row *r) {
   cross(&c.in[0], &c.in[1], dt);
   tame_rhs(op, &c.in[1]);
   case_end(r, &c);
+  /* the overflow policies (SPEC 13): the same clamped results, or the same first overflowing index */
+  if (is_int && (op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL || op == TC_OP_POW || op == TC_OP_DIV))
+    for (int p = TC_OVERFLOW_CHECK; p <= TC_OVERFLOW_SATURATE; p++) {
+      case_begin(&c, r, p == TC_OVERFLOW_CHECK ? "edge x edge, overflow check" : "edge x edge, overflow saturate", 2);
+      cross(&c.in[0], &c.in[1], dt);
+      tame_rhs(op, &c.in[1]);
+      c.policy = (tc_overflow)p;
+      case_end(r, &c);
+    }
   /* exponents and shift counts over their whole interesting range */
   if (is_int && (chk == TC_CHECK_NEGEXP || chk == TC_CHECK_NEGSHIFT)) {
     int64_t ie[32];
@@ -667,6 +691,14 @@ static void unary_rows(row *r) {
   spec_1d(&c.in[0], dt, 200);
   fill_edges(&c.in[0]);
   case_end(r, &c);
+  if (is_int_dt(dt) && (r->op == TC_OP_NEG || r->op == TC_OP_ABS))
+    for (int p = TC_OVERFLOW_CHECK; p <= TC_OVERFLOW_SATURATE; p++) {
+      case_begin(&c, r, p == TC_OVERFLOW_CHECK ? "edge values, overflow check" : "edge values, overflow saturate", 1);
+      spec_1d(&c.in[0], dt, 200);
+      fill_edges(&c.in[0]);
+      c.policy = (tc_overflow)p;
+      case_end(r, &c);
+    }
   for (int k = 0; k < nsizes(); k++) {
     case_begin(&c, r, k == 3 ? "random, (1<<20)+7 elements" : k == 2 ? "random, 1023 elements" : k == 1 ? "random, 31 elements" : "random, 1 element", 1);
     spec_1d(&c.in[0], dt, sizes[k]);
@@ -1205,6 +1237,8 @@ static void json_nest(FILE *f, const tc_tensor *t, const unsigned char *p, int d
     tc_class cl = tc_dtype_class(t->dtype);
     double v = tc_dtype_load_f64(t->dtype, e);
     if (cl == TC_CLASS_BOOL) fputs(*(const uint8_t *)e ? "true" : "false", f);
+    else if (cl == TC_CLASS_INT && tc_dtype_is_unsigned(t->dtype))   /* u64 above the i64 maximum */
+      fprintf(f, "%llu", (unsigned long long)(uint64_t)tc_dtype_load_i64(t->dtype, e));
     else if (cl == TC_CLASS_INT) fprintf(f, "%lld", (long long)tc_dtype_load_i64(t->dtype, e));
     else if (isnan(v)) fputs("\"nan\"", f);
     else if (isinf(v)) fputs(v < 0 ? "\"-inf\"" : "\"inf\"", f);

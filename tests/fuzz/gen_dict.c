@@ -59,7 +59,11 @@ int main(void) {
     snprintf(buf, sizeof buf, "\"%s\"", tc_dtype_name((tc_dtype)dt));
     word(buf);
     int bits = tc_dtype_bits((tc_dtype)dt);
-    if (tc_dtype_class((tc_dtype)dt) == TC_CLASS_INT) {
+    if (tc_dtype_is_unsigned((tc_dtype)dt)) {   /* SPEC 13: 0 .. 2^bits - 1 */
+      unsigned long long max = bits == 64 ? ~0ull : (1ull << bits) - 1;
+      snprintf(buf, sizeof buf, "%llu", max);
+      word(buf);
+    } else if (tc_dtype_class((tc_dtype)dt) == TC_CLASS_INT) {
       unsigned long long max = (1ull << (bits - 1)) - 1;
       snprintf(buf, sizeof buf, "%llu", max);
       word(buf);
@@ -76,7 +80,7 @@ int main(void) {
     /* scripting (SPEC 10) and comforts (SPEC 11) */
     "def ", "if ", " then ", "elif ", "else ", " end", "while ", " do ", "for ", " in ", "break", "continue",
     "return ", "none", "print(", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "^=", "@=", "^", "'", "pi", "e",
-    ":run ", NULL};
+    ":run ", ":set overflow ", "wrap", "check", "saturate", NULL};
   for (int i = 0; lexemes[i]; i++) word(lexemes[i]);
   /* Session commands, as :help lists them. */
   runner r;

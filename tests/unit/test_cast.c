@@ -98,8 +98,8 @@ static tc_tensor *build(tc_dtype dt, const cvals *v, int ndim, const int64_t *sh
 
 Test(cast, all_81_pairs) {
   int pairs = 0;
-  for (int f = 0; f < TC_DT_COUNT; f++)
-    for (int t = 0; t < TC_DT_COUNT; t++) {
+  for (int f = 0; f < TT_NDT; f++)
+    for (int t = 0; t < TT_NDT; t++) {
       tc_dtype from = (tc_dtype)f, to = (tc_dtype)t;
       cvals v;
       cast_sources(&v, from);
@@ -238,7 +238,7 @@ Test(cast, random_int_to_float) {
 Test(cast, same_dtype_copies_are_bit_exact) {
   uint64_t s = 77;
   const int64_t rows = 5, cols = 7, n = rows * cols;
-  for (int d = 0; d < TC_DT_COUNT; d++) {
+  for (int d = 0; d < TT_NDT; d++) {
     tc_dtype dt = (tc_dtype)d;
     size_t es = tc_dtype_size(dt);
     unsigned char buf[8 * 35], got[8 * 35];

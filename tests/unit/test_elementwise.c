@@ -499,7 +499,7 @@ static void run_family(bool (*pick)(tkind), void (*check)(tc_op, tc_dtype)) {
   int ran = 0;
   for (int op = 0; op < TC_OP_COUNT; op++) {
     if (!pick(kind_of((tc_op)op))) continue;
-    for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+    for (int dt = 0; dt < TT_NDT; dt++) {
       if (!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
       check((tc_op)op, (tc_dtype)dt);
       ran++;
@@ -709,7 +709,7 @@ Test(elementwise, random_operands_long_vectors) {
                        TC_OP_MAXIMUM, TC_OP_MINIMUM, TC_OP_LESS};
   uint64_t s = 42;
   const int64_t n = 5003;   /* not a multiple of any vector width */
-  for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+  for (int dt = 0; dt < TT_NDT; dt++) {
     if (dt == TC_DT_BOOL) continue;
     int64_t *ai = malloc(sizeof(int64_t) * (size_t)n), *bi = malloc(sizeof(int64_t) * (size_t)n);
     double *af = malloc(sizeof(double) * (size_t)n), *bf = malloc(sizeof(double) * (size_t)n);
@@ -745,7 +745,7 @@ Test(elementwise, random_operands_long_vectors) {
 /* ---- result dtypes of SPEC 4.3 ---- */
 Test(elementwise, math_on_int_and_bool_is_f64_rounding_keeps_ints) {
   tc_err err = tt_err();
-  for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+  for (int dt = 0; dt < TT_NDT; dt++) {
     if (tt_is_flt((tc_dtype)dt)) continue;
     tc_tensor *x = tt_iscalar((tc_dtype)dt, 1);
     for (int op = 0; op < TC_OP_COUNT; op++) {
@@ -795,7 +795,7 @@ Test(elementwise, round_is_half_to_even) {
 Test(elementwise, where_all_claimed_dtypes) {
   tc_err err = tt_err();
   int ran = 0;
-  for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+  for (int dt = 0; dt < TT_NDT; dt++) {
     if (!tc_op_supported(TC_OP_WHERE, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
     ran++;
     vals X;
@@ -845,7 +845,7 @@ Test(elementwise, where_all_claimed_dtypes) {
     tc_tensor_free(o); tc_tensor_free(c2); tc_tensor_free(a2);
     tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(c);
   }
-  cr_assert_eq(ran, TC_DT_COUNT);
+  cr_assert_eq(ran, TT_NDT);
   TT_DONE();
 }
 
@@ -861,7 +861,7 @@ Test(elementwise, where_needs_bool_condition) {
 Test(elementwise, clip_all_claimed_dtypes) {
   tc_err err = tt_err();
   int ran = 0;
-  for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+  for (int dt = 0; dt < TT_NDT; dt++) {
     if (!tc_op_supported(TC_OP_CLIP, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
     ran++;
     vals X;
@@ -900,7 +900,7 @@ Test(elementwise, clip_all_claimed_dtypes) {
     }
     tc_tensor_free(x);
   }
-  cr_assert_eq(ran, TC_DT_COUNT);
+  cr_assert_eq(ran, TT_NDT);
   TT_DONE();
 }
 

@@ -214,10 +214,11 @@ Test(index, take_modes_every_dtype) {
       tc_tensor_free(fill);
     } else {
       expect_err(tc_take(x, idx, 0, TC_MODE_FILL, NULL, &e), &e, TC_E_BAD_ARG);
-      fv = dt == TC_DT_BOOL ? tc_scalar_bool(false, &e) : tc_scalar_i64(-1, true, &e);
+      bool uns = tc_dtype_is_unsigned(dt);   /* a weak -1 does not fit an unsigned dtype: fill with 2 */
+      fv = dt == TC_DT_BOOL ? tc_scalar_bool(false, &e) : tc_scalar_i64(uns ? 2 : -1, true, &e);
       tc_tensor *fill = tc_take(x, idx, 0, TC_MODE_FILL, fv, &e);
       cr_assert_not_null(fill, "%s: %s", tc_dtype_name(dt), e.msg);
-      double f = dt == TC_DT_BOOL ? 0 : -1;
+      double f = dt == TC_DT_BOOL ? 0 : uns ? 2 : -1;
       EXPECT_F64(fill, SHAPE(5), 1, f, f, 1, f);
       tc_tensor_free(fill);
     }
@@ -233,11 +234,18 @@ Test(index, take_index_dtypes_and_extremes) {
   tc_tensor *x = T_F64(10, 11, 12);
   for (int d = 0; d < TC_DT_COUNT; d++) {
     if (tc_dtype_class((tc_dtype)d) != TC_CLASS_INT) continue;
-    tc_tensor *idx = t_as(T_I64(-3, 2, -1), (tc_dtype)d);
+    /* unsigned indices are never negative: -1 as a u64 is 2^64 - 1, out of bounds */
+    bool uns = tc_dtype_is_unsigned((tc_dtype)d);
+    tc_tensor *idx = t_as(uns ? T_I64(0, 2, 2) : T_I64(-3, 2, -1), (tc_dtype)d);
     tc_tensor *r = tc_take(x, idx, 0, TC_MODE_ERROR, NULL, &e);
     EXPECT_F64(r, SHAPE(3), 10, 12, 12);
     tc_tensor_free(r);
     tc_tensor_free(idx);
+    if (uns) {
+      tc_tensor *big = t_as(T_I64(1, -1), (tc_dtype)d);
+      expect_err(tc_take(x, big, 0, TC_MODE_ERROR, NULL, &e), &e, TC_E_INDEX);
+      tc_tensor_free(big);
+    }
   }
   tc_tensor *ext = T_I64(INT64_MIN, INT64_MAX, INT64_MIN + 1);
   tc_tensor *w = tc_take(x, ext, 0, TC_MODE_WRAP, NULL, &e);

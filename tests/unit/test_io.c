@@ -159,8 +159,10 @@ Test(io, every_malformed_class_is_an_io_error) {
   expect_io(tc_load_npy(P("huge.npy"), &e), "truncated data");
   write_npy("neg.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (-3,), }", v, sizeof v);
   expect_io(tc_load_npy(P("neg.npy"), &e), "negative");
-  write_npy("u4.npy", 1, "{'descr': '<u4', 'fortran_order': False, 'shape': (3,), }", v, 12);
-  expect_io(tc_load_npy(P("u4.npy"), &e), "unsigned");
+  write_npy("u16.npy", 1, "{'descr': '<u16', 'fortran_order': False, 'shape': (3,), }", v, 12);
+  expect_io(tc_load_npy(P("u16.npy"), &e), "unsupported dtype");
+  write_npy("c8.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", v, 12);
+  expect_io(tc_load_npy(P("c8.npy"), &e), "complex");
   write_npy("obj.npy", 1, "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", v, sizeof v);
   expect_io(tc_load_npy(P("obj.npy"), &e), "unsupported dtype");
   write_npy("nokey.npy", 1, "{'descr': '<f8', 'shape': (3,), }", v, sizeof v);

@@ -33,7 +33,7 @@ Test(limits, constructors_beyond_the_limit_allocate_nothing) {
     {2, {5, INT64_MIN}, TC_E_BAD_ARG},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+    for (int dt = 0; dt < TT_NDT; dt++) {
       tc_err e = tt_err();
       char what[64];
       snprintf(what, sizeof what, "zeros case %zu, %s", i, tc_dtype_name((tc_dtype)dt));

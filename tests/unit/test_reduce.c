@@ -315,7 +315,7 @@ Test(reduce, every_claimed_op_dtype_axes_layouts) {
   int ran = 0;
   for (int op = 0; op < TC_OP_COUNT; op++) {
     if (tc_op_family((tc_op)op) != TC_FAM_REDUCE) continue;
-    for (int dt = 0; dt < TC_DT_COUNT; dt++)
+    for (int dt = 0; dt < TT_NDT; dt++)
       if (tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) { check_op_dtype((tc_op)op, (tc_dtype)dt); ran++; }
   }
   cr_log_info("%d (op, dtype) pairs", ran);
@@ -329,7 +329,7 @@ Test(reduce, empty_tensors) {
   const int nds[3] = {1, 2, 2};
   for (int op = 0; op < TC_OP_COUNT; op++) {
     if (tc_op_family((tc_op)op) != TC_FAM_REDUCE || !known_op((tc_op)op)) continue;
-    for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+    for (int dt = 0; dt < TT_NDT; dt++) {
       if (!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
       for (int s = 0; s < 3; s++)
         for (int a = -1; a < nds[s]; a++) {   /* -1: all axes */
@@ -694,7 +694,7 @@ Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
   tc_err err = tt_err();
   const double v[6] = {0.0, -0.0, NAN, INFINITY, 1e-300, 0.0};
   tc_axes all = {.all = true}, ax1 = {.n = 1, .axis = {1}};
-  for (int dt = 0; dt < TC_DT_COUNT; dt++) {
+  for (int dt = 0; dt < TT_NDT; dt++) {
     if (!tt_is_flt((tc_dtype)dt)) continue;
     tc_tensor *t = tt_tensor((tc_dtype)dt, 2, (const int64_t[]){2, 3}, NULL, v);
     tc_tensor *r = tc_reduce(TC_OP_COUNT_NONZERO, t, &all, false, &err);

@@ -80,8 +80,8 @@ Test(tiles, mixed_dtypes_equal_converted_copies) {
   static const tc_op ops[] = {TC_OP_ADD, TC_OP_MUL, TC_OP_LESS, TC_OP_MAXIMUM};
   int64_t shape[2] = {130, 67}, one = 1;
   int bad = 0, ran = 0;
-  for (int da = 0; da < TC_DT_COUNT; da++)
-    for (int db = 0; db < TC_DT_COUNT; db++) {
+  for (int da = 0; da < TT_NDT; da++)
+    for (int db = 0; db < TT_NDT; db++) {
       tc_tensor *a = tc_tensor_new((tc_dtype)da, 2, shape, &err), *b0 = tc_tensor_new((tc_dtype)db, 2, shape, &err);
       tc_tensor *s = tc_tensor_new((tc_dtype)db, 1, &one, &err);
       cr_assert(a && b0 && s);

@@ -28,14 +28,15 @@ int tt_failures(void) {
 
 /* ---- dtype facts ---- */
 bool tt_is_int(tc_dtype dt) { return dt == TC_DT_I8 || dt == TC_DT_I16 || dt == TC_DT_I32 || dt == TC_DT_I64; }
+bool tt_is_uint(tc_dtype dt) { return dt == TC_DT_U8 || dt == TC_DT_U16 || dt == TC_DT_U32 || dt == TC_DT_U64; }
 bool tt_is_flt(tc_dtype dt) { return dt == TC_DT_BF16 || dt == TC_DT_F16 || dt == TC_DT_F32 || dt == TC_DT_F64; }
 
 int tt_bits(tc_dtype dt) {
   switch (dt) {
   case TC_DT_BOOL: return 1;
-  case TC_DT_I8: return 8;
-  case TC_DT_I16: case TC_DT_BF16: case TC_DT_F16: return 16;
-  case TC_DT_I32: case TC_DT_F32: return 32;
+  case TC_DT_I8: case TC_DT_U8: return 8;
+  case TC_DT_I16: case TC_DT_U16: case TC_DT_BF16: case TC_DT_F16: return 16;
+  case TC_DT_I32: case TC_DT_U32: case TC_DT_F32: return 32;
   default: return 64;
   }
 }
@@ -161,7 +162,10 @@ int64_t tt_get_i(tc_dtype dt, const void *buf, int64_t i) {
   case TC_DT_I8: { int8_t v; memcpy(&v, p + i, 1); return v; }
   case TC_DT_I16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
   case TC_DT_I32: { int32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-  case TC_DT_I64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+  case TC_DT_I64: case TC_DT_U64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; }
+  case TC_DT_U8: { uint8_t v; memcpy(&v, p + i, 1); return v; }
+  case TC_DT_U16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+  case TC_DT_U32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
   default: cr_assert_fail("tt_get_i on %s", tt_name(dt)); return 0;
   }
 }
@@ -182,10 +186,10 @@ void tt_put_i(tc_dtype dt, void *buf, int64_t i, int64_t v) {
   uint64_t u = (uint64_t)v;
   switch (dt) {
   case TC_DT_BOOL: { uint8_t b = v != 0; memcpy(p + i, &b, 1); break; }
-  case TC_DT_I8: { uint8_t b = (uint8_t)u; memcpy(p + i, &b, 1); break; }
-  case TC_DT_I16: { uint16_t b = (uint16_t)u; memcpy(p + 2 * i, &b, 2); break; }
-  case TC_DT_I32: { uint32_t b = (uint32_t)u; memcpy(p + 4 * i, &b, 4); break; }
-  case TC_DT_I64: memcpy(p + 8 * i, &u, 8); break;
+  case TC_DT_I8: case TC_DT_U8: { uint8_t b = (uint8_t)u; memcpy(p + i, &b, 1); break; }
+  case TC_DT_I16: case TC_DT_U16: { uint16_t b = (uint16_t)u; memcpy(p + 2 * i, &b, 2); break; }
+  case TC_DT_I32: case TC_DT_U32: { uint32_t b = (uint32_t)u; memcpy(p + 4 * i, &b, 4); break; }
+  case TC_DT_I64: case TC_DT_U64: memcpy(p + 8 * i, &u, 8); break;
   default: cr_assert_fail("tt_put_i on %s", tt_name(dt));
   }
 }

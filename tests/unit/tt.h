@@ -17,6 +17,12 @@ int tt_failures(void);
 #define TT_DONE() do { int n_ = tt_failures(); cr_assert_eq(n_, 0, "%d failed checks (the first are logged above)", n_); } while (0)
 
 /* ---- dtype facts, stated here rather than read from src/ ---- */
+/* The reference model below covers the nine dtypes of part one (bool, the
+ * signed integers, the floats: the first TT_NDT of tc_dtype); the suites
+ * loop over those. The unsigned dtypes (SPEC 13) have their own reference
+ * in test_unsigned.c. */
+#define TT_NDT 9
+bool tt_is_uint(tc_dtype dt);
 bool tt_is_int(tc_dtype dt);
 bool tt_is_flt(tc_dtype dt);
 int tt_bits(tc_dtype dt);                 /* integer width; 1 for bool */
