@@ -27,3 +27,13 @@ def as_array(out):
     def walk(d):
         return [walk(x) for x in d] if isinstance(d, list) else conv(d)
     return np.array(walk(out["data"]), dtype=DTYPES[out["dtype"]]).reshape(out["shape"])
+
+
+def within(g, w, tol):
+    """Finite float64 arrays g (got) and w (wanted): whether the largest
+    difference, relative to w's largest magnitude, is at most tol."""
+    if w.size == 0:
+        return True, ""
+    scale = max(float(np.max(np.abs(w))), 1e-300)
+    err = float(np.max(np.abs(g - w))) / scale
+    return err <= tol, "relative error %.3g > %.3g" % (err, tol)
