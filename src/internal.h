@@ -39,5 +39,6 @@ tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err);
 bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt);
 int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc_err *err);
 bool tc_overflow_judges_matmul(tc_dtype kdt);
+bool tc_overflow_matmul_fits(tc_dtype kdt, tc_tensor *a, tc_tensor *b);
 int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err);
 #endif

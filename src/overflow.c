@@ -11,6 +11,7 @@
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
+__extension__ typedef unsigned __int128 u128;
 
 static _Atomic int policy = TC_OVERFLOW_WRAP;
 
@@ -142,15 +143,28 @@ static char *host_copy(tc_tensor *t, tc_err *err) {
 
 /* The common case, add/sub/mul of two operands already of the kernel
  * dtype: a typed loop over __builtin_*_overflow, stamped per integer dtype.
- * Returns the first overflowing index under check, else -1 (o filled, clamped). */
+ * Blocks of OVF_BLOCK are computed wrapping with the overflow flags ORed
+ * (a loop without exits, which the compiler vectorises); only a block whose
+ * flag is set is gone over again for its first overflowing index (check)
+ * or its clamped values (saturate). Returns the first overflowing index
+ * under check, else -1 (o filled, clamped). */
+#define OVF_BLOCK 1024
 #define OVF_LOOP(BUILTIN, SAT) \
-  for (int64_t i = 0; i < n; i++) { \
-    S r, x = a[i], y = b[i]; \
-    if (BUILTIN(x, y, &r)) { \
-      if (check) return i; \
-      r = (SAT); \
+  for (int64_t i0 = 0; i0 < n; i0 += OVF_BLOCK) { \
+    int64_t m = n - i0 < OVF_BLOCK ? n - i0 : OVF_BLOCK; \
+    bool any = false; \
+    for (int64_t i = i0; i < i0 + m; i++) { \
+      S r; \
+      any |= BUILTIN(a[i], b[i], &r); \
+      o[i] = r; \
     } \
-    o[i] = r; \
+    if (!any) continue; \
+    for (int64_t i = i0; i < i0 + m; i++) { \
+      S r, x = a[i], y = b[i]; \
+      if (!BUILTIN(x, y, &r)) continue; \
+      if (check) return i; \
+      o[i] = (SAT); \
+    } \
   } \
   return -1;
 #define K_OVF(E, n_, S_, ...) \
@@ -196,11 +210,14 @@ static const char *host_read(tc_tensor *t, char **owned, tc_err *err) {
 int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err) {
   int64_t n = tc_numel(out);
   size_t sz = tc_dtype_size(kdt);
-  char *oa = NULL, *ob = NULL, *o = NULL;
+  char *oa = NULL, *ob = NULL, *o = NULL, *direct = NULL;
   const char *a = host_read(in[0], &oa, err), *b = nin > 1 && a ? host_read(in[1], &ob, err) : NULL;
   int rc = -1;
   if (!a || (nin > 1 && !b)) goto done;
-  o = malloc((size_t)(n ? n : 1) * sz);
+  /* the result is written in place when it lies in host memory (the CPU
+   * engine's), else in a buffer copied to it at the end */
+  direct = tc_tensor_host_data(out) ? tc_tensor_data(out) : NULL;
+  o = direct ? direct : malloc((size_t)(n ? n : 1) * sz);
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
   bool check = policy == TC_OVERFLOW_CHECK;
   tc_dtype da = in[0]->dtype, db = nin > 1 ? in[1]->dtype : kdt;
@@ -222,11 +239,11 @@ int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_ten
     i128 x = load(da, a + (size_t)i * sza), y = b ? load(db, b + (size_t)i * szb) : 0;
     if (put_judged(ew_exact(op, x, y), kdt, o, i, op, out->ndim, out->shape, what, err) != 0) goto done;
   }
-  rc = tc_tensor_write(out, o, err);
+  rc = direct ? 0 : tc_tensor_write(out, o, err);
 done:
   free(oa);
   free(ob);
-  free(o);
+  if (!direct) free(o);
   return rc;
 }
 
@@ -288,10 +305,40 @@ bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt) {
          (op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD);
 }
 
+/* The exact sum of a row of n values of one integer dtype, stamped per
+ * dtype: blocks of up to 2^16 elements of 32 bits or fewer sum in an int64
+ * (a loop that vectorises), 64-bit elements in 128 bits. */
+#define K_XSUM(E, n_, S, ...) \
+  static i128 xsum_##E(const void *x_, int64_t n) { \
+    const S *x = x_; \
+    i128 s = 0; \
+    if (sizeof(S) > 4) { \
+      for (int64_t j = 0; j < n; j++) s += x[j]; \
+      return s; \
+    } \
+    for (int64_t j0 = 0; j0 < n; j0 += 65536) { \
+      int64_t m = n - j0 < 65536 ? n - j0 : 65536, t = 0; \
+      for (int64_t j = j0; j < j0 + m; j++) t += (int64_t)x[j]; \
+      s += t; \
+    } \
+    return s; \
+  }
+TC_FOR_INT(K_XSUM, _)
+
+static i128 xsum(tc_dtype dt, const void *x, int64_t n) {
+  switch (dt) {
+#define XSUM_CASE(E, ...) case TC_DT_##E: return xsum_##E(x, n);
+  TC_FOR_INT(XSUM_CASE, _)
+#undef XSUM_CASE
+  default: return 0;
+  }
+}
+
 int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc_err *err) {
   int64_t m = tc_numel(out), total = tc_numel(px), n = m ? total / m : 0;
   size_t sz = tc_dtype_size(kdt);
-  char *a = host_copy(px, err), *o = NULL;
+  char *owned = NULL, *o = NULL;
+  const char *a = px->dtype == kdt ? host_read(px, &owned, err) : (owned = host_copy(px, err));
   int rc = -1;
   if (!a) goto done;
   o = malloc((size_t)(m ? m : 1) * sz);
@@ -301,9 +348,7 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
     const char *row = a + (size_t)(r * n) * sz;
     exact e;
     if (op == TC_OP_REDUCE_SUM) {   /* n < 2^62 values of at most 2^64 each: exact in 128 bits */
-      i128 s = 0;
-      for (int64_t j = 0; j < n; j++) s += load(kdt, row + (size_t)j * sz);
-      e = ex(s);
+      e = ex(xsum(kdt, row, n));
     } else {
       e = ex(1);
       int neg = 0;
@@ -323,7 +368,7 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
   }
   rc = tc_tensor_write(out, o, err);
 done:
-  free(a);
+  free(owned);
   free(o);
   return rc;
 }
@@ -333,6 +378,39 @@ done:
  * 2^128 wraps of the running sum (a sum that wrapped is beyond every dtype). */
 bool tc_overflow_judges_matmul(tc_dtype kdt) {
   return policy != TC_OVERFLOW_WRAP && tc_dtype_class(kdt) == TC_CLASS_INT;
+}
+
+/* The largest magnitude among t's elements (of integer dtype dt), or -1
+ * when t cannot be read (the caller then judges every product). */
+static i128 max_abs(tc_tensor *t, tc_dtype dt) {
+  tc_err e;
+  tc_err_clear(&e);
+  char *owned = NULL;
+  const char *p = t->dtype == dt ? host_read(t, &owned, &e) : NULL;
+  if (!p) return -1;
+  i128 m = 0;
+  size_t sz = tc_dtype_size(dt);
+  for (int64_t i = 0, n = tc_numel(t); i < n; i++) {
+    i128 v = load(dt, p + (size_t)i * sz);
+    if (v < 0) v = -v;
+    if (v > m) m = v;
+  }
+  free(owned);
+  return m;
+}
+
+/* Whether no sum of K products of a's and b's elements can leave kdt's
+ * range (max|a| * max|b| * K within it, which bounds every partial sum
+ * too): then the engine's wrapping product is the exact one, and the
+ * common case runs at the kernel's speed. */
+bool tc_overflow_matmul_fits(tc_dtype kdt, tc_tensor *a, tc_tensor *b) {
+  int64_t K = a->shape[a->ndim - 1];
+  i128 ma = max_abs(a, kdt), mb = ma >= 0 ? max_abs(b, kdt) : -1;
+  if (ma < 0 || mb < 0) return false;
+  if (ma == 0 || mb == 0 || K == 0) return true;
+  u128 p = (u128)ma * (u128)mb, q;   /* each at most 2^64 */
+  if (__builtin_mul_overflow(p, (u128)K, &q)) return false;
+  return q <= (u128)hi_of(kdt);
 }
 
 int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
