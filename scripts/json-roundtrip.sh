@@ -29,9 +29,10 @@ def sample(np_dt):
     dt = np.dtype(np_dt)
     if dt.kind == 'b':
         return rng.integers(0, 2, N).astype(bool)
-    if dt.kind == 'i':
+    if dt.kind in 'iu':
         ii = np.iinfo(dt)
-        edge = np.array([ii.min, ii.max, 0, -1, 1, ii.min + 1, ii.max - 1], dtype=dt)
+        edge = np.array([ii.min, ii.max, 0, ii.max // 2 + 1, 1, ii.min + 1, ii.max - 1]
+                        + ([-1] if dt.kind == 'i' else []), dtype=dt)
         return np.concatenate([edge, rng.integers(ii.min, ii.max, N, dtype=dt, endpoint=True)])
     fi = np.finfo(dt)
     u = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dt.itemsize]
@@ -62,7 +63,8 @@ def check(what, ok, detail=""):
         print("FAIL %s %s" % (what, detail))
 
 for name, np_dt, cast in [("bool", "?", ""), ("i8", "i1", ""), ("i16", "i2", ""), ("i32", "i4", ""),
-                          ("i64", "i8", ""), ("f16", "f2", ""), ("f32", "f4", ""), ("f64", "f8", ""),
+                          ("i64", "i8", ""), ("u8", "u1", ""), ("u16", "u2", ""), ("u32", "u4", ""),
+                          ("u64", "u8", ""), ("f16", "f2", ""), ("f32", "f4", ""), ("f64", "f8", ""),
                           ("bf16", "f4", "bf16")]:
     x = sample(np_dt)
     if cast == "bf16":   # f32 values with the low 16 bits zero are exactly bf16
