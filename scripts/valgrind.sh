@@ -24,10 +24,12 @@ fail=0
 
 # Criterion runs each test in a worker it forks and re-executes: valgrind
 # must trace the children to see them. Valgrind's CPU converts i64 to f32
-# through f64 (rounding twice), so the three tests that check that rounding
-# bit for bit fail under it alone; they run in `make test` and `make check`.
-vg_only_wrong="cast/all_81_pairs|half/double_rounding_traps|half/random_i64_to_half_and_f32"
-echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice)"
+# through f64 (rounding twice), and rounds some u64 -> f64 conversions
+# wrongly (u64 10372904061157942701 gave 1.0372904061157943e+19), so the
+# four tests that check that rounding bit for bit fail under it alone; they
+# run in `make test` and `make check`.
+vg_only_wrong="cast/all_81_pairs|half/double_rounding_traps|half/random_i64_to_half_and_f32|unsigned_/casts"
+echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice, u64 -> f64 wrongly)"
 $vg --trace-children=yes "$build/unit-tests" --jobs 2 --filter "!($vg_only_wrong)" > "$logs/unit.out" 2>&1 || { fail=1; tail -20 "$logs/unit.out"; }
 grep -h 'Synthesis' "$logs/unit.out"
 

@@ -149,6 +149,21 @@ static tc_tensor *fill_value(int op, tc_dtype dt, tc_tensor *fill, tc_err *err) 
   return tc_value_as(fill, dt, (tc_op)(op < 0 ? TC_OP_TAKE : op), err);
 }
 
+/* An index tensor as i64 for the kernels. A u64 index above the i64
+ * maximum would read as a negative one (counting from the end): where the
+ * mode lets an index be out of range it becomes n instead (past the end:
+ * clipped, filled or dropped), and under wrap its remainder mod n. */
+static tc_tensor *index_i64(tc_tensor *iv, int64_t n, tc_index_mode mode, tc_err *err) {
+  if (iv->dtype != TC_DT_U64 || mode == TC_MODE_ERROR || (mode == TC_MODE_WRAP && n == 0))
+    return tc_operand(iv, TC_DT_I64, err);
+  tc_tensor *k = tc_scalar_i64(n, true, err);
+  tc_tensor *r = k ? tc_binary(mode == TC_MODE_WRAP ? TC_OP_REM : TC_OP_MINIMUM, iv, k, err) : NULL;
+  tc_tensor *out = r ? tc_operand(r, TC_DT_I64, err) : NULL;
+  tc_tensor_free(k);
+  tc_tensor_free(r);
+  return out;
+}
+
 /* Gather into a new tensor of the selection's shape: xv and iv are in
  * selection coordinates (iv any integer dtype), x's axis has length n and
  * stride ast. */
@@ -162,7 +177,7 @@ static tc_tensor *gather(int op, tc_tensor *xv, tc_tensor *iv, int64_t ast, int6
                tc_index_mode_name(mode));
     return NULL;
   }
-  tc_tensor *i64 = tc_operand(iv, TC_DT_I64, err);
+  tc_tensor *i64 = index_i64(iv, n, mode, err);
   tc_call c = {.kind = TC_CALL_GATHER, .dtype = xv->dtype, .nin = fill ? 3 : 2, .in = {xv, i64, fill}, .out = out,
                .axis_stride = ast, .axis_len = n, .mode = mode};
   if (!i64 || tc_run_call(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
@@ -319,7 +334,7 @@ static int scatter_into(int op, tc_tensor *w, tc_tensor *idx, tc_tensor *updates
     rc = tc_err_set(err, TC_E_INDEX, op, (int)w->dtype, "cannot scatter into an empty axis (mode \"clip\")");
   tc_tensor *ie = NULL, *iv = NULL, *wv = NULL;
   if (rc == 0 && numel > 0) {
-    ie = tc_operand(idx, TC_DT_I64, err);
+    ie = index_i64(idx, n, mode, err);
     if (ie) iv = idx_in_selection(ie, a, nd, shape, err);
     if (iv) wv = x_in_selection(w, a, idx->ndim, nd, shape, err);
     if (!wv) rc = -1;
