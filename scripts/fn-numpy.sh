@@ -14,13 +14,13 @@ label="everyday functions vs numpy"
 . "$(dirname "$0")/numpy-prelude.sh"
 numpy_prelude "$@"
 "$py" - "$bin" "$tmp" "$(cd "$(dirname "$0")" && pwd)" <<'PYEOF'
-import json, math, os, subprocess, sys, warnings
+import math, os, sys, warnings
 import numpy as np
 warnings.filterwarnings("ignore")
 
 tcalc, tmp = sys.argv[1], sys.argv[2]
 sys.path.insert(0, sys.argv[3])
-from numpy_check import Files, as_array, within
+from numpy_check import Files, as_array, run_all, within
 arg = Files(tmp).arg
 rng = np.random.default_rng(20261130)
 stmts, expect = [], []
@@ -188,12 +188,7 @@ for dt in DTS:
             add("roll(%s, %d)" % (X, sh), np.roll(x, sh), 0, "roll %s %d" % (xs, sh))
             add("roll(%s, %d, axis=-1)" % (X, sh), np.roll(x, sh, axis=-1), 0, "roll axis %s %d" % (xs, sh))
 
-p = subprocess.run([tcalc, "--json", "-k"], input="\n".join(stmts) + "\n", capture_output=True, text=True, cwd=tmp)
-outs = [json.loads(l) for l in p.stdout.splitlines()]
-if len(outs) != len(stmts):
-    print("FAIL: %d statements, %d results" % (len(stmts), len(outs)))
-    print(p.stderr[:2000])
-    sys.exit(1)
+outs = run_all(tcalc, stmts, tmp)
 fails = 0
 for s, out, (want, tol, what) in zip(stmts, outs, expect):
     if not out["ok"]:

@@ -14,7 +14,7 @@ label="linalg vs numpy"
 . "$(dirname "$0")/numpy-prelude.sh"
 numpy_prelude "$@"
 "$py" - "$bin" "$tmp" "$(cd "$(dirname "$0")" && pwd)" <<'PYEOF'
-import json, subprocess, sys, os
+import sys, os
 from fractions import Fraction
 import numpy as np
 import warnings
@@ -22,7 +22,7 @@ warnings.filterwarnings("ignore")   # NumPy's own f32 det of 30 x 30 overflows t
 
 tcalc, tmp = sys.argv[1], sys.argv[2]
 sys.path.insert(0, sys.argv[3])
-from numpy_check import Files, as_array, within
+from numpy_check import Files, as_array, run_all, within
 arg = Files(tmp).arg   # a tcalc expression for an array: a .npy file it loads
 rng = np.random.default_rng(20261130)
 fails = checks = 0
@@ -164,12 +164,7 @@ for m in int_cases:
     if fits and float(np.linalg.det(m.astype(np.float64))) != want:
         rounded += 1
 
-p = subprocess.run([tcalc, "--json", "-k"], input="\n".join(stmts) + "\n", capture_output=True, text=True, cwd=tmp)
-outs = [json.loads(l) for l in p.stdout.splitlines()]
-if len(outs) != len(stmts):
-    print("FAIL: %d statements, %d results" % (len(stmts), len(outs)))
-    print(p.stderr[:2000])
-    sys.exit(1)
+outs = run_all(tcalc, stmts, tmp)
 overflow_seen = overflow_fits = 0
 for s, out, (want, tol, what) in zip(stmts, outs, expect):
     checks += 1

@@ -1,7 +1,10 @@
 """Helpers shared by the scripts that check tcalc against NumPy
 (scripts/linalg-numpy.sh, scripts/fn-numpy.sh): inputs handed over as .npy
 files, and tcalc's JSON results read back as arrays."""
+import json
 import os
+import subprocess
+import sys
 import numpy as np
 
 DTYPES = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
@@ -37,3 +40,15 @@ def within(g, w, tol):
     scale = max(float(np.max(np.abs(w))), 1e-300)
     err = float(np.max(np.abs(g - w))) / scale
     return err <= tol, "relative error %.3g > %.3g" % (err, tol)
+
+
+def run_all(tcalc, stmts, cwd):
+    """tcalc's JSON result of each statement, run in one process with -k;
+    exits (status 1) when the results do not pair up with the statements."""
+    p = subprocess.run([tcalc, "--json", "-k"], input="\n".join(stmts) + "\n", capture_output=True, text=True, cwd=cwd)
+    outs = [json.loads(l) for l in p.stdout.splitlines()]
+    if len(outs) != len(stmts):
+        print("FAIL: %d statements, %d results" % (len(stmts), len(outs)))
+        print(p.stderr[:2000])
+        sys.exit(1)
+    return outs
