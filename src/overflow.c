@@ -338,7 +338,7 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
   int64_t m = tc_numel(out), total = tc_numel(px), n = m ? total / m : 0;
   size_t sz = tc_dtype_size(kdt);
   char *owned = NULL, *o = NULL;
-  const char *a = px->dtype == kdt ? host_read(px, &owned, err) : (owned = host_copy(px, err));
+  const char *a = host_read(px, &owned, err);
   int rc = -1;
   if (!a) goto done;
   o = malloc((size_t)(m ? m : 1) * sz);
