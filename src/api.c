@@ -269,7 +269,9 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
     if (!views[i]) rc = -1;
     c.in[i] = views[i];
   }
-  if (rc == 0) rc = tc_overflow_judges(op, kdt) ? tc_overflow_ew(op, kdt, n, c.in, out, err) : run(&c, err);
+  /* check / saturate judge on the host, unless the operand's range shows the kernel exact (1) */
+  if (rc == 0) rc = tc_overflow_judges(op, kdt) ? tc_overflow_ew(op, kdt, n, c.in, out, err) : 1;
+  if (rc == 1) rc = run(&c, err);
   release(views, n);
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   return out;

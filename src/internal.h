@@ -31,7 +31,8 @@ bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
 
 /* The check and saturate policies (src/overflow.c): whether the policy
  * judges op at kernel dtype kdt, and the host computation of exact results
- * into out (a fresh contiguous tensor). */
+ * into out (a fresh contiguous tensor); tc_overflow_ew returns 1, leaving
+ * out alone, when the engine's kernel is exact for these operands. */
 bool tc_overflow_judges(tc_op op, tc_dtype kdt);
 int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err);
 bool tc_overflow_judges_cast(tc_dtype from, tc_dtype to);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "cpu/cpu.h"   /* the CPU engine's thread pool, for the host's exact sums */
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
@@ -206,7 +207,107 @@ static const char *host_read(tc_tensor *t, char **owned, tc_err *err) {
   return *owned = host_copy(t, err);
 }
 
+/* ---- the range of an operand ----
+ * The least and greatest element of t (an integer dtype, or f64 with any
+ * NaN noted), in chunks on the CPU engine's threads: when the whole range
+ * maps into the result's, the engine's wrapping kernel is exact and runs
+ * (neg, abs, casts); otherwise each element is judged. */
+#define K_RANGE(E, n_, S, ...) \
+  static void range_##E(const void *x_, int64_t n, i128 *mn, i128 *mx) { \
+    const S *x = x_; \
+    S lo = x[0], hi = x[0]; \
+    for (int64_t i = 1; i < n; i++) { \
+      lo = x[i] < lo ? x[i] : lo; \
+      hi = x[i] > hi ? x[i] : hi; \
+    } \
+    *mn = lo; \
+    *mx = hi; \
+  }
+TC_FOR_INT(K_RANGE, _)
+
+static void range_f64(const double *x, int64_t n, double *mn, double *mx, bool *nan) {
+  double lo = x[0], hi = x[0];
+  bool any = false;
+  for (int64_t i = 0; i < n; i++) {
+    any |= x[i] != x[i];
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  *mn = lo;
+  *mx = hi;
+  *nan = any || lo != lo || hi != hi;
+}
+
+CPU_CLONES static void range_chunk(tc_dtype dt, const char *x, int64_t n, i128 *mn, i128 *mx, double *fmn, double *fmx,
+                                   bool *nan) {
+  switch (dt) {
+#define RANGE_CASE(E, ...) case TC_DT_##E: range_##E(x, n, mn, mx); break;
+  TC_FOR_INT(RANGE_CASE, _)
+#undef RANGE_CASE
+  default: range_f64((const double *)(const void *)x, n, fmn, fmx, nan); break;
+  }
+}
+
+typedef struct {
+  tc_dtype dt;
+  const char *a;
+  int64_t n, per;
+  i128 *mn, *mx;
+  double *fmn, *fmx;
+  bool *nan;
+} range_job;
+
+static int range_task(void *ctx, int task, int worker) {
+  const range_job *j = ctx;
+  (void)worker;
+  int64_t lo = (int64_t)task * j->per, len = j->n - lo < j->per ? j->n - lo : j->per;
+  range_chunk(j->dt, j->a + (size_t)lo * tc_dtype_size(j->dt), len, &j->mn[task], &j->mx[task], &j->fmn[task],
+              &j->fmx[task], &j->nan[task]);
+  return 0;
+}
+
+/* Whether every element of t (integer, or f64; n > 0 elements at a, in
+ * host memory) truncated toward zero lies in [lo, hi]. */
+static bool range_fits(tc_dtype dt, const char *a, int64_t n, i128 lo, i128 hi) {
+  enum { MAXT = 512 };
+  i128 mn[MAXT], mx[MAXT];
+  double fmn[MAXT], fmx[MAXT];
+  bool nan[MAXT] = {false};
+  int64_t tasks = cpu_split(n, CPU_PAR_MIN);
+  if (tasks > MAXT) tasks = MAXT;
+  range_job j = {dt, a, n, (n + tasks - 1) / tasks, mn, mx, fmn, fmx, nan};
+  int nt = (int)((n + j.per - 1) / j.per);
+  if (nt <= 1) range_task(&j, 0, 0);
+  else if (cpu_parallel(nt, range_task, &j) != 0) return false;
+  for (int t = 0; t < nt; t++) {
+    if (dt == TC_DT_F64) {   /* trunc(d) in [lo, hi] when lo - 1 < d < hi + 1 */
+      if (nan[t] || !(fmn[t] > (double)(lo - 1)) || !(fmx[t] < (double)(hi + 1))) return false;
+    } else if (mn[t] < lo || mx[t] > hi) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/* neg and abs of an operand of the kernel dtype: whether no element can
+ * leave it (then the engine's kernel runs). */
+static bool unary_fits(tc_op op, tc_dtype kdt, tc_tensor *x) {
+  if (x->dtype != kdt || (op != TC_OP_NEG && op != TC_OP_ABS)) return false;
+  if (op == TC_OP_ABS && tc_dtype_is_unsigned(kdt)) return true;   /* the identity */
+  int64_t n = tc_numel(x);
+  if (n == 0) return true;
+  char *owned = NULL;
+  tc_err e;
+  tc_err_clear(&e);
+  const char *a = host_read(x, &owned, &e);
+  /* signed: every element but MIN; unsigned neg: zeros only */
+  bool ok = a && range_fits(kdt, a, n, tc_dtype_is_unsigned(kdt) ? 0 : lo_of(kdt) + 1, tc_dtype_is_unsigned(kdt) ? 0 : hi_of(kdt));
+  free(owned);
+  return ok;
+}
+
 int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err) {
+  if (nin == 1 && unary_fits(op, kdt, in[0])) return 1;
   int64_t n = tc_numel(out);
   size_t sz = tc_dtype_size(kdt);
   char *oa = NULL, *ob = NULL, *o = NULL, *direct = NULL;
@@ -259,18 +360,23 @@ tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
   /* floats are read as f64 (exact for every float dtype), integers as they are */
   tc_tensor *src = flt ? tc_cast(x, TC_DT_F64, err) : tc_tensor_ref(x);
   if (!src) return NULL;
-  char *a = host_copy(src, err), *o = NULL;
-  tc_tensor *out = NULL;
   int64_t n = tc_numel(x);
+  char *a = NULL, *o = NULL;
+  const char *in = host_read(src, &a, err);
+  tc_tensor *out = NULL;
+  if (in && n > 0 && range_fits(src->dtype, in, n, lo_of(to), hi_of(to))) {   /* the engine's cast is exact */
+    out = tc_cast(x, to, err);
+    goto done;
+  }
   size_t ssz = tc_dtype_size(src->dtype), osz = tc_dtype_size(to);
-  if (!a) goto done;
+  if (!in) goto done;
   o = malloc((size_t)(n ? n : 1) * osz);
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)from, "allocation failed"); goto done; }
   char what[96];
   snprintf(what, sizeof what, "a %s value cast to %s", tc_dtype_name(from), tc_dtype_name(to));
   for (int64_t i = 0; i < n; i++) {
     exact e;
-    const char *p = a + (size_t)i * ssz;
+    const char *p = in + (size_t)i * ssz;
     if (flt) {
       double d;
       memcpy(&d, p, 8);
@@ -300,19 +406,30 @@ done:
 /* ---- sums and products ----
  * x is contiguous with its reduced axes last: m outputs of n elements each. */
 bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt) {
-  return policy != TC_OVERFLOW_WRAP && tc_dtype_class(kdt) == TC_CLASS_INT &&
-         (op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD);
+  return tc_overflow_judges_matmul(kdt) && (op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD);
 }
 
 /* The exact sum of a row of n values of one integer dtype, stamped per
- * dtype: blocks of up to 2^16 elements of 32 bits or fewer sum in an int64
- * (a loop that vectorises), 64-bit elements in 128 bits. */
+ * dtype, in loops that vectorise: blocks of up to 2^16 elements of 32 bits
+ * or fewer sum in an int64; a 64-bit element x is read as unsigned,
+ * hi * 2^32 + lo, its halves summed apart in int64s (2^30 of them at most)
+ * and 2^64 taken back per negative one. */
 #define K_XSUM(E, n_, S, ...) \
   static i128 xsum_##E(const void *x_, int64_t n) { \
     const S *x = x_; \
     i128 s = 0; \
     if (sizeof(S) > 4) { \
-      for (int64_t j = 0; j < n; j++) s += x[j]; \
+      for (int64_t j0 = 0; j0 < n; j0 += (int64_t)1 << 30) { \
+        int64_t m = n - j0 < ((int64_t)1 << 30) ? n - j0 : (int64_t)1 << 30; \
+        uint64_t hi = 0, lo = 0, neg = 0; \
+        for (int64_t j = j0; j < j0 + m; j++) { \
+          uint64_t u = (uint64_t)x[j]; \
+          hi += u >> 32; \
+          lo += u & 0xffffffffu; \
+          neg += u >> 63; \
+        } \
+        s += ((i128)hi << 32) + (i128)lo - (tc_dtype_is_unsigned(TC_DT_##E) ? 0 : (i128)neg << 64); \
+      } \
       return s; \
     } \
     for (int64_t j0 = 0; j0 < n; j0 += 65536) { \
@@ -324,7 +441,7 @@ bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt) {
   }
 TC_FOR_INT(K_XSUM, _)
 
-static i128 xsum(tc_dtype dt, const void *x, int64_t n) {
+CPU_CLONES static i128 xsum(tc_dtype dt, const void *x, int64_t n) {
   switch (dt) {
 #define XSUM_CASE(E, ...) case TC_DT_##E: return xsum_##E(x, n);
   TC_FOR_INT(XSUM_CASE, _)
@@ -333,21 +450,77 @@ static i128 xsum(tc_dtype dt, const void *x, int64_t n) {
   }
 }
 
+/* Exact sums of m rows of n elements on the CPU engine's threads: each row
+ * in nc chunks, part[r * nc + c] the exact sum of chunk c of row r (exact,
+ * so the split does not change a bit). */
+typedef struct {
+  tc_dtype dt;
+  const char *a;
+  int64_t n, nc, clen, units, per;
+  i128 *part;
+} xsum_job;
+
+static int xsum_task(void *ctx, int task, int worker) {
+  const xsum_job *j = ctx;
+  (void)worker;
+  size_t sz = tc_dtype_size(j->dt);
+  for (int64_t u = (int64_t)task * j->per; u < j->units && u < ((int64_t)task + 1) * j->per; u++) {
+    if (tc_interrupt_flag) return -1;
+    int64_t r = u / j->nc, c0 = (u % j->nc) * j->clen, len = j->n - c0 < j->clen ? j->n - c0 : j->clen;
+    j->part[u] = xsum(j->dt, j->a + (size_t)(r * j->n + c0) * sz, len);
+  }
+  return 0;
+}
+
+/* sums[r] = the exact sum of row r; -1 when interrupted or out of memory. */
+static int xsum_rows(tc_dtype dt, const char *a, int64_t m, int64_t n, i128 *sums) {
+  int64_t total = m * n, tasks = cpu_split(total, CPU_PAR_MIN);
+  if (tasks <= 1) {
+    for (int64_t r = 0; r < m; r++) {
+      if (tc_interrupt_flag) return -1;
+      sums[r] = xsum(dt, a + (size_t)(r * n) * tc_dtype_size(dt), n);
+    }
+    return 0;
+  }
+  /* rows split in chunks when there are fewer rows than tasks */
+  int64_t nc = m >= tasks ? 1 : (tasks + m - 1) / m;
+  if (nc > n / 4096 + 1) nc = n / 4096 + 1;
+  xsum_job j = {dt, a, n, nc, (n + nc - 1) / nc, m * nc, 0, NULL};
+  j.per = (j.units + tasks - 1) / tasks;
+  j.part = nc == 1 ? sums : malloc((size_t)j.units * sizeof(i128));
+  if (!j.part) return -1;
+  int rc = cpu_parallel((int)((j.units + j.per - 1) / j.per), xsum_task, &j);
+  for (int64_t r = 0; rc == 0 && nc > 1 && r < m; r++) {
+    sums[r] = 0;
+    for (int64_t c = 0; c < nc; c++) sums[r] += j.part[r * nc + c];
+  }
+  if (nc > 1) free(j.part);
+  return rc == 0 ? 0 : -1;
+}
+
 int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc_err *err) {
   int64_t m = tc_numel(out), total = tc_numel(px), n = m ? total / m : 0;
   size_t sz = tc_dtype_size(kdt);
   char *owned = NULL, *o = NULL;
+  i128 *sums = NULL;
   const char *a = host_read(px, &owned, err);
   int rc = -1;
   if (!a) goto done;
   o = malloc((size_t)(m ? m : 1) * sz);
-  if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  /* n < 2^62 values of at most 2^64 each: a sum is exact in 128 bits */
+  sums = op == TC_OP_REDUCE_SUM ? malloc((size_t)(m ? m : 1) * sizeof(i128)) : NULL;
+  if (!o || (op == TC_OP_REDUCE_SUM && !sums)) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  if (sums && xsum_rows(kdt, a, m, n, sums) != 0) {
+    if (tc_interrupt_flag) tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted");
+    else tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed");
+    goto done;
+  }
   for (int64_t r = 0; r < m; r++) {
     if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
     const char *row = a + (size_t)(r * n) * sz;
     exact e;
-    if (op == TC_OP_REDUCE_SUM) {   /* n < 2^62 values of at most 2^64 each: exact in 128 bits */
-      e = ex(xsum(kdt, row, n));
+    if (sums) {
+      e = ex(sums[r]);
     } else {
       e = ex(1);
       int neg = 0;
@@ -369,6 +542,7 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
 done:
   free(owned);
   free(o);
+  free(sums);
   return rc;
 }
 
@@ -412,40 +586,113 @@ bool tc_overflow_matmul_fits(tc_dtype kdt, tc_tensor *a, tc_tensor *b) {
   return q <= (u128)hi_of(kdt);
 }
 
+/* One output row of a product, stamped per dtype, in i-k-j order (b's rows
+ * streamed): 128-bit products (unsigned ones as u128: (2^64 - 1)^2 does not
+ * fit an i128) summed with a count of 2^128 wraps per element. Each exact
+ * value goes to v[j], one beyond every dtype's range coded as the i128
+ * extreme of its sign. */
+#define I128_MAX ((i128)(~(u128)0 >> 1))
+#define K_XMM(E, n_, S, ...) \
+  static void xmm_##E(const void *a_, const void *b_, int64_t K, int64_t N, u128 *acc, int64_t *wr, i128 *v) { \
+    const S *a = a_, *b = b_; \
+    for (int64_t j = 0; j < N; j++) { acc[j] = 0; wr[j] = 0; } \
+    bool uns = tc_dtype_is_unsigned(TC_DT_##E); \
+    for (int64_t k = 0; k < K; k++) { \
+      const S *br = b + k * N; \
+      if (a[k] == 0) continue; \
+      if (uns) { \
+        u128 av = (u128)a[k]; \
+        for (int64_t j = 0; j < N; j++) { \
+          u128 p = av * (u128)br[j], r = acc[j] + p; \
+          wr[j] += r < p; \
+          acc[j] = r; \
+        } \
+      } else { \
+        i128 av = (i128)a[k]; \
+        for (int64_t j = 0; j < N; j++) { \
+          i128 p = av * (i128)br[j], r; \
+          if (__builtin_add_overflow((i128)acc[j], p, &r)) wr[j] += p > 0 ? 1 : -1; \
+          acc[j] = (u128)r; \
+        } \
+      } \
+    } \
+    for (int64_t j = 0; j < N; j++) { \
+      if (uns) v[j] = wr[j] || acc[j] > (u128)I128_MAX ? I128_MAX : (i128)acc[j]; \
+      else v[j] = wr[j] > 0 ? I128_MAX : wr[j] < 0 ? -I128_MAX - 1 : (i128)acc[j]; \
+    } \
+  }
+TC_FOR_INT(K_XMM, _)
+
+typedef void (*xmm_fn)(const void *, const void *, int64_t, int64_t, u128 *, int64_t *, i128 *);
+static const xmm_fn xmm_table[TC_DT_COUNT] = {
+#define XMM_ENTRY(E, ...) [TC_DT_##E] = xmm_##E,
+    TC_FOR_INT(XMM_ENTRY, _)
+#undef XMM_ENTRY
+};
+
+typedef struct {
+  xmm_fn fn;
+  const char *a, *b;
+  size_t sz;
+  int64_t M, K, N, rows, per;
+  i128 *v;
+} xmm_job;
+
+static int xmm_task(void *ctx, int task, int worker) {
+  const xmm_job *j = ctx;
+  (void)worker;
+  u128 *acc = malloc((size_t)(j->N ? j->N : 1) * sizeof *acc);
+  int64_t *wr = malloc((size_t)(j->N ? j->N : 1) * sizeof *wr);
+  int rc = acc && wr ? 0 : -1;
+  for (int64_t r = (int64_t)task * j->per; rc == 0 && r < j->rows && r < ((int64_t)task + 1) * j->per; r++) {
+    if (tc_interrupt_flag) { rc = -1; break; }
+    int64_t t = r / j->M;   /* the batch */
+    j->fn(j->a + (size_t)(r * j->K) * j->sz, j->b + (size_t)(t * j->K * j->N) * j->sz, j->K, j->N, acc, wr,
+          j->v + r * j->N);
+  }
+  free(acc);
+  free(wr);
+  return rc;
+}
+
 int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
   /* a: [..., M, K], b: [..., K, N], out: [..., M, N], batch dims already equal (broadcast views) */
   int nd = out->ndim;
   int64_t M = a->shape[a->ndim - 2], K = a->shape[a->ndim - 1], N = b->shape[b->ndim - 1];
-  int64_t batch = 1;
+  int64_t batch = 1, total = tc_numel(out);
   for (int d = 0; d < nd - 2; d++) batch *= out->shape[d];
   size_t sz = tc_dtype_size(kdt);
   char *ha = host_copy(a, err), *hb = ha ? host_copy(b, err) : NULL, *o = NULL;
+  i128 *v = NULL;
   int rc = -1;
   if (!hb) goto done;
-  o = malloc((size_t)(tc_numel(out) ? tc_numel(out) : 1) * sz);
-  if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
-  for (int64_t t = 0; t < batch; t++)
-    for (int64_t i = 0; i < M; i++) {
-      if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
-      for (int64_t j = 0; j < N; j++) {
-        i128 s = 0;
-        int64_t wraps = 0;
-        for (int64_t k = 0; k < K; k++) {
-          i128 p = load(kdt, ha + (size_t)((t * M + i) * K + k) * sz) * load(kdt, hb + (size_t)((t * K + k) * N + j) * sz);
-          i128 r;
-          if (__builtin_add_overflow(s, p, &r)) wraps += p > 0 ? 1 : -1;
-          s = r;
-        }
-        exact e = wraps ? (exact){0, wraps > 0 ? 1 : -1} : ex(s);
-        int64_t flat = (t * M + i) * N + j;
-        if (put_judged(e, kdt, o, flat, op, nd, out->shape, "the exact dot product", err) != 0) goto done;
-      }
-    }
+  o = malloc((size_t)(total ? total : 1) * sz);
+  v = malloc((size_t)(total ? total : 1) * sizeof *v);
+  if (!o || !v) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  /* the exact values, rows on the CPU engine's threads; then judged in order */
+  xmm_job j = {xmm_table[kdt], ha, hb, sz, M, K, N, batch * M, 0, v};
+  int64_t macs, tasks;
+  if (__builtin_mul_overflow(j.rows * N, K, &macs)) macs = INT64_MAX;
+  tasks = cpu_split(macs, (int64_t)1 << 18);
+  if (tasks > j.rows) tasks = j.rows;
+  if (tasks < 1) tasks = 1;
+  j.per = (j.rows + tasks - 1) / tasks;
+  if (cpu_parallel((int)((j.rows + j.per - 1) / j.per), xmm_task, &j) != 0) {
+    if (tc_interrupt_flag) tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted");
+    else tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed");
+    goto done;
+  }
+  for (int64_t f = 0; f < total; f++) {
+    i128 x = v[f];
+    exact e = x == I128_MAX ? (exact){0, 1} : x == -I128_MAX - 1 ? (exact){0, -1} : ex(x);
+    if (put_judged(e, kdt, o, f, op, nd, out->shape, "the exact dot product", err) != 0) goto done;
+  }
   rc = tc_tensor_write(out, o, err);
 done:
   free(ha);
   free(hb);
   free(o);
+  free(v);
   return rc;
 }
 
@@ -455,8 +702,7 @@ done:
  * 128 bits keeps its sign until a zero) of its row, judged alone: under
  * saturate a clamped element does not change the next one. */
 bool tc_overflow_judges_scan(tc_op op, tc_dtype kdt) {
-  return policy != TC_OVERFLOW_WRAP && tc_dtype_class(kdt) == TC_CLASS_INT &&
-         (op == TC_OP_CUMSUM || op == TC_OP_CUMPROD);
+  return tc_overflow_judges_matmul(kdt) && (op == TC_OP_CUMSUM || op == TC_OP_CUMPROD);
 }
 
 /* One row of n elements, stamped per dtype; returns the first position
@@ -557,6 +803,18 @@ bool tc_overflow_einsum_fits(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, 
 }
 
 #define XW_MAX (64 + 2)
+/* acc (nw words, two's complement) += m, or -= m when neg (m: len words, unsigned) */
+static void words_add(uint64_t *acc, int nw, const uint64_t *m, int len, bool neg) {
+  uint64_t c = 0;
+  for (int j = 0; j < nw && (j < len || c); j++) {
+    uint64_t w = j < len ? m[j] : 0, r;
+    uint64_t c1 = neg ? __builtin_sub_overflow(acc[j], w, &r) : __builtin_add_overflow(acc[j], w, &r);
+    uint64_t c2 = neg ? __builtin_sub_overflow(r, c, &r) : __builtin_add_overflow(r, c, &r);
+    c = c1 | c2;
+    acc[j] = r;
+  }
+}
+
 tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, const int64_t *gsize, int nout,
                               const int *outlab, int nsum, const int *sumlab, tc_err *err) {
   const tc_op op = TC_OP_EINSUM;
@@ -595,36 +853,39 @@ tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops,
       off[i] = 0;
       for (int x = 0; x < nout; x++) off[i] += oidx[x] * ost[i][x];
     }
+    /* terms whose product fits 128 bits add into fs, counting its 2^128
+     * wraps in fw; the others, in words, into acc */
+    i128 fs = 0;
+    int64_t fw = 0;
     for (int64_t t = 0; t < terms; t++) {
-      /* the term's magnitude m (len words) and sign */
-      uint64_t m[XW_MAX] = {1};
-      int len = 1;
-      bool neg = false, zero = false;
-      for (int i = 0; i < nops && !zero; i++) {
+      i128 p = 1;
+      bool zero = false, wide = false;
+      for (int i = 0; i < nops; i++) {
         i128 v = load(kdt, h[i] + (size_t)off[i] * sz);
         if (v == 0) { zero = true; break; }
-        neg ^= v < 0;
-        uint64_t u = (uint64_t)(v < 0 ? -v : v), carry = 0;
-        for (int j = 0; j < len; j++) {
-          u128 q = (u128)m[j] * u + carry;
-          m[j] = (uint64_t)q;
-          carry = (uint64_t)(q >> 64);
-        }
-        if (carry) m[len++] = carry;
+        if (!wide && __builtin_mul_overflow(p, v, &p)) wide = true;
       }
-      if (!zero) {   /* acc += m or acc -= m, carries through the words */
-        uint64_t c = 0;
-        for (int j = 0; j < nw && (j < len || c); j++) {
-          uint64_t w = j < len ? m[j] : 0, r;
-          if (!neg) {
-            uint64_t c1 = __builtin_add_overflow(acc[j], w, &r), c2 = __builtin_add_overflow(r, c, &r);
-            c = c1 | c2;
-          } else {
-            uint64_t c1 = __builtin_sub_overflow(acc[j], w, &r), c2 = __builtin_sub_overflow(r, c, &r);
-            c = c1 | c2;
+      if (!zero && !wide) {
+        i128 r;
+        if (__builtin_add_overflow(fs, p, &r)) fw += p > 0 ? 1 : -1;
+        fs = r;
+      } else if (!zero) {   /* the term's magnitude m (len words) and sign, then acc += or -= m */
+        uint64_t m[XW_MAX];
+        int len = 1;
+        bool neg = false;
+        m[0] = 1;
+        for (int i = 0; i < nops; i++) {
+          i128 v = load(kdt, h[i] + (size_t)off[i] * sz);
+          neg ^= v < 0;
+          uint64_t u = (uint64_t)(v < 0 ? -v : v), carry = 0;
+          for (int w = 0; w < len; w++) {
+            u128 q = (u128)m[w] * u + carry;
+            m[w] = (uint64_t)q;
+            carry = (uint64_t)(q >> 64);
           }
-          acc[j] = r;
+          if (carry) m[len++] = carry;
         }
+        words_add(acc, nw, m, len, neg);
       }
       /* the next term: the summed labels as an odometer, last fastest */
       for (int s = nsum - 1; s >= 0; s--) {
@@ -633,6 +894,12 @@ tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops,
         for (int i = 0; i < nops; i++) off[i] -= sst[i][s] * sidx[s];
         sidx[s] = 0;
       }
+    }
+    {   /* acc += fs + fw * 2^128 */
+      u128 mag = fs < 0 ? -(u128)fs : (u128)fs;
+      uint64_t m[3] = {(uint64_t)mag, (uint64_t)(mag >> 64), 0}, w[3] = {0, 0, fw < 0 ? -(uint64_t)fw : (uint64_t)fw};
+      words_add(acc, nw, m, 2, fs < 0);
+      words_add(acc, nw, w, 3, fw < 0);
     }
     uint64_t ext = acc[1] >> 63 ? UINT64_MAX : 0;
     bool small = true;
