@@ -365,6 +365,11 @@ einsum("ij,jk->ik", b, b * 100000000)
 cumsum(reshape(a * 4000, [1000, 400]), 0)
 einsum("ij,jk->ik", b, b * 100000000)
 einsum("ij,jk->ik", b, b)
+:set overflow check
+i8(a)
+reduce_sum(-(a * 5000 - 2147483647))
+:set overflow saturate
+reduce_sum(i64(i8(a)))
 TCEOF
 for t in 1 2 4; do TCALC_THREADS=$t "$bin" --json -k "$tmp/ovf.tc" > "$tmp/ovf$t.out" 2>/dev/null; done
 check "overflow check: the same for 1 and 2 threads" "" "$(cmp "$tmp/ovf1.out" "$tmp/ovf2.out" 2>&1)"
@@ -374,6 +379,7 @@ check "overflow check: first row whose sum overflows" '"index":[268]' "$(sed -n 
 check "overflow saturate: sums clamp" '2147483647' "$(sed -n 5p "$tmp/ovf1.out" | grep -o '"data":[0-9]*' | cut -d: -f2)"
 check "overflow check: first running sum over the i32 maximum" '"index":[23170]' "$(sed -n 8p "$tmp/ovf1.out" | grep -o '"index":\[[0-9]*\]')"
 check "overflow check: first running sum over it along axis 0" '"index":[327, 73]' "$(sed -n 9p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
+check "overflow check: first element a cast cannot hold" '"index":[128]' "$(sed -n 14p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
 check "overflow check: first einsum output over the i64 maximum" '"index":[115, 36]' "$(sed -n 10p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
 
 echo "cli: $n checks, $fail failures"
