@@ -89,6 +89,21 @@ static inline bool vm_fix(tc_op op, double x, bool f32, double *r) {
   }
 }
 
+/* A superset of the x vm_fix replaces, cheap to test on a whole block:
+ * 0 < |x| < tiny or |x| > huge (NaN is neither). */
+static inline void vm_fix_range(tc_op op, bool f32, double *tiny, double *huge) {
+  *tiny = 0;
+  *huge = INFINITY;
+  switch (op) {
+  case TC_OP_SINH: *tiny = f32 ? 0x1p-12 : 0x1p-27; *huge = f32 ? 88.0 : 709.0; break;
+  case TC_OP_COSH: *huge = f32 ? 88.0 : 709.0; break;
+  case TC_OP_TANH: case TC_OP_TAN: *tiny = f32 ? 0x1p-12 : 0x1p-27; break;
+  case TC_OP_ERF: *tiny = f32 ? 0x1p-14 : 0; break;
+  case TC_OP_LOG1P: *tiny = f32 ? 0x1p-25 : 0x1p-54; *huge = f32 ? 1e30 : 1e300; break;
+  default: break;
+  }
+}
+
 /* ---- kernels ---- */
 /* SLEEF's sin, cos and tan choose their argument reduction once per
  * vector: a cheap one when every lane is small, a wider one otherwise. So
@@ -156,7 +171,14 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
         VM_VEC(T, W, VT, CALL, OP, t, t, check); \
         memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
       } \
+      double tiny_, huge_; \
+      vm_fix_range(TC_OP_##OP, sizeof(T) == 4, &tiny_, &huge_); \
+      int fix_ = 0; \
       for (int64_t k = 0; k < n; k++) { \
+        T x_ = src[k], ax_ = x_ < 0 ? -x_ : x_; \
+        fix_ |= ((ax_ < (T)tiny_) & (x_ != 0)) | (ax_ > (T)huge_); \
+      } \
+      for (int64_t k = 0; fix_ && k < n; k++) { \
         double r; \
         if (vm_fix(TC_OP_##OP, (double)src[k], sizeof(T) == 4, &r)) o[i0 + k] = (T)r; \
       } \
