@@ -285,6 +285,7 @@ static void check_batched(tc_dtype dt, int na, const int64_t *sa, int nb, const 
     check_product(dt, a + oa, b + ob, c + bi * M * N, M, K, N, "batched");
   }
   free(a); free(b); free(c);
+  tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
 }
 
 Test(gemm, broadcast_batches) {
