@@ -559,7 +559,7 @@ static void tame_rhs(tc_op op, spec *b) {
   for (int64_t i = 0; i < n; i++) {
     int64_t v = get_i(b->dt, b->data, i);
     if (chk == TC_CHECK_ZERO && v == 0) put(b->dt, b->data, i, true, 1, 0);
-    if ((chk == TC_CHECK_NEGEXP || chk == TC_CHECK_NEGSHIFT) && v < 0) put(b->dt, b->data, i, true, v == imin(b->dt) ? 5 : -v, 0);
+    if ((chk == TC_CHECK_NEGEXP || chk == TC_CHECK_NEGSHIFT) && v < 0 && !tc_dtype_is_unsigned(b->dt)) put(b->dt, b->data, i, true, v == imin(b->dt) ? 5 : -v, 0);
   }
 }
 
