@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "io_int.h"
@@ -277,15 +278,16 @@ static int read_into(tc_rd *r, const char *path, tc_op op, tc_tensor *t, uint64_
 static int npy_prefix(tc_rd *r, uint64_t size, const char *path, tc_op op, uint64_t *prefix, uint64_t *hlen,
                       tc_err *err) {
   unsigned char pre[12];
-  if (size < 10 || r->read(r, pre, 10) != 10)
-    return tc_io_fail(err, op, -1, path, "too short for a .npy file (%llu bytes)", (unsigned long long)size);
+  if (size < 10) return tc_io_fail(err, op, -1, path, "too short for a .npy file (%llu bytes)", (unsigned long long)size);
+  if (r->read(r, pre, 10) != 10) return tc_io_fail(err, op, -1, path, "%s", r->why);
   if (memcmp(pre, "\x93NUMPY", 6)) return tc_io_fail(err, op, -1, path, "not a .npy file (bad magic bytes)");
   int major = pre[6], minor = pre[7];
   if (major == 1 && minor == 0) {
     *hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
     *prefix = 10;
   } else if ((major == 2 || major == 3) && minor == 0) {
-    if (size < 12 || r->read(r, pre + 10, 2) != 2) return tc_io_fail(err, op, -1, path, "truncated header");
+    if (size < 12) return tc_io_fail(err, op, -1, path, "truncated header");
+    if (r->read(r, pre + 10, 2) != 2) return tc_io_fail(err, op, -1, path, "%s", r->why);
     *hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
     *prefix = 12;
   } else {
@@ -304,7 +306,7 @@ static int npy_dict(tc_rd *r, uint64_t hlen, const char *path, tc_op op, npy_hea
   char *hdr = malloc((size_t)hlen + 1), why[200];
   int rc = 0;
   if (!hdr) rc = tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
-  else if (r->read(r, hdr, (size_t)hlen) != hlen) rc = tc_io_fail(err, op, -1, path, "truncated header");
+  else if (r->read(r, hdr, (size_t)hlen) != hlen) rc = tc_io_fail(err, op, -1, path, "%s", r->why);
   for (uint64_t i = 0; i < hlen && rc == 0; i++)
     if (hdr[i] == 0 || (unsigned char)hdr[i] >= 0x80)
       rc = tc_io_fail(err, op, -1, path, "the header has a byte that is not ASCII text");
@@ -372,6 +374,51 @@ tc_tensor *tc_load_npy(const char *path, tc_err *err) {
   if (!f) return NULL;
   tc_rd r = {file_read, "", f, NULL};
   tc_tensor *t = tc_npy_read(&r, size, path, TC_OP_LOAD, err);
+  fclose(f);
+  return t;
+}
+
+/* ---- .npy: mapped ---- */
+/* What the data must be for the tensor to read it where it lies. */
+static int map_check(tc_rd *r, const npy_header *h, const char *path, tc_err *err) {
+  const tc_op op = TC_OP_LOAD;
+  if (h->swap) return tc_io_fail(err, op, (int)h->dt, path, "big-endian data cannot be mapped; load it without mmap");
+  if (h->offset % tc_dtype_size(h->dt))
+    return tc_io_fail(err, op, (int)h->dt, path, "the data is not aligned to its %zu-byte elements; load it without mmap",
+                      tc_dtype_size(h->dt));
+  if (h->dt != TC_DT_BOOL) return 0;
+  /* kernels rely on a bool being 0 or 1: read through once (not kept) */
+  unsigned char *buf = malloc(IO_CHUNK);
+  int rc = buf ? 0 : tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
+  for (uint64_t off = 0; off < h->nbytes && rc == 0; off += IO_CHUNK) {
+    size_t n = h->nbytes - off < IO_CHUNK ? (size_t)(h->nbytes - off) : IO_CHUNK;
+    if (r->read(r, buf, n) != n) rc = tc_io_fail(err, op, (int)h->dt, path, "%s", r->why);
+    for (size_t i = 0; i < n && rc == 0; i++)
+      if (buf[i] > 1) rc = tc_io_fail(err, op, (int)h->dt, path, "a bool byte other than 0 and 1; load it without mmap");
+    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)h->dt);
+  }
+  free(buf);
+  return rc;
+}
+
+tc_tensor *tc_map_npy(const char *path, tc_err *err) {
+  const tc_op op = TC_OP_LOAD;
+  uint64_t size;
+  FILE *f = tc_io_open_read(path, op, &size, err);
+  if (!f) return NULL;
+  tc_rd r = {file_read, "", f, NULL};
+  npy_header h;
+  tc_tensor *t = NULL;
+  int64_t shape[TC_MAX_DIMS];
+  if (tc_npy_header(&r, size, path, op, &h, err) == 0 && map_check(&r, &h, path, err) == 0) {
+    tc_npy_stored_shape(&h, shape);
+    /* tc_npy_header checked that the file is as large as the header says */
+    void *map = h.nbytes ? mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fileno(f), 0) : NULL;
+    if (!h.nbytes) t = tc_tensor_new_on(TC_ENGINE_CPU, h.dt, h.ndim, shape, err);
+    else if (map == MAP_FAILED) tc_io_fail(err, op, (int)h.dt, path, "cannot map: %s", strerror(errno));
+    else t = tc_tensor_mapped(map, (size_t)size, (size_t)h.offset, h.dt, h.ndim, shape, err);
+    if (t) t = tc_npy_orient(t, &h, false, op, err);
+  }
   fclose(f);
   return t;
 }
