@@ -266,7 +266,7 @@ valgrind: $(BUILD)/tcalc $(BUILD)/unit-tests
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_NAMES   := fuzz_parse fuzz_stmt fuzz_json
+FUZZ_NAMES   := fuzz_parse fuzz_stmt fuzz_json fuzz_npz
 .PHONY: fuzz fuzz-build
 
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a
