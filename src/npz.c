@@ -228,10 +228,11 @@ static int member_end(zmember *m, const zentry *e, const char *path, tc_err *err
   const tc_op op = TC_OP_LOAD_NPZ;
   if (m->deflated && !m->ended) {
     unsigned char extra[64];
-    tc_rd r = {inflate_read, NULL, NULL, m};
-    if (inflate_read(&r, extra, sizeof extra) != 0 || !m->ended)
+    tc_rd r = {inflate_read, "corrupt deflate data: no end of stream", NULL, m};
+    if (inflate_read(&r, extra, sizeof extra) != 0)
       return tc_io_fail(err, op, -1, path, "member %s inflates to more than its declared %llu bytes", e->name,
                         (unsigned long long)e->usize);
+    if (!m->ended) return tc_io_fail(err, op, -1, path, "member %s: %s", e->name, r.why);
   }
   if (m->crc != e->crc)
     return tc_io_fail(err, op, -1, path, "member %s: CRC-32 mismatch (the archive says %08x, the data gives %08x)",

@@ -16,17 +16,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_MEMORY ((uint64_t)16 << 20)
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      fprintf(stderr, "fuzz_npz: check failed: %s: ", #cond); \
-      fprintf(stderr, __VA_ARGS__); \
-      fputc('\n', stderr); \
-      abort(); \
-    } \
-  } while (0)
+#define FUZZ_NAME "fuzz_npz"
+#include "fuzz_check.h"
 
 static void expect_error(const tc_err *e) {
   CHECK(e->code == TC_E_IO || e->code == TC_E_OOM || e->code == TC_E_DTYPE, "unexpected error %s: %s",
