@@ -5,7 +5,8 @@
 # ties mixed into the floats. Exact for integers, orders, counts and
 # selections (sort, argsort both ways: stable, NaN last ascending and first
 # descending, also on rows of 200 000 that take the sort's split into groups;
-# unique; searchsorted; topk; median/quantile's chosen elements);
+# unique; searchsorted; topk; median/quantile's chosen elements; the
+# dtypes of median, quantile and percentile for each method);
 # sums and transcendentals within 1e-12 (f64) or 2e-5 (f32) of the largest
 # expected magnitude. NumPy is looked for in $PYTHON (default
 # /usr/bin/python3); without it the check is skipped, saying so, except under
@@ -25,6 +26,7 @@ from numpy_check import Files, as_array, run_all, within
 arg = Files(tmp).arg
 rng = np.random.default_rng(20261130)
 stmts, expect = [], []
+exact_dtype = set()   # the statements whose dtype must be NumPy's exactly
 
 def add(stmt, want, tol, what):
     stmts.append(stmt)
@@ -126,13 +128,19 @@ for dt in DTS:
                 if ddof < n:
                     add("var(%s%s, ddof=%d)" % (F, a, ddof), np.var(fin, axis=ax, ddof=ddof), tol_of(dt) * 10, "var %s%s ddof %d" % (xs, a, ddof))
                     add("std(%s%s, ddof=%d)" % (F, a, ddof), np.std(fin, axis=ax, ddof=ddof), tol_of(dt) * 10, "std %s%s ddof %d" % (xs, a, ddof))
+            # NumPy's dtypes too: the selecting methods keep x's, the others give f64
+            exact_dtype.add(len(stmts))
             add("median(%s%s)" % (F, a), np.median(fin, axis=ax), tol_of(dt), "median %s%s" % (xs, a))
             for m in ("linear", "lower", "higher", "nearest", "midpoint"):
                 q = [0.0, 0.1, 0.5, 0.73, 1.0]
-                want = np.quantile(fin, q, axis=ax, method=m)
-                add('quantile(%s, %s%s, method="%s")' % (F, q, a, m), want.astype(np.float64 if not flt else dt), tol_of(dt),
+                exact_dtype.add(len(stmts))
+                add('quantile(%s, %s%s, method="%s")' % (F, q, a, m), np.quantile(fin, q, axis=ax, method=m), tol_of(dt),
                     "quantile %s%s %s" % (xs, a, m))
+            exact_dtype.add(len(stmts))
             add("percentile(%s, [25, 50]%s)" % (F, a), np.percentile(fin, [25, 50], axis=ax), tol_of(dt), "percentile %s%s" % (xs, a))
+            exact_dtype.add(len(stmts))
+            add('percentile(%s, [25, 50]%s, method="nearest")' % (F, a), np.percentile(fin, [25, 50], axis=ax, method="nearest"),
+                0, "percentile nearest %s%s" % (xs, a))
         for f, nf in (("nansum", np.nansum), ("nanmean", np.nanmean), ("nanmax", np.nanmax), ("nanmin", np.nanmin),
                       ("nanargmax", np.nanargmax), ("nanargmin", np.nanargmin)):
             ax = len(shape) - 1
@@ -227,9 +235,12 @@ for i, (s, out, (want, tol, what)) in enumerate(zip(stmts, outs, expect)):
         fails += 1
         print("FAIL", what, out["error"]["message"])
         continue
-    # unique keeps one of -0.0 and 0.0: NumPy's unstable sort decides which
+    # unique, quantile and percentile keep one of -0.0 and 0.0: NumPy's
+    # unstable sort or partition decides which
     got = np.load(saved[i]) if i in saved else as_array(out)
-    ok, msg = close(got, want, tol, not what.startswith("unique "))
+    ok, msg = close(got, want, tol, not what.startswith(("unique ", "quantile ", "percentile ")))
+    if ok and i in exact_dtype and got.dtype != want.dtype:
+        ok, msg = False, "dtype %s, NumPy's %s" % (got.dtype, want.dtype)
     if not ok:
         fails += 1
         if fails <= 30:

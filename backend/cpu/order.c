@@ -1,16 +1,17 @@
 /* CPU scans and sorting (TC_CALL_SCAN, TC_CALL_SORT), stamped per dtype
  * from the dtype table.
  *
- * Sorting is a stable LSD radix sort on an order key: every dtype maps to
- * an unsigned integer whose order is the sort order (integers: the sign bit
+ * Sorting is a stable radix sort on an order key: every dtype maps to an
+ * unsigned integer whose order is the sort order (integers: the sign bit
  * flipped; floats: the IEEE bits made monotone, -0.0 keyed as 0.0 and every
  * NaN as the largest key), descending flips the key, and (key, position)
- * pairs (argsort) or the keys alone (sort) are sorted 11 bits a pass,
- * skipping a pass where every key has the same digit. Radix sorting is linear in n and its passes are independent
- * of the data's order, which is why it beats a comparison sort on 10^7
- * elements; being LSD it is stable in both directions for free. The values
- * are then gathered by position, so -0.0, 0.0 and NaN payloads keep their
- * bits and their input order. */
+ * pairs (argsort) or the keys alone (sort) are sorted as the "radix sort"
+ * section below says. Radix sorting is linear in n and independent of the
+ * data's order, which is why it beats a comparison sort on 10^7 elements;
+ * every pass is stable, so equal keys keep their input order in both
+ * directions. A sort of values sorts keys that map back to the value and
+ * then puts the zeros and the NaNs back in their input order, so -0.0, 0.0
+ * and NaN payloads keep their bits and their input order. */
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
