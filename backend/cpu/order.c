@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
-#include "../../src/kexpr.h"
+#include "../order.h"
 
 #define PTR(S, p) ((S *)(void *)(p))
 #define CPTR(S, p) ((const S *)(const void *)(p))
@@ -24,28 +24,10 @@ static int unsupported(const tc_call *c, tc_err *err) {
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
 }
 
-/* ---- scans ---- */
-#define SC_ADD_INT(C, U, a, v) (C)((U)(a) + (U)(v))
-#define SC_ADD_FLT(C, U, a, v) ((a) + (v))
-#define SC_ADD_BOOL(C, U, a, v) (C)((a) | (v))
-#define SC_MUL_INT(C, U, a, v) (C)((U)(a) * (U)(v))
-#define SC_MUL_FLT(C, U, a, v) ((a) * (v))
-#define SC_MUL_BOOL(C, U, a, v) (C)((a) & (v))
-#define SC_MAX_INT(C, U, a, v) ((v) > (a) ? (v) : (a))
-#define SC_MAX_BOOL SC_MAX_INT
-#define SC_MAX_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) >= (a)) ? (v) : (a))   /* ties: the later, as NumPy */
-#define SC_MIN_INT(C, U, a, v) ((v) < (a) ? (v) : (a))
-#define SC_MIN_BOOL SC_MIN_INT
-#define SC_MIN_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) <= (a)) ? (v) : (a))
-/* unsigned integers scan as the signed ones do (wrapping in U) */
-#define SC_ADD_UINT SC_ADD_INT
-#define SC_MUL_UINT SC_MUL_INT
-#define SC_MAX_UINT SC_MAX_INT
-#define SC_MIN_UINT SC_MIN_INT
-
+/* ---- scans (the combines: backend/order.h) ---- */
 /* One scan of a row: each output is stored (rounded to S) and read back, so
  * f16/bf16 round at every step as NumPy's accumulate does. */
-#define SCAN_ONE(E, S, C, CLS, LD, ST, OPN)                                  \
+#define SCAN_ONE(OPN, E, S, C, CLS, LD, ST)                                  \
   static void scan_##OPN##_##E(int64_t n, const S *x, S *o) {                 \
     C acc = LD(x[0]);                                                         \
     o[0] = x[0];                                                              \
@@ -55,33 +37,18 @@ static int unsupported(const tc_call *c, tc_err *err) {
       acc = LD(o[i]);                                                         \
     }                                                                         \
   }
-#define K_SCAN(E, n_, S, C, CLS, B, LD, ST, ...) \
-  SCAN_ONE(E, S, C, CLS, LD, ST, ADD)            \
-  SCAN_ONE(E, S, C, CLS, LD, ST, MUL)            \
-  SCAN_ONE(E, S, C, CLS, LD, ST, MAX)            \
-  SCAN_ONE(E, S, C, CLS, LD, ST, MIN)
+#define K_SCAN(E, n_, S, C, CLS, B, LD, ST, ...) TC_SCANS(SCAN_ONE, E, S, C, CLS, LD, ST)
 TC_FOR_ALL(K_SCAN, _)
 typedef void (*scan_fn)(int64_t, const void *, void *);
-#define SCAN_ENTRY(E, ...)                                                                               \
-  [TC_DT_##E] = {(scan_fn)(void (*)(void))scan_ADD_##E, (scan_fn)(void (*)(void))scan_MUL_##E,           \
-                 (scan_fn)(void (*)(void))scan_MAX_##E, (scan_fn)(void (*)(void))scan_MIN_##E},
+#define SCAN_FN_(OPN, E) (scan_fn)(void (*)(void))scan_##OPN##_##E,
+#define SCAN_ENTRY(E, ...) [TC_DT_##E] = {TC_SCANS(SCAN_FN_, E)},
 static const scan_fn scan_table[TC_DT_COUNT][4] = {TC_FOR_ALL(SCAN_ENTRY, _)};
-
-static int scan_slot(tc_op op) {
-  switch (op) {
-  case TC_OP_CUMSUM: return 0;
-  case TC_OP_CUMPROD: return 1;
-  case TC_OP_CUMMAX: return 2;
-  case TC_OP_CUMMIN: return 3;
-  default: return -1;
-  }
-}
 
 static int run_scan(tc_call *c, tc_err *err) {
   const tc_tensor *x = c->in[0];
   int64_t n = x->ndim ? x->shape[x->ndim - 1] : 1, total = tc_numel(x);
   if (total == 0 || n == 0) return 0;
-  scan_fn fn = scan_table[c->dtype][scan_slot(c->op)];
+  scan_fn fn = scan_table[c->dtype][tc_scan_slot(c->op)];
   size_t es = tc_dtype_size(c->dtype);
   const char *in = tc_tensor_data(x);
   char *out = tc_tensor_data(c->out);
@@ -92,36 +59,10 @@ static int run_scan(tc_call *c, tc_err *err) {
   return 0;
 }
 
-/* ---- order keys ---- */
-#define KEY_BOOL(KT, B, LD, v) ((KT)(v))
-#define KEY_INT(KT, B, LD, v) ((KT)(((KT)(v) ^ ((KT)1 << ((B) - 1))) & (KT)(~(KT)0 >> (8 * sizeof(KT) - (B)))))
-#define KEY_FLT(KT, B, LD, v) PASTE(key_flt_, KT_OF(B))((double)LD(v))
-#define KEY_UINT(KT, B, LD, v) ((KT)(v))   /* already in order: no sign bit to flip */
-#define KT_OF_8 uint32_t
-#define KT_OF_16 uint32_t
-#define KT_OF_32 uint32_t
-#define KT_OF_64 uint64_t
-#define KT_OF(B) KT_OF_##B
-#define PASTE_(a, b) a##b
-#define PASTE(a, b) PASTE_(a, b)
+/* ---- order keys (KEY_<CLASS>: backend/order.h) ---- */
+#define PASTE TC_PASTE
 #define PAIR_T(B) PASTE(pair_, KT_OF(B))
 #define RADIX_FN(B) PASTE(radix_, KT_OF(B))
-
-static inline uint32_t key_flt_uint32_t(double d) {
-  float f = (float)d;   /* exact: the float dtypes of 32 bits or fewer are floats */
-  if (f != f) return UINT32_MAX;
-  if (f == 0) f = 0;    /* -0.0 keys as 0.0 */
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b >> 31 ? ~b : b | 0x80000000u;
-}
-static inline uint64_t key_flt_uint64_t(double d) {
-  if (d != d) return UINT64_MAX;
-  if (d == 0) d = 0;
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  return b >> 63 ? ~b : b | 0x8000000000000000ull;
-}
 
 /* ---- radix sort ----
  * A row is keyed, each key less the row's smallest so that only the bits
@@ -590,7 +531,7 @@ static int run_sort(tc_call *c, tc_err *err) {
 
 bool cpu_supports_order(const tc_call *c) {
   if ((unsigned)c->dtype >= TC_DT_COUNT) return false;
-  if (c->kind == TC_CALL_SCAN) return scan_slot(c->op) >= 0;
+  if (c->kind == TC_CALL_SCAN) return tc_scan_slot(c->op) >= 0;
   return c->op == TC_OP_SORT || c->op == TC_OP_ARGSORT || c->op == TC_OP_SEARCHSORTED;
 }
 
