@@ -11,7 +11,8 @@
 #    shared libraries `ldd bin/tcalc` lists beyond glibc). cuBLAS is not
 #    carried (600 MB): the plugin loads the device's own libcublas.so.13
 #    (the loader's path, then /usr/local/cuda/lib64; TCALC_CUBLAS names
-#    another). build/ is git-ignored, so build/carry must be named in the
+#    another); nor is cuSOLVER (libcusolver.so.12, TCALC_CUSOLVER), which
+#    the float linear algebra rows need. build/ is git-ignored, so build/carry must be named in the
 #    device tool's `carry`.
 # 2. Through the device tool, from the repository root:
 #        run(command="scripts/cuda-device-check.sh", carry=["build/carry"],
@@ -67,21 +68,28 @@ status=0
 echo "== device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.memory --format=csv 2>/dev/null || echo "(no nvidia-smi)"
 
-echo "== cuBLAS"
-# The plugin looks for libcublas.so.13 on the loader's path, then in
-# /usr/local/cuda/lib64. The device image may hold cuBLAS only inside a
-# Python wheel (nvidia-cublas): find one there rather than lose the float
-# matmul rows to a missing library.
-if [ -z "${TCALC_CUBLAS:-}" ] && ! ls /usr/local/cuda/lib64/libcublas.so.13 >/dev/null 2>&1 &&
-   ! { command -v ldconfig >/dev/null 2>&1 && ldconfig -p | grep -q 'libcublas\.so\.13'; }; then
-  found=$(find /opt /usr/local /usr/lib -name 'libcublas.so.13*' -type f 2>/dev/null | head -1)
-  if [ -n "$found" ]; then
-    export TCALC_CUBLAS="$found"
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$found")"
+# find_lib VAR SONAME: the plugin looks for SONAME on the loader's path,
+# then in /usr/local/cuda/lib64 (VAR, e.g. TCALC_CUBLAS, names another).
+# The device image may hold a library only inside a Python wheel
+# (nvidia-cublas, ...): find it there rather than lose its rows.
+find_lib() {
+  eval "cur=\${$1:-}"
+  if [ -z "$cur" ] && ! ls "/usr/local/cuda/lib64/$2" >/dev/null 2>&1 &&
+     ! { command -v ldconfig >/dev/null 2>&1 && ldconfig -p | grep -qF "$2"; }; then
+    found=$(find /opt /usr/local /usr/lib -name "$2*" -type f 2>/dev/null | head -1)
+    if [ -n "$found" ]; then
+      export "$1=$found"
+      export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$found")"
+    fi
   fi
-fi
-ls /usr/local/cuda/lib64/libcublas.so* 2>/dev/null || echo "(no libcublas in /usr/local/cuda/lib64)"
-echo "TCALC_CUBLAS=${TCALC_CUBLAS:-(unset: loader path, then /usr/local/cuda/lib64)}"
+  ls /usr/local/cuda/lib64/"$2"* 2>/dev/null || echo "(no $2 in /usr/local/cuda/lib64)"
+  eval "echo \"$1=\${$1:-(unset: loader path, then /usr/local/cuda/lib64)}\""
+}
+
+echo "== cuBLAS (the f32/f64 matrix products)"
+find_lib TCALC_CUBLAS libcublas.so.13
+echo "== cuSOLVER (the f32/f64 linear algebra: solve, inv, det, cholesky, eigvalsh, svdvals, pinv, ...)"
+find_lib TCALC_CUSOLVER libcusolver.so.12
 
 echo "== tcalc sees the device"
 $bin/tcalc --engine cuda -e ':engine' || status=1

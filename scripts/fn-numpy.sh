@@ -4,7 +4,9 @@
 # (and round(x, decimals)) on random inputs (fixed seed) in i32, i64, f32 and f64, with NaN, -0.0 and
 # ties mixed into the floats. Exact for integers, orders, counts and
 # selections (sort, argsort both ways: stable, NaN last ascending and first
-# descending; unique; searchsorted; topk; median/quantile's chosen elements);
+# descending, also on rows of 200 000 that take the sort's split into groups;
+# unique; searchsorted; topk; median/quantile's chosen elements; the
+# dtypes of median, quantile and percentile for each method);
 # sums and transcendentals within 1e-12 (f64) or 2e-5 (f32) of the largest
 # expected magnitude. NumPy is looked for in $PYTHON (default
 # /usr/bin/python3); without it the check is skipped, saying so, except under
@@ -24,6 +26,7 @@ from numpy_check import Files, as_array, run_all, within
 arg = Files(tmp).arg
 rng = np.random.default_rng(20261130)
 stmts, expect = [], []
+exact_dtype = set()   # the statements whose dtype must be NumPy's exactly
 
 def add(stmt, want, tol, what):
     stmts.append(stmt)
@@ -125,13 +128,19 @@ for dt in DTS:
                 if ddof < n:
                     add("var(%s%s, ddof=%d)" % (F, a, ddof), np.var(fin, axis=ax, ddof=ddof), tol_of(dt) * 10, "var %s%s ddof %d" % (xs, a, ddof))
                     add("std(%s%s, ddof=%d)" % (F, a, ddof), np.std(fin, axis=ax, ddof=ddof), tol_of(dt) * 10, "std %s%s ddof %d" % (xs, a, ddof))
+            # NumPy's dtypes too: the selecting methods keep x's, the others give f64
+            exact_dtype.add(len(stmts))
             add("median(%s%s)" % (F, a), np.median(fin, axis=ax), tol_of(dt), "median %s%s" % (xs, a))
             for m in ("linear", "lower", "higher", "nearest", "midpoint"):
                 q = [0.0, 0.1, 0.5, 0.73, 1.0]
-                want = np.quantile(fin, q, axis=ax, method=m)
-                add('quantile(%s, %s%s, method="%s")' % (F, q, a, m), want.astype(np.float64 if not flt else dt), tol_of(dt),
+                exact_dtype.add(len(stmts))
+                add('quantile(%s, %s%s, method="%s")' % (F, q, a, m), np.quantile(fin, q, axis=ax, method=m), tol_of(dt),
                     "quantile %s%s %s" % (xs, a, m))
+            exact_dtype.add(len(stmts))
             add("percentile(%s, [25, 50]%s)" % (F, a), np.percentile(fin, [25, 50], axis=ax), tol_of(dt), "percentile %s%s" % (xs, a))
+            exact_dtype.add(len(stmts))
+            add('percentile(%s, [25, 50]%s, method="nearest")' % (F, a), np.percentile(fin, [25, 50], axis=ax, method="nearest"),
+                0, "percentile nearest %s%s" % (xs, a))
         for f, nf in (("nansum", np.nansum), ("nanmean", np.nanmean), ("nanmax", np.nanmax), ("nanmin", np.nanmin),
                       ("nanargmax", np.nanargmax), ("nanargmin", np.nanargmin)):
             ax = len(shape) - 1
@@ -188,15 +197,50 @@ for dt in DTS:
             add("roll(%s, %d)" % (X, sh), np.roll(x, sh), 0, "roll %s %d" % (xs, sh))
             add("roll(%s, %d, axis=-1)" % (X, sh), np.roll(x, sh, axis=-1), 0, "roll axis %s %d" % (xs, sh))
 
+# Rows long enough for the sort's split into groups (and its tasks): the
+# results go through .npy files, as JSON they would be large.
+saved = {}
+def add_saved(expr, want, what):
+    path = os.path.join(tmp, "r%d.npy" % len(stmts))
+    saved[len(stmts)] = path
+    add('save("%s", %s); 0' % (path, expr), want, 0, what)
+
+LONG = 200000
+for dt, make in [(np.float32, lambda: data(np.float32, (LONG,))),
+                 (np.float64, lambda: data(np.float64, (LONG,))),
+                 (np.float32, lambda: rng.standard_normal(LONG).astype(np.float32)),
+                 (np.int32, lambda: rng.integers(-1000, 1001, LONG).astype(np.int32)),
+                 (np.int64, lambda: rng.integers(-2 ** 63, 2 ** 63 - 1, LONG, dtype=np.int64, endpoint=True)),
+                 (np.uint16, lambda: rng.integers(0, 2 ** 16, LONG).astype(np.uint16))]:
+    x = make()
+    if dt == np.float32:
+        x[rng.integers(0, LONG, 300)] = np.nan
+        x[rng.integers(0, LONG, 300)] = -0.0
+        x[rng.integers(0, LONG, 300)] = 0.0
+    X = arg(x)
+    xs = "%s long" % np.dtype(dt).name
+    o = np.array(desc_order(list(x)), dtype=np.int64)
+    add_saved("sort(%s)" % X, np.sort(x, kind="stable"), "sort " + xs)
+    add_saved("argsort(%s)" % X, np.argsort(x, kind="stable"), "argsort " + xs)
+    add_saved("sort(%s, descending=true)" % X, x[o], "sort descending " + xs)
+    add_saved("argsort(%s, descending=true)" % X, o, "argsort descending " + xs)
+x = data(np.float32, (2, 3 * LONG // 4))
+add_saved("sort(%s)" % arg(x), np.sort(x, axis=-1, kind="stable"), "sort f32 long rows")
+add_saved("argsort(%s, axis=0)" % arg(x), np.argsort(x, axis=0, kind="stable"), "argsort f32 long axis 0")
+
 outs = run_all(tcalc, stmts, tmp)
 fails = 0
-for s, out, (want, tol, what) in zip(stmts, outs, expect):
+for i, (s, out, (want, tol, what)) in enumerate(zip(stmts, outs, expect)):
     if not out["ok"]:
         fails += 1
         print("FAIL", what, out["error"]["message"])
         continue
-    # unique keeps one of -0.0 and 0.0: NumPy's unstable sort decides which
-    ok, msg = close(as_array(out), want, tol, not what.startswith("unique "))
+    # unique, quantile and percentile keep one of -0.0 and 0.0: NumPy's
+    # unstable sort or partition decides which
+    got = np.load(saved[i]) if i in saved else as_array(out)
+    ok, msg = close(got, want, tol, not what.startswith(("unique ", "quantile ", "percentile ")))
+    if ok and i in exact_dtype and got.dtype != want.dtype:
+        ok, msg = False, "dtype %s, NumPy's %s" % (got.dtype, want.dtype)
     if not ok:
         fails += 1
         if fails <= 30:

@@ -414,6 +414,9 @@ static int method_id(const char *m) {
   return -1;
 }
 
+/* Methods that select an element (the result keeps x's dtype, as NumPy). */
+static bool method_selects(int method) { return method == 1 || method == 2 || method == 3; }
+
 /* One quantile q of the rows of s (sorted along its last axis, n long). */
 static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, bool median, tc_err *err) {
   int last = s->ndim - 1;
@@ -421,9 +424,8 @@ static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, boo
   double v = q * (double)(n - 1);
   int64_t lo = (int64_t)floor(v), hi = lo + 1 < n ? lo + 1 : n - 1;
   double t = v - (double)lo;
-  if (median || method == 4) {   /* the mean of the two middle ones, as NumPy's median and midpoint */
-    if (median) { lo = (n - 1) / 2; hi = n / 2; }
-    tc_tensor *a = keep(p, narrow(s, last, lo, 1, err)), *b = a ? keep(p, narrow(s, last, median || t > 0 ? hi : lo, 1, err)) : NULL;
+  if (median) {   /* the mean of the two middle ones, as NumPy's */
+    tc_tensor *a = keep(p, narrow(s, last, (n - 1) / 2, 1, err)), *b = a ? keep(p, narrow(s, last, n / 2, 1, err)) : NULL;
     tc_tensor *sum = b ? keep(p, tc_binary(TC_OP_ADD, a, b, err)) : NULL;
     tc_tensor *two = sum ? keep(p, wf(2, err)) : NULL;
     return two ? keep(p, tc_binary(TC_OP_DIV, sum, two, err)) : NULL;
@@ -431,12 +433,16 @@ static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, boo
   if (method == 1) return keep(p, narrow(s, last, lo, 1, err));
   if (method == 2) return keep(p, narrow(s, last, t > 0 ? hi : lo, 1, err));
   if (method == 3) return keep(p, narrow(s, last, (int64_t)nearbyint(v), 1, err));
-  /* linear, as NumPy's _lerp: a + (b - a) t, or b - (b - a)(1 - t) from t = 0.5 on */
+  if (method == 4) t = t > 0 ? 0.5 : 0;   /* midpoint: halfway between floor(i) and ceil(i) */
+  /* linear and midpoint, as NumPy's _lerp: b - a in s's dtype, then in f64
+   * a + (b - a) t, or b - (b - a)(1 - t) from t = 0.5 on */
   tc_tensor *a = keep(p, narrow(s, last, lo, 1, err)), *b = a ? keep(p, narrow(s, last, hi, 1, err)) : NULL;
   tc_tensor *d = b ? keep(p, tc_binary(TC_OP_SUB, b, a, err)) : NULL;
-  tc_tensor *w = d ? keep(p, wf(t < 0.5 ? t : 1 - t, err)) : NULL;
-  tc_tensor *dw = w ? keep(p, tc_binary(TC_OP_MUL, d, w, err)) : NULL;
-  return dw ? keep(p, tc_binary(t < 0.5 ? TC_OP_ADD : TC_OP_SUB, t < 0.5 ? a : b, dw, err)) : NULL;
+  tc_tensor *df = d ? keep(p, tc_cast(d, TC_DT_F64, err)) : NULL;
+  tc_tensor *ab = df ? keep(p, tc_cast(t < 0.5 ? a : b, TC_DT_F64, err)) : NULL;
+  tc_tensor *w = ab ? keep(p, wf(t < 0.5 ? t : 1 - t, err)) : NULL;
+  tc_tensor *dw = w ? keep(p, tc_binary(TC_OP_MUL, df, w, err)) : NULL;
+  return dw ? keep(p, tc_binary(t < 0.5 ? TC_OP_ADD : TC_OP_SUB, ab, dw, err)) : NULL;
 }
 
 static tc_tensor *quantile_of(tc_tensor *s, double q, int method, bool median, tc_err *err) {
@@ -479,7 +485,9 @@ tc_tensor *tc_quantile(tc_op op, tc_tensor *x, tc_tensor *q, const tc_axes *axes
   for (int i = 0, j = nk; i < x->ndim; i++)
     if (mask[i]) { perm[j++] = i; n *= x->shape[i]; }
   if (n == 0 && !median) { bad(err, op, x, "%s", "cannot take a quantile of zero elements"); goto fail; }
-  tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
+  /* sorted in x's dtype for the selecting methods, else in the op's
+   * (floats their own, integers and bool f64) */
+  tc_dtype k = !median && method_selects(meth) ? x->dtype : tc_op_kernel_dtype(op, x->dtype);
   tc_tensor *xf = keep(&p, tc_cast(x, k, err));
   tc_tensor *tp = xf ? keep(&p, tc_transpose(xf, x->ndim, perm, err)) : NULL;
   tc_tensor *cp = tp ? keep(&p, tc_contiguous(tp, err)) : NULL;
@@ -505,10 +513,13 @@ tc_tensor *tc_quantile(tc_op op, tc_tensor *x, tc_tensor *q, const tc_axes *axes
     for (int64_t i = 0; i < nq; i++) tc_tensor_free(pp[i]);
     free(pp);
     /* the NaN rows: NaN sorts last, so a row holds one when its last element is */
-    tc_tensor *lastc = st ? keep(&p, narrow(s, (int)nk, n - 1, 1, err)) : NULL;
-    tc_tensor *isn = lastc ? keep(&p, tc_unary(TC_OP_ISNAN, lastc, err)) : NULL;
-    tc_tensor *nan = isn ? keep(&p, tc_scalar_f64(NAN, true, err)) : NULL;
-    res = nan ? keep(&p, tc_where(isn, nan, st, err)) : NULL;
+    res = st;
+    if (st && tc_dtype_class(k) == TC_CLASS_FLT) {
+      tc_tensor *lastc = keep(&p, narrow(s, (int)nk, n - 1, 1, err));
+      tc_tensor *isn = lastc ? keep(&p, tc_unary(TC_OP_ISNAN, lastc, err)) : NULL;
+      tc_tensor *nan = isn ? keep(&p, tc_scalar_f64(NAN, true, err)) : NULL;
+      res = nan ? keep(&p, tc_where(isn, nan, st, err)) : NULL;
+    }
     /* [nq, ..., 1] to q's shape and the kept dims */
     int64_t oshape[2 * TC_MAX_DIMS];
     int on = 0;
@@ -788,8 +799,13 @@ bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
            tc_op_supported(TC_OP_TAKE, TC_DT_F64, eid);
   case TC_OP_VAR: case TC_OP_STD:
     return tc_cast_supported(e, dt, f) && tc_op_supported(TC_OP_MEAN, f, eid) && tc_op_supported(TC_OP_SQRT, f, eid);
-  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE:
+  case TC_OP_MEDIAN:
     return conv && call_ok(eid, TC_CALL_SORT, TC_OP_SORT, k) && tc_op_supported(TC_OP_WHERE, k, eid);
+  case TC_OP_QUANTILE: case TC_OP_PERCENTILE:   /* the selecting methods sort dt, the others k and finish in f64 */
+    return conv && call_ok(eid, TC_CALL_SORT, TC_OP_SORT, k) && call_ok(eid, TC_CALL_SORT, TC_OP_SORT, dt) &&
+           tc_op_supported(TC_OP_WHERE, k, eid) && tc_op_supported(TC_OP_SUB, k, eid) &&
+           tc_cast_supported(e, k, TC_DT_F64) && tc_op_supported(TC_OP_MUL, TC_DT_F64, eid) &&
+           tc_op_supported(TC_OP_WHERE, TC_DT_F64, eid);
   case TC_OP_ISCLOSE: case TC_OP_ALLCLOSE:
     return tc_cast_supported(e, dt, f) && tc_op_supported(TC_OP_LESS_EQUAL, f, eid) &&
            tc_op_supported(TC_OP_WHERE, TC_DT_BOOL, eid) && tc_op_supported(TC_OP_ISFINITE, f, eid);

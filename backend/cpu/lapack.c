@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
+#include "../bareiss.h"
 
 #define LA_ROUTINES(X) \
   X(sgetrf_work) X(dgetrf_work) X(sgetrs_work) X(dgetrs_work) X(sgetri_work) X(dgetri_work) \
@@ -52,8 +53,6 @@ static bool la_load(void) {
   return true;
 }
 
-__extension__ typedef __int128 i128;
-
 bool cpu_supports_linalg(const tc_call *c) {
   if (c->op == TC_OP_DET && c->dtype == TC_DT_I64) return true;
   return (c->dtype == TC_DT_F32 || c->dtype == TC_DT_F64) && la_load();
@@ -65,43 +64,12 @@ static int fail_at(tc_call *c, int64_t b, tc_code code, tc_err *err) {
   return tc_err_set(err, code, (int)c->op, (int)c->dtype, "%s", code == TC_E_SINGULAR ? "singular matrix" : "overflow");
 }
 
-/* ---- exact integer determinant ---- */
-/* det of the n x n matrix m (overwritten); -1 when a minor leaves i64. */
-static int bareiss(int64_t *m, int64_t n, int64_t *det) {
-  int64_t prev = 1;
-  int sign = 1;
-  for (int64_t k = 0; k < n; k++) {
-    if (m[k * n + k] == 0) {
-      int64_t r = k + 1;
-      while (r < n && m[r * n + k] == 0) r++;
-      if (r == n) { *det = 0; return 0; }
-      for (int64_t j = 0; j < n; j++) { int64_t t = m[k * n + j]; m[k * n + j] = m[r * n + j]; m[r * n + j] = t; }
-      sign = -sign;
-    }
-    i128 p = m[k * n + k];
-    for (int64_t i = k + 1; i < n; i++) {
-      i128 q = m[i * n + k];
-      for (int64_t j = k + 1; j < n; j++) {
-        i128 v;
-        if (__builtin_sub_overflow(p * m[i * n + j], q * m[k * n + j], &v)) return -1;
-        v /= prev;   /* exact: v is a minor of the matrix times prev */
-        if (v > INT64_MAX || v < INT64_MIN) return -1;
-        m[i * n + j] = (int64_t)v;
-      }
-    }
-    prev = m[k * n + k];
-  }
-  int64_t d = n ? m[n * n - 1] : 1;
-  if (sign < 0 && d == INT64_MIN) return -1;
-  *det = sign < 0 ? -d : d;
-  return 0;
-}
-
+/* ---- exact integer determinant (backend/bareiss.h) ---- */
 static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
   int64_t *a = (int64_t *)tc_tensor_data(c->in[0]), *out = (int64_t *)tc_tensor_data(c->out);
   for (int64_t b = 0; b < nb; b++) {
     if (tc_interrupt_flag) return cpu_interrupted(err);
-    if (bareiss(a + b * n * n, n, &out[b]) != 0) return fail_at(c, b, TC_E_INT_OVERFLOW, err);
+    if (tc_bareiss(a + b * n * n, n, &out[b]) != 0) return fail_at(c, b, TC_E_INT_OVERFLOW, err);
   }
   return 0;
 }

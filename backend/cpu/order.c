@@ -1,20 +1,21 @@
 /* CPU scans and sorting (TC_CALL_SCAN, TC_CALL_SORT), stamped per dtype
  * from the dtype table.
  *
- * Sorting is a stable LSD radix sort on an order key: every dtype maps to
- * an unsigned integer whose order is the sort order (integers: the sign bit
+ * Sorting is a stable radix sort on an order key: every dtype maps to an
+ * unsigned integer whose order is the sort order (integers: the sign bit
  * flipped; floats: the IEEE bits made monotone, -0.0 keyed as 0.0 and every
  * NaN as the largest key), descending flips the key, and (key, position)
- * pairs (argsort) or the keys alone (sort) are sorted 11 bits a pass,
- * skipping a pass where every key has the same digit. Radix sorting is linear in n and its passes are independent
- * of the data's order, which is why it beats a comparison sort on 10^7
- * elements; being LSD it is stable in both directions for free. The values
- * are then gathered by position, so -0.0, 0.0 and NaN payloads keep their
- * bits and their input order. */
+ * pairs (argsort) or the keys alone (sort) are sorted as the "radix sort"
+ * section below says. Radix sorting is linear in n and independent of the
+ * data's order, which is why it beats a comparison sort on 10^7 elements;
+ * every pass is stable, so equal keys keep their input order in both
+ * directions. A sort of values sorts keys that map back to the value and
+ * then puts the zeros and the NaNs back in their input order, so -0.0, 0.0
+ * and NaN payloads keep their bits and their input order. */
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
-#include "../../src/kexpr.h"
+#include "../order.h"
 
 #define PTR(S, p) ((S *)(void *)(p))
 #define CPTR(S, p) ((const S *)(const void *)(p))
@@ -23,28 +24,10 @@ static int unsupported(const tc_call *c, tc_err *err) {
   return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
 }
 
-/* ---- scans ---- */
-#define SC_ADD_INT(C, U, a, v) (C)((U)(a) + (U)(v))
-#define SC_ADD_FLT(C, U, a, v) ((a) + (v))
-#define SC_ADD_BOOL(C, U, a, v) (C)((a) | (v))
-#define SC_MUL_INT(C, U, a, v) (C)((U)(a) * (U)(v))
-#define SC_MUL_FLT(C, U, a, v) ((a) * (v))
-#define SC_MUL_BOOL(C, U, a, v) (C)((a) & (v))
-#define SC_MAX_INT(C, U, a, v) ((v) > (a) ? (v) : (a))
-#define SC_MAX_BOOL SC_MAX_INT
-#define SC_MAX_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) >= (a)) ? (v) : (a))   /* ties: the later, as NumPy */
-#define SC_MIN_INT(C, U, a, v) ((v) < (a) ? (v) : (a))
-#define SC_MIN_BOOL SC_MIN_INT
-#define SC_MIN_FLT(C, U, a, v) ((a) != (a) ? (a) : ((v) != (v) || (v) <= (a)) ? (v) : (a))
-/* unsigned integers scan as the signed ones do (wrapping in U) */
-#define SC_ADD_UINT SC_ADD_INT
-#define SC_MUL_UINT SC_MUL_INT
-#define SC_MAX_UINT SC_MAX_INT
-#define SC_MIN_UINT SC_MIN_INT
-
+/* ---- scans (the combines: backend/order.h) ---- */
 /* One scan of a row: each output is stored (rounded to S) and read back, so
  * f16/bf16 round at every step as NumPy's accumulate does. */
-#define SCAN_ONE(E, S, C, CLS, LD, ST, OPN)                                  \
+#define SCAN_ONE(OPN, E, S, C, CLS, LD, ST)                                  \
   static void scan_##OPN##_##E(int64_t n, const S *x, S *o) {                 \
     C acc = LD(x[0]);                                                         \
     o[0] = x[0];                                                              \
@@ -54,33 +37,18 @@ static int unsupported(const tc_call *c, tc_err *err) {
       acc = LD(o[i]);                                                         \
     }                                                                         \
   }
-#define K_SCAN(E, n_, S, C, CLS, B, LD, ST, ...) \
-  SCAN_ONE(E, S, C, CLS, LD, ST, ADD)            \
-  SCAN_ONE(E, S, C, CLS, LD, ST, MUL)            \
-  SCAN_ONE(E, S, C, CLS, LD, ST, MAX)            \
-  SCAN_ONE(E, S, C, CLS, LD, ST, MIN)
+#define K_SCAN(E, n_, S, C, CLS, B, LD, ST, ...) TC_SCANS(SCAN_ONE, E, S, C, CLS, LD, ST)
 TC_FOR_ALL(K_SCAN, _)
 typedef void (*scan_fn)(int64_t, const void *, void *);
-#define SCAN_ENTRY(E, ...)                                                                               \
-  [TC_DT_##E] = {(scan_fn)(void (*)(void))scan_ADD_##E, (scan_fn)(void (*)(void))scan_MUL_##E,           \
-                 (scan_fn)(void (*)(void))scan_MAX_##E, (scan_fn)(void (*)(void))scan_MIN_##E},
+#define SCAN_FN_(OPN, E) (scan_fn)(void (*)(void))scan_##OPN##_##E,
+#define SCAN_ENTRY(E, ...) [TC_DT_##E] = {TC_SCANS(SCAN_FN_, E)},
 static const scan_fn scan_table[TC_DT_COUNT][4] = {TC_FOR_ALL(SCAN_ENTRY, _)};
-
-static int scan_slot(tc_op op) {
-  switch (op) {
-  case TC_OP_CUMSUM: return 0;
-  case TC_OP_CUMPROD: return 1;
-  case TC_OP_CUMMAX: return 2;
-  case TC_OP_CUMMIN: return 3;
-  default: return -1;
-  }
-}
 
 static int run_scan(tc_call *c, tc_err *err) {
   const tc_tensor *x = c->in[0];
   int64_t n = x->ndim ? x->shape[x->ndim - 1] : 1, total = tc_numel(x);
   if (total == 0 || n == 0) return 0;
-  scan_fn fn = scan_table[c->dtype][scan_slot(c->op)];
+  scan_fn fn = scan_table[c->dtype][tc_scan_slot(c->op)];
   size_t es = tc_dtype_size(c->dtype);
   const char *in = tc_tensor_data(x);
   char *out = tc_tensor_data(c->out);
@@ -91,79 +59,278 @@ static int run_scan(tc_call *c, tc_err *err) {
   return 0;
 }
 
-/* ---- order keys ---- */
-#define KEY_BOOL(KT, B, LD, v) ((KT)(v))
-#define KEY_INT(KT, B, LD, v) ((KT)(((KT)(v) ^ ((KT)1 << ((B) - 1))) & (KT)(~(KT)0 >> (8 * sizeof(KT) - (B)))))
-#define KEY_FLT(KT, B, LD, v) PASTE(key_flt_, KT_OF(B))((double)LD(v))
-#define KEY_UINT(KT, B, LD, v) ((KT)(v))   /* already in order: no sign bit to flip */
-#define KT_OF_8 uint32_t
-#define KT_OF_16 uint32_t
-#define KT_OF_32 uint32_t
-#define KT_OF_64 uint64_t
-#define KT_OF(B) KT_OF_##B
-#define PASTE_(a, b) a##b
-#define PASTE(a, b) PASTE_(a, b)
+/* ---- order keys (KEY_<CLASS>: backend/order.h) ---- */
+#define PASTE TC_PASTE
 #define PAIR_T(B) PASTE(pair_, KT_OF(B))
 #define RADIX_FN(B) PASTE(radix_, KT_OF(B))
 
-static inline uint32_t key_flt_uint32_t(double d) {
-  float f = (float)d;   /* exact: the float dtypes of 32 bits or fewer are floats */
-  if (f != f) return UINT32_MAX;
-  if (f == 0) f = 0;    /* -0.0 keys as 0.0 */
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b >> 31 ? ~b : b | 0x80000000u;
-}
-static inline uint64_t key_flt_uint64_t(double d) {
-  if (d != d) return UINT64_MAX;
-  if (d == 0) d = 0;
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  return b >> 63 ? ~b : b | 0x8000000000000000ull;
-}
-
-/* Stable LSD radix sort of elements of type T by the unsigned key KEY(e)
- * of type KT, 11 bits a pass (3 passes for a 32-bit key: the 2048 counters
- * of a pass stay in the L1/L2 cache). */
+/* ---- radix sort ----
+ * A row is keyed, each key less the row's smallest so that only the bits
+ * that vary are sorted. A large row is then split once, through memory,
+ * into groups of consecutive key prefixes (the top PBITS bits of the keys
+ * that vary), each group about GROUP_BYTES: a histogram of the prefixes
+ * says where the groups start, and each task moves its own part of the row
+ * after the parts before it (so the split is stable). Each group, and a
+ * small row, is then sorted in the cache: most significant digit first
+ * while it is large, then least significant digit first, skipping a digit
+ * where every key has the same, and its output written while it is there.
+ * Parts and groups are tasks of the thread pool; a stable sort has one
+ * result, so it does not depend on the thread count. */
 #define RBITS 11
 #define RBUCKETS (1 << RBITS)
-#define RADIX(NAME, T, KT, KEY)                                                               \
-  static void NAME(T *a, T *tmp, int64_t n) {                                                 \
-    if (n < 48) {                                                                             \
-      for (int64_t i = 1; i < n; i++) {                                                       \
-        T e = a[i];                                                                           \
-        int64_t j = i;                                                                        \
-        for (; j > 0 && KEY(a[j - 1]) > KEY(e); j--) a[j] = a[j - 1];                         \
-        a[j] = e;                                                                             \
-      }                                                                                       \
-      return;                                                                                 \
-    }                                                                                         \
-    enum { P = (8 * sizeof(KT) + RBITS - 1) / RBITS };                                        \
-    static _Thread_local int64_t cnt[P][RBUCKETS];                                            \
-    memset(cnt, 0, sizeof cnt);                                                               \
-    for (int64_t i = 0; i < n; i++) {                                                         \
-      KT k = KEY(a[i]);                                                                       \
-      for (int p = 0; p < P; p++) cnt[p][(k >> (RBITS * p)) & (RBUCKETS - 1)]++;              \
-    }                                                                                         \
-    T *src = a, *dst = tmp;                                                                   \
-    for (int p = 0; p < P; p++) {                                                             \
-      int64_t *c = cnt[p], sum = 0;                                                           \
-      int sh = RBITS * p;                                                                     \
-      if (c[(KEY(src[0]) >> sh) & (RBUCKETS - 1)] == n) continue;                             \
-      for (int d = 0; d < RBUCKETS; d++) { int64_t t = c[d]; c[d] = sum; sum += t; }          \
-      for (int64_t i = 0; i < n; i++) dst[c[(KEY(src[i]) >> sh) & (RBUCKETS - 1)]++] = src[i]; \
-      T *t = src; src = dst; dst = t;                                                         \
-    }                                                                                         \
-    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);                                      \
-  }
+#define LEAF_BYTES ((int64_t)512 << 10)   /* a bucket this small is sorted LSD: it and its scratch fit the L2 cache */
+#define GROUP_BYTES LEAF_BYTES
+#define SORT_TASKS 16                 /* parts of a row keyed and split by one task each, at most */
+#define PBITS 16                      /* bits of the prefixes the groups are made of */
+#define SMALL_ROW ((int64_t)1 << 17)  /* elements of a row sorted whole, without the split */
+
+typedef struct sort_row sort_row;
+typedef struct {
+  size_t size;   /* of an element */
+  int kbits;     /* of a key */
+  void (*any)(void *a, void *t, int64_t n, int hi, const sort_row *r);
+  void (*hist)(const void *k, int64_t n, uint64_t kmin, int s, uint32_t *h);
+  void (*split)(const void *k, int64_t n, uint64_t kmin, int s, const uint16_t *gid, uint32_t *off, void *t);
+} radix_ops;
+/* A sorted leaf of the row: its output, from where it lies in the keys or the scratch. */
+static void sort_leaf(const sort_row *r, const void *s, int64_t n);
+
+/* Per element type T (a key, or a key and a position) with the unsigned
+ * key KEY(e) of type KT: the sort of a bucket, and a part's histogram of
+ * the prefixes (key - kmin) >> s and its split into the groups gid[prefix]
+ * (SETKEY stores the lesser key). Counts and positions fit 32 bits: a row
+ * holds fewer than 2^32 elements. */
+#define RADIX(NAME, T, KT, KEY, SETKEY)                                                        \
+  /* Sorts a[0, n) by bits [0, hi) of the keys (the bits above are equal)                      \
+   * with t as scratch, handing each sorted leaf to sort_leaf. */                              \
+  static void NAME##_any(void *a_, void *t_, int64_t n, int hi, const sort_row *r) {           \
+    T *a = a_, *t = t_;                                                                        \
+    if (hi == 0 || n < 2) {                                                                    \
+      sort_leaf(r, a, n);                                                                      \
+      return;                                                                                  \
+    }                                                                                          \
+    if (n < 32) {                                                                              \
+      for (int64_t i = 1; i < n; i++) {                                                        \
+        T e = a[i];                                                                            \
+        int64_t j = i;                                                                         \
+        for (; j > 0 && KEY(a[j - 1]) > KEY(e); j--) a[j] = a[j - 1];                          \
+        a[j] = e;                                                                              \
+      }                                                                                        \
+      sort_leaf(r, a, n);                                                                      \
+      return;                                                                                  \
+    }                                                                                          \
+    if (n * (int64_t)sizeof(T) <= LEAF_BYTES || hi <= RBITS) {                                 \
+      /* np digits of w <= RBITS bits (the last may be narrower): the np whose \
+       * passes and buckets cost least, np * (n + 2^w), so that a small bucket \
+       * of many bits takes more, narrower digits */                           \
+      enum { CMAX = 6 * RBUCKETS };                                                            \
+      uint32_t cnt[CMAX];                                                                      \
+      int np = (hi + RBITS - 1) / RBITS, w = (hi + np - 1) / np;                               \
+      for (int q = np + 1, v; q <= hi; q++)                                                    \
+        if (v = (hi + q - 1) / q, q << v <= CMAX && q * (n + (1 << v)) < np * (n + (1 << w))) { \
+          np = q;                                                                              \
+          w = v;                                                                               \
+        }                                                                                      \
+      KT dm = ((KT)1 << w) - 1;                                                                \
+      memset(cnt, 0, ((size_t)np << w) * sizeof cnt[0]);                                       \
+      for (int64_t i = 0; i < n; i++) {                                                        \
+        KT k = KEY(a[i]);                                                                      \
+        for (int p = 0; p < np; p++) cnt[(p << w) + ((k >> (w * p)) & dm)]++;                  \
+      }                                                                                        \
+      T *src = a, *dst = t;                                                                    \
+      for (int p = 0; p < np; p++) {                                                           \
+        uint32_t *c = cnt + (p << w), sum = 0;                                                 \
+        int sh = w * p;                                                                        \
+        if (c[(KEY(src[0]) >> sh) & dm] == n) continue;                                        \
+        for (KT d = 0; d <= dm; d++) { uint32_t x = c[d]; c[d] = sum; sum += x; }              \
+        for (int64_t i = 0; i < n; i++) dst[c[(KEY(src[i]) >> sh) & dm]++] = src[i];           \
+        T *x = src; src = dst; dst = x;                                                        \
+      }                                                                                        \
+      sort_leaf(r, src, n);                                                                    \
+      return;                                                                                  \
+    }                                                                                          \
+    /* a large bucket: split by its top wm bits, as few as make the buckets \
+     * about leaf-sized (more would leave small buckets of many bits) */       \
+    int wm = 1;                                                                                \
+    while (wm < RBITS && (LEAF_BYTES / (int64_t)sizeof(T)) << wm < n) wm++;                    \
+    int lo = hi - wm;                                                                          \
+    KT dm = ((KT)1 << wm) - 1;                                                                 \
+    uint32_t c[RBUCKETS], st[RBUCKETS + 1], sum = 0;                                           \
+    memset(c, 0, sizeof c);                                                                    \
+    for (int64_t i = 0; i < n; i++) c[(KEY(a[i]) >> lo) & dm]++;                               \
+    if (c[(KEY(a[0]) >> lo) & dm] == n) {                                                      \
+      NAME##_any(a, t, n, lo, r);                                                              \
+      return;                                                                                  \
+    }                                                                                          \
+    for (KT d = 0; d <= dm; d++) { st[d] = sum; sum += c[d]; c[d] = st[d]; }                   \
+    st[dm + 1] = sum;                                                                          \
+    for (int64_t i = 0; i < n; i++) t[c[(KEY(a[i]) >> lo) & dm]++] = a[i];                     \
+    for (KT d = 0; d <= dm; d++)                                                               \
+      if (st[d + 1] > st[d]) NAME##_any(t + st[d], a + st[d], st[d + 1] - st[d], lo, r);       \
+  }                                                                                            \
+  static void NAME##_hist(const void *k_, int64_t n, uint64_t kmin, int s, uint32_t *h) {      \
+    const T *k = k_;                                                                           \
+    for (int64_t i = 0; i < n; i++) h[(KT)(KEY(k[i]) - (KT)kmin) >> s]++;                      \
+  }                                                                                            \
+  static void NAME##_split(const void *k_, int64_t n, uint64_t kmin, int s, const uint16_t *gid, \
+                           uint32_t *off, void *t_) {                                          \
+    const T *k = k_;                                                                           \
+    T *t = t_;                                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                          \
+      T e = k[i];                                                                              \
+      KT v = (KT)(KEY(e) - (KT)kmin);                                                          \
+      SETKEY(e, v);                                                                            \
+      t[off[gid[v >> s]]++] = e;                                                               \
+    }                                                                                          \
+  }                                                                                            \
+  static const radix_ops NAME##_ops = {sizeof(T), 8 * (int)sizeof(KT), NAME##_any, NAME##_hist, NAME##_split};
+
 typedef struct { uint32_t k; uint32_t i; } pair_uint32_t;
 typedef struct { uint64_t k; uint32_t i; } pair_uint64_t;
 #define PAIR_KEY(e) ((e).k)
+#define PAIR_SET(e, v) ((e).k = (v))
 #define SELF_KEY(e) (e)
-RADIX(radix_uint32_t, pair_uint32_t, uint32_t, PAIR_KEY)
-RADIX(radix_uint64_t, pair_uint64_t, uint64_t, PAIR_KEY)
-RADIX(radixk_uint32_t, uint32_t, uint32_t, SELF_KEY)
-RADIX(radixk_uint64_t, uint64_t, uint64_t, SELF_KEY)
+#define SELF_SET(e, v) ((e) = (v))
+RADIX(radix_uint32_t, pair_uint32_t, uint32_t, PAIR_KEY, PAIR_SET)
+RADIX(radix_uint64_t, pair_uint64_t, uint64_t, PAIR_KEY, PAIR_SET)
+RADIX(radixk_uint32_t, uint32_t, uint32_t, SELF_KEY, SELF_SET)
+RADIX(radixk_uint64_t, uint64_t, uint64_t, SELF_KEY, SELF_SET)
+
+/* One row being sorted: the dtype's keying and output (build, finish), the
+ * element type's radix functions, and the state the tasks share. */
+struct sort_row {
+  const void *x;
+  void *out;
+  char *k, *t;                /* keys (or key-position pairs) and scratch */
+  int64_t n, part;            /* elements; per task of the keying and split */
+  bool arg, desc;
+  int ntask, s, np, ngroup;   /* parts; prefix = key >> s, np of them; groups */
+  uint64_t kmin;              /* subtracted from every key by the split */
+  const radix_ops *ops;
+  /* keys of x[lo, hi) into k: the task's smallest and largest key, zeros and NaNs */
+  void (*build)(sort_row *r, int64_t lo, int64_t hi, int task);
+  /* out[lo, hi) from the sorted elements at s */
+  void (*finish)(const sort_row *r, const void *s, int64_t lo, int64_t hi);
+  uint64_t tmin[SORT_TASKS], tmax[SORT_TASKS];
+  int64_t tnz[SORT_TASKS], tnn[SORT_TASKS];
+  uint32_t *cnt;              /* ntask rows of np: each part's histogram, then its offset in each group */
+  uint16_t *gid;              /* np: the group of each prefix */
+  uint32_t *gst;              /* np + 1: where each group starts */
+  uint8_t *ghi;               /* np: the key bits that vary within each group */
+};
+/* Bytes of the scratch of cnt, gid, gst and ghi. */
+#define SORT_AUX ((size_t)SORT_TASKS * 4 << PBITS) + ((size_t)2 << PBITS) + ((size_t)4 << PBITS) + 4 + ((size_t)1 << PBITS)
+
+static void sort_leaf(const sort_row *r, const void *s, int64_t n) {
+  size_t es = r->ops->size;
+  uintptr_t p = (uintptr_t)s, k = (uintptr_t)r->k;
+  int64_t lo = (int64_t)((p >= k && p < k + (size_t)r->n * es ? p - k : p - (uintptr_t)r->t) / es);
+  r->finish(r, s, lo, lo + n);
+}
+
+static int build_task(void *ctx, int task, int worker) {
+  sort_row *r = ctx;
+  (void)worker;
+  int64_t lo = task * r->part, hi = lo + r->part < r->n ? lo + r->part : r->n;
+  r->build(r, lo, hi, task);
+  return tc_interrupt_flag ? -1 : 0;
+}
+static int hist_task(void *ctx, int task, int worker) {
+  sort_row *r = ctx;
+  (void)worker;
+  int64_t lo = task * r->part, hi = lo + r->part < r->n ? lo + r->part : r->n;
+  uint32_t *h = r->cnt + (size_t)task * r->np;
+  memset(h, 0, (size_t)r->np * sizeof *h);
+  r->ops->hist(r->k + (size_t)lo * r->ops->size, hi - lo, r->kmin, r->s, h);
+  return tc_interrupt_flag ? -1 : 0;
+}
+static int split_task(void *ctx, int task, int worker) {
+  sort_row *r = ctx;
+  (void)worker;
+  int64_t lo = task * r->part, hi = lo + r->part < r->n ? lo + r->part : r->n;
+  r->ops->split(r->k + (size_t)lo * r->ops->size, hi - lo, r->kmin, r->s, r->gid, r->cnt + (size_t)task * r->np, r->t);
+  return tc_interrupt_flag ? -1 : 0;
+}
+static int group_task(void *ctx, int g, int worker) {
+  sort_row *r = ctx;
+  (void)worker;
+  int64_t lo = r->gst[g], m = r->gst[g + 1] - lo;
+  size_t es = r->ops->size;
+  if (m) r->ops->any(r->t + lo * es, r->k + lo * es, m, r->ghi[g], r);
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+/* The groups: consecutive prefixes while a group holds at most GROUP_BYTES
+ * (a prefix larger than that is a group of its own), and each part's
+ * offset in each group, written over its histogram (a group's index is at
+ * most its first prefix's, whose count is read before it is written). */
+static void make_groups(sort_row *r) {
+  int64_t target = GROUP_BYTES / (int64_t)r->ops->size, acc = 0;
+  int g = -1, first = 0;
+  for (int p = 0; p < r->np; p++) {
+    int64_t c = 0;
+    for (int i = 0; i < r->ntask; i++) c += r->cnt[(size_t)i * r->np + p];
+    if (c && (g < 0 || acc + c > target)) {
+      g++;
+      acc = 0;
+      first = p;
+    }
+    if (c) {   /* the key bits that vary within the group: s and those of its prefixes */
+      acc += c;
+      r->ghi[g] = (uint8_t)(r->s + (first == p ? 0 : 32 - __builtin_clz((unsigned)(first ^ p))));
+    }
+    r->gid[p] = (uint16_t)(g < 0 ? 0 : g);
+  }
+  r->ngroup = g + 1;
+  for (int i = 0; i < r->ntask; i++) {
+    uint32_t *row = r->cnt + (size_t)i * r->np;
+    for (int p = 0; p < r->np; p++) {
+      uint32_t v = row[p];
+      if (p == 0 || r->gid[p] != r->gid[p - 1]) row[r->gid[p]] = v;
+      else row[r->gid[p]] += v;
+    }
+  }
+  uint32_t pos = 0;
+  for (g = 0; g < r->ngroup; g++) {
+    r->gst[g] = pos;
+    for (int i = 0; i < r->ntask; i++) {
+      uint32_t c = r->cnt[(size_t)i * r->np + g];
+      r->cnt[(size_t)i * r->np + g] = pos;
+      pos += c;
+    }
+  }
+  r->gst[r->ngroup] = pos;
+}
+
+/* Sorts a row into r->out: -1 if interrupted. */
+static int radix_row(sort_row *r) {
+  int64_t n = r->n;
+  r->ntask = n >= SMALL_ROW ? (int)(n / (SMALL_ROW / 2) < SORT_TASKS ? n / (SMALL_ROW / 2) : SORT_TASKS) : 1;
+  r->part = (n + r->ntask - 1) / r->ntask;
+  r->kmin = 0;
+  if (cpu_parallel(r->ntask, build_task, r) < 0) return -1;
+  if (r->ntask == 1) {   /* small: sorted whole, in the cache */
+    r->ops->any(r->k, r->t, n, r->ops->kbits, r);
+    return 0;
+  }
+  uint64_t mn = r->tmin[0], mx = r->tmax[0];
+  for (int i = 1; i < r->ntask; i++) {
+    mn = r->tmin[i] < mn ? r->tmin[i] : mn;
+    mx = r->tmax[i] > mx ? r->tmax[i] : mx;
+  }
+  if (mn == mx) {   /* all keys equal: the input order */
+    sort_leaf(r, r->k, n);
+    return 0;
+  }
+  int bits = 64 - __builtin_clzll(mx - mn);
+  r->kmin = mn;
+  r->s = bits > PBITS ? bits - PBITS : 0;
+  r->np = 1 << (bits - r->s);
+  if (cpu_parallel(r->ntask, hist_task, r) < 0) return -1;
+  make_groups(r);
+  if (cpu_parallel(r->ntask, split_task, r) < 0) return -1;
+  return cpu_parallel(r->ngroup, group_task, r) < 0 ? -1 : 0;
+}
 
 /* Keys that map back to the value: the monotone bits as they are (-0.0
  * before 0.0; a NaN by its sign), so a sort of values alone sorts these
@@ -210,36 +377,62 @@ static inline double back_flt_uint64_t(uint64_t k) {
   return d;
 }
 
-typedef struct { void *pairs, *tmp; } sort_buf;
-
-/* Per dtype: sort a row (values or positions) and search a sorted row. */
+/* Per dtype: a part's keys, a bucket's output, the NaN and zero runs of a
+ * sort of values, and the search of a sorted row. A sort of values sorts
+ * the RAW keys, which map back to the value, so these put the zeros (-0.0
+ * and 0.0, equal) and the NaNs back in their input order afterwards. */
 #define K_SORT(E, n_, S, C, CLS, B, LD, ST, ...)                                                         \
-  static void sort_##E(int64_t n, const S *x, void *out, bool arg, bool desc, sort_buf *b) {             \
+  static void build_##E(sort_row *r, int64_t lo, int64_t hi, int task) {                                 \
     typedef KT_OF(B) KT;                                                                                 \
-    KT flip = desc ? (KT)~(KT)0 : 0;                                                                     \
-    if (arg) {                                                                                           \
-      PAIR_T(B) *p = b->pairs;                                                                           \
-      for (int64_t i = 0; i < n; i++) { p[i].k = KEY_##CLS(KT, B, LD, x[i]) ^ flip; p[i].i = (uint32_t)i; } \
-      RADIX_FN(B)(p, b->tmp, n);                                                                         \
-      int64_t *o = out;                                                                                  \
-      for (int64_t i = 0; i < n; i++) o[i] = p[i].i;                                                     \
+    const S *x = r->x;                                                                                   \
+    KT flip = r->desc ? (KT)~(KT)0 : 0, mn = (KT)~(KT)0, mx = 0;                                         \
+    int64_t nz = 0, nn = 0;                                                                              \
+    if (r->arg) {                                                                                        \
+      PAIR_T(B) *p = (void *)r->k;                                                                       \
+      for (int64_t i = lo; i < hi; i++) {                                                                \
+        KT k = KEY_##CLS(KT, B, LD, x[i]) ^ flip;                                                        \
+        p[i].k = k;                                                                                      \
+        p[i].i = (uint32_t)i;                                                                            \
+        mn = k < mn ? k : mn;                                                                            \
+        mx = k > mx ? k : mx;                                                                            \
+      }                                                                                                  \
+    } else {                                                                                             \
+      KT *kp = (void *)r->k;                                                                             \
+      for (int64_t i = lo; i < hi; i++) {                                                                \
+        C v = LD(x[i]);                                                                                  \
+        (void)v;                                                                                         \
+        nz += ISZERO_##CLS(C, v);                                                                        \
+        nn += ISNAN_##CLS(C, v);                                                                         \
+        KT k = RAW_##CLS(KT, B, LD, x[i]) ^ flip;                                                        \
+        kp[i] = k;                                                                                       \
+        mn = k < mn ? k : mn;                                                                            \
+        mx = k > mx ? k : mx;                                                                            \
+      }                                                                                                  \
+    }                                                                                                    \
+    r->tmin[task] = mn;                                                                                  \
+    r->tmax[task] = mx;                                                                                  \
+    r->tnz[task] = nz;                                                                                   \
+    r->tnn[task] = nn;                                                                                   \
+  }                                                                                                      \
+  static void finish_##E(const sort_row *r, const void *s, int64_t lo, int64_t hi) {                     \
+    typedef KT_OF(B) KT;                                                                                 \
+    if (r->arg) {                                                                                        \
+      const PAIR_T(B) *p = s;                                                                            \
+      int64_t *o = (int64_t *)r->out + lo;                                                               \
+      for (int64_t i = 0; i < hi - lo; i++) o[i] = p[i].i;                                               \
       return;                                                                                            \
     }                                                                                                    \
-    /* values alone: half the bytes a pass, no gather */                                                 \
-    KT *k = b->pairs;                                                                                    \
-    int64_t nz = 0, nn = 0;                                                                              \
-    for (int64_t i = 0; i < n; i++) {                                                                    \
-      C v = LD(x[i]);                                                                                    \
-      (void)v;                                                                                           \
-      nz += ISZERO_##CLS(C, v);                                                                          \
-      nn += ISNAN_##CLS(C, v);                                                                           \
-      k[i] = RAW_##CLS(KT, B, LD, x[i]) ^ flip;                                                          \
-    }                                                                                                    \
-    PASTE(radixk_, KT_OF(B))(k, b->tmp, n);                                                              \
-    S *o = out;                                                                                          \
-    for (int64_t i = 0; i < n; i++) o[i] = BACK_##CLS(S, KT, B, ST, k[i] ^ flip);                        \
+    const KT *k = s;                                                                                     \
+    KT flip = r->desc ? (KT)~(KT)0 : 0, kmin = (KT)r->kmin;                                              \
+    S *o = (S *)r->out + lo;                                                                             \
+    for (int64_t i = 0; i < hi - lo; i++) o[i] = BACK_##CLS(S, KT, B, ST, (KT)((KT)(k[i] + kmin) ^ flip)); \
+  }                                                                                                      \
+  static void fix_##E(const sort_row *r, int64_t nz, int64_t nn) {                                       \
+    const S *x = r->x;                                                                                   \
+    S *o = r->out;                                                                                       \
+    int64_t n = r->n;                                                                                    \
     if (nn) { /* the NaN run (last, or first descending) in input order */                              \
-      int64_t j = desc ? 0 : n - nn;                                                                     \
+      int64_t j = r->desc ? 0 : n - nn;                                                                  \
       for (int64_t i = 0; i < n; i++)                                                                    \
         if (ISNAN_##CLS(C, LD(x[i]))) o[j++] = x[i];                                                     \
     }                                                                                                    \
@@ -265,11 +458,16 @@ typedef struct { void *pairs, *tmp; } sort_buf;
     }                                                                                                    \
   }
 TC_FOR_ALL(K_SORT, _)
-typedef void (*sort_fn)(int64_t, const void *, void *, bool, bool, sort_buf *);
+typedef struct {
+  void (*build)(sort_row *, int64_t, int64_t, int);
+  void (*finish)(const sort_row *, const void *, int64_t, int64_t);
+  void (*fix)(const sort_row *, int64_t, int64_t);
+  bool wide;   /* 64-bit keys */
+} sort_fns;
 typedef void (*search_fn)(int64_t, const void *, int64_t, const void *, int64_t *, bool);
-#define SORT_ENTRY(E, ...) [TC_DT_##E] = (sort_fn)(void (*)(void))sort_##E,
+#define SORT_ENTRY(E, n_, S, C, CLS, B, ...) [TC_DT_##E] = {build_##E, finish_##E, fix_##E, B > 32},
 #define SEARCH_ENTRY(E, ...) [TC_DT_##E] = (search_fn)(void (*)(void))search_##E,
-static const sort_fn sort_table[TC_DT_COUNT] = {TC_FOR_ALL(SORT_ENTRY, _)};
+static const sort_fns sort_table[TC_DT_COUNT] = {TC_FOR_ALL(SORT_ENTRY, _)};
 static const search_fn search_table[TC_DT_COUNT] = {TC_FOR_ALL(SEARCH_ENTRY, _)};
 
 static int run_sort(tc_call *c, tc_err *err) {
@@ -290,33 +488,50 @@ static int run_sort(tc_call *c, tc_err *err) {
   if (total == 0 || n == 0) return 0;
   if (n > (int64_t)UINT32_MAX)
     return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, (int)c->dtype, "cannot sort more than 2^32 - 1 elements along one axis");
-  size_t ps = tc_dtype_bits(c->dtype) > 32 ? sizeof(pair_uint64_t) : sizeof(pair_uint32_t);
+  const sort_fns *f = &sort_table[c->dtype];
+  bool arg = c->op == TC_OP_ARGSORT;
+  static const radix_ops *const ops[2][2] = {{&radixk_uint32_t_ops, &radixk_uint64_t_ops},
+                                             {&radix_uint32_t_ops, &radix_uint64_t_ops}};
+  sort_row r = {.n = n, .arg = arg, .desc = c->descending, .ops = ops[arg][f->wide],
+                .build = f->build, .finish = f->finish};
   /* scratch from the engine's block cache: fresh pages would be zeroed by
    * the kernel on every call, a quarter of the time of a large sort */
   const tc_engine *e = &tc_cpu_engine;
-  size_t nb = (size_t)n * ps;
-  sort_buf b = {e->alloc(nb), e->alloc(nb)};
-  if (!b.pairs || !b.tmp) {
-    if (b.pairs) e->release(b.pairs, nb);
-    if (b.tmp) e->release(b.tmp, nb);
-    return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "out of memory sorting %lld elements", (long long)n);
+  size_t nb = (size_t)n * r.ops->size, cb = n >= SMALL_ROW ? SORT_AUX : 0;
+  r.k = e->alloc(nb);
+  r.t = e->alloc(nb);
+  r.cnt = cb ? e->alloc(cb) : NULL;
+  if (r.cnt) {
+    r.gst = r.cnt + ((size_t)SORT_TASKS << PBITS);
+    r.gid = (uint16_t *)(r.gst + ((size_t)1 << PBITS) + 1);
+    r.ghi = (uint8_t *)(r.gid + ((size_t)1 << PBITS));
   }
-  bool arg = c->op == TC_OP_ARGSORT;
-  size_t es = tc_dtype_size(c->dtype), os = arg ? 8 : es;
   int rc = 0;
-  for (int64_t r = 0; r < total / n; r++) {
-    if (tc_interrupt_flag) { rc = cpu_interrupted(err); break; }
-    sort_table[c->dtype](n, tc_tensor_data(x) + (size_t)(r * n) * es, tc_tensor_data(c->out) + (size_t)(r * n) * os,
-                         arg, c->descending, &b);
+  if (!r.k || !r.t || (cb && !r.cnt)) rc = tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "out of memory sorting %lld elements", (long long)n);
+  size_t es = tc_dtype_size(c->dtype), os = arg ? 8 : es;
+  for (int64_t i = 0; i < total / n && rc == 0; i++) {
+    r.x = tc_tensor_data(x) + (size_t)(i * n) * es;
+    r.out = tc_tensor_data(c->out) + (size_t)(i * n) * os;
+    if (radix_row(&r) < 0 || tc_interrupt_flag) {
+      rc = cpu_interrupted(err);
+      break;
+    }
+    int64_t nz = 0, nn = 0;
+    for (int t = 0; t < r.ntask; t++) {
+      nz += r.tnz[t];
+      nn += r.tnn[t];
+    }
+    if (!arg && (nn || nz > 1)) f->fix(&r, nz, nn);
   }
-  e->release(b.pairs, nb);
-  e->release(b.tmp, nb);
+  if (r.k) e->release(r.k, nb);
+  if (r.t) e->release(r.t, nb);
+  if (r.cnt) e->release(r.cnt, cb);
   return rc;
 }
 
 bool cpu_supports_order(const tc_call *c) {
   if ((unsigned)c->dtype >= TC_DT_COUNT) return false;
-  if (c->kind == TC_CALL_SCAN) return scan_slot(c->op) >= 0;
+  if (c->kind == TC_CALL_SCAN) return tc_scan_slot(c->op) >= 0;
   return c->op == TC_OP_SORT || c->op == TC_OP_ARGSORT || c->op == TC_OP_SEARCHSORTED;
 }
 

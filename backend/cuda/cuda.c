@@ -58,7 +58,8 @@ static int plugin_load(void) {
   const tcu_api *api = dlsym(h, TCU_API_SYMBOL);
   if (!api || api->abi != TCU_ABI || api->api_size != sizeof(tcu_api) || api->plan_size != sizeof(tcu_plan) ||
       api->splan_size != sizeof(tcu_splan) || api->rplan_size != sizeof(tcu_rplan) ||
-      api->mplan_size != sizeof(tcu_mplan)) {
+      api->mplan_size != sizeof(tcu_mplan) || api->oplan_size != sizeof(tcu_oplan) ||
+      api->lplan_size != sizeof(tcu_lplan)) {
     snprintf(plugin_why, sizeof plugin_why, "%.480s is not the plugin of this build of tcalc (%s)", path,
              api ? "another interface version" : "no " TCU_API_SYMBOL);
     dlclose(h);
@@ -173,6 +174,9 @@ static bool cuda_supports(const tc_call *c) {
     return c->dtype == (c->dist == TC_DIST_INT ? TC_DT_I64 : TC_DT_F64) && T->random_entry((int)c->dist) != NULL;
   case TC_CALL_MATMUL:
     return T->mm_entry((int)c->dtype) != NULL && (!is_blas_dtype(c->dtype) || T->blas_load(NULL, 0) == 0);
+  case TC_CALL_SCAN: case TC_CALL_SORT:
+    return T->order_ok(c->kind == TC_CALL_SCAN ? TCU_ORDER_SCAN : TCU_ORDER_SORT, (int)c->op, (int)c->dtype);
+  case TC_CALL_LINALG: return T->linalg_ok((int)c->op, (int)c->dtype);
   default:   /* a call kind this engine has no kernels for */
     return false;
   }
@@ -187,6 +191,10 @@ static const char *cuda_why_not(const tc_call *c) {
     return why;
   }
   if (c->kind == TC_CALL_MATMUL && is_blas_dtype(c->dtype) && T->blas_load(why, sizeof why) != 0) return why;
+  if (c->kind == TC_CALL_LINALG && is_blas_dtype(c->dtype)) {
+    if (emulate) return "cuSOLVER cannot be emulated: the host emulation runs no library";
+    if (T->solver_load(why, sizeof why) != 0) return why;
+  }
   return NULL;
 }
 
@@ -388,6 +396,41 @@ static int cuda_run(tc_call *c, tc_err *err) {
     tcu_mplan mp;
     mplan_init(&mp, c);
     st = T->matmul(T->mm_entry((int)c->dtype), &mp);
+    break;
+  }
+  case TC_CALL_SCAN: case TC_CALL_SORT: {
+    if (!cuda_supports(c)) return unsupported(c, err);
+    const tc_tensor *x = c->in[0];
+    tcu_oplan o = {.op = (int)c->op, .dt = (int)c->dtype, .in = tc_tensor_data(x), .out = tc_tensor_data(c->out),
+                   .desc = c->descending, .right = c->right};
+    if (c->op == TC_OP_SEARCHSORTED) {
+      o.n = tc_numel(x);
+      o.m = tc_numel(c->in[1]);
+      o.vals = tc_tensor_data(c->in[1]);
+    } else {
+      o.n = x->ndim ? x->shape[x->ndim - 1] : 1;
+      o.rows = o.n ? tc_numel(x) / o.n : 0;
+      if (c->kind == TC_CALL_SORT && o.n > (int64_t)UINT32_MAX)   /* positions are 32-bit, as on the CPU */
+        return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, (int)c->dtype,
+                          "cannot sort more than 2^32 - 1 elements along one axis");
+    }
+    st = T->order(c->kind == TC_CALL_SCAN ? TCU_ORDER_SCAN : TCU_ORDER_SORT, &o);
+    break;
+  }
+  case TC_CALL_LINALG: {
+    if (!cuda_supports(c)) return unsupported(c, err);
+    const tc_tensor *a = c->in[0];
+    tcu_lplan l = {.op = (int)c->op, .dt = (int)c->dtype, .nb = a->shape[0], .m = a->shape[1], .n = a->shape[2],
+                   .k = c->op == TC_OP_SOLVE ? c->in[1]->shape[2] : 0, .a = tc_tensor_data(a),
+                   .b = c->op == TC_OP_SOLVE ? tc_tensor_data(c->in[1]) : NULL, .out = tc_tensor_data(c->out),
+                   .rcond = c->fstart};
+    c->found = -1;
+    st = T->linalg(&l, &c->found);
+    if (!st && c->found >= 0) {   /* src/ words the message; the code as the CPU's */
+      bool ov = c->dtype == TC_DT_I64;
+      return tc_err_set(err, ov ? TC_E_INT_OVERFLOW : TC_E_SINGULAR, (int)c->op, (int)c->dtype, "%s",
+                        ov ? "overflow" : "singular matrix");
+    }
     break;
   }
   case TC_CALL_REDUCE: {

@@ -4,6 +4,7 @@
  * device runs, in the same order. */
 #ifndef TC_KERN_CUH
 #define TC_KERN_CUH
+#include <string.h>
 #include "tcu.h"
 #include "../../src/kexpr.h"
 
@@ -93,6 +94,50 @@ tcu_entry tcu_make_entry() {
   e.kn = (const void *)tcu_ew_kernel<F, NOP, true>;
   e.host = tcu_ew_host<F, NOP>;
   return e;
+}
+
+/* Item kernels, for families whose work is not one element of a plan
+ * (scans, sorting, linear algebra helpers): F::g(p, i) for each item i in
+ * [0, items), items independent of each other; tcu_items launches one (on
+ * the default stream, not waited for) or runs it on the host when
+ * emulating. */
+template <class F, class P>
+__global__ void __launch_bounds__(TCU_THREADS) tcu_item_kernel(const P p, int64_t items) {
+  const int64_t step = (int64_t)gridDim.x * TCU_THREADS;
+  for (int64_t i = (int64_t)blockIdx.x * TCU_THREADS + threadIdx.x; i < items; i += step) F::g(p, i);
+}
+
+template <class F, class P>
+static int tcu_items(const P &p, int64_t items) {
+  if (items <= 0) return 0;
+  if (tcu_emulating()) {
+    for (int64_t i = 0; i < items; i++) F::g(p, i);
+    return 0;
+  }
+  int64_t n = items;
+  void *args[2] = {(void *)&p, (void *)&n};
+  return tcu_launch((const void *)tcu_item_kernel<F, P>, tcu_grid_threads(items), args);
+}
+
+/* A CUDA library loaded with dlopen (cuBLAS, cuSOLVER): state 0 not
+ * tried, 1 loaded (lib, name), -1 unavailable (why says why). */
+struct tcu_lib {
+  int state;
+  void *lib;
+  char name[256], why[512];
+};
+/* Loads l once: the library $env names (a file name or path; "none" turns
+ * it off), else soname from the loader's path, then from the CUDA toolkit
+ * tcalc was built with, then from /usr/local/cuda/lib64; syms resolves its
+ * functions (false: the library lacks them). what names it in messages.
+ * 0 when loaded, else -1 with why (when given) saying why. */
+extern "C" int tcu_lib_load(tcu_lib *l, const char *env, const char *soname, const char *what, bool (*syms)(void *lib),
+                            char *why, size_t n);
+extern "C" void *tcu_lib_sym(void *lib, const char *name);
+template <class F> static bool tcu_sym(void *lib, const char *name, F *f) {
+  void *s = tcu_lib_sym(lib, name);
+  memcpy(f, &s, sizeof s);
+  return s != NULL;
 }
 
 #define TCU_CPTR(S, p) ((const S *)(const void *)(p))

@@ -7,16 +7,10 @@
  * cuBLAS cannot (a dimension beyond its int) and in the host emulation,
  * summing in k order. bf16/f16 never reach here: src/ multiplies them in
  * f32 and rounds once. */
-#include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime.h>
 #include "kern.cuh"
-
-#ifndef TCU_CUDA_HOME
-#define TCU_CUDA_HOME "/usr/local/cuda"
-#endif
 
 /* ---- the element rules: input word, multiply-add, output ---- */
 template <class S_, class W_> struct mm_int {
@@ -180,60 +174,28 @@ typedef int (*blas_dgemm_fn)(void *h, int ta, int tb, int m, int n, int k, const
                              long long sa, const double *b, int ldb, long long sb, const double *beta, double *c,
                              int ldc, long long sc, int count);
 static struct {
-  int state;             /* 0 not tried, 1 loaded, -1 unavailable */
-  void *lib, *handle;
+  tcu_lib l;
+  void *handle;
   blas_create_fn create;
   blas_math_fn set_math;
   blas_status_fn status;
   blas_sgemm_fn sgemm;
   blas_dgemm_fn dgemm;
-  char name[256], why[512];
 } blas;
 
-template <class F> static bool blas_sym(void *lib, const char *name, F *f) {
-  void *s = dlsym(lib, name);
-  *f = reinterpret_cast<F>(s);
-  return s != NULL;
+static bool blas_syms(void *lib) {
+  if (!tcu_sym(lib, "cublasCreate_v2", &blas.create) || !tcu_sym(lib, "cublasSetMathMode", &blas.set_math) ||
+      !tcu_sym(lib, "cublasSgemmStridedBatched", &blas.sgemm) || !tcu_sym(lib, "cublasDgemmStridedBatched", &blas.dgemm))
+    return false;
+  tcu_sym(lib, "cublasGetStatusString", &blas.status);
+  return true;
 }
 
 extern "C" int tcu_blas_load(char *why, size_t n) {
-  if (!blas.state) {
-    blas.state = -1;
-    const char *env = getenv("TCALC_CUBLAS");
-    if (env && !strcmp(env, "none")) {
-      snprintf(blas.why, sizeof blas.why, "cuBLAS is turned off (TCALC_CUBLAS=none)");
-    } else {
-      const char *names[3] = {env && *env ? env : "libcublas.so.13", TCU_CUDA_HOME "/lib64/libcublas.so.13",
-                              "/usr/local/cuda/lib64/libcublas.so.13"};
-      int count = env && *env ? 1 : 3;
-      char first[400] = "";
-      for (int i = 0; i < count && blas.state < 0; i++) {
-        void *lib = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
-        if (!lib) {
-          const char *e = dlerror();
-          if (!first[0]) snprintf(first, sizeof first, "%s", e ? e : names[i]);
-          continue;
-        }
-        if (!blas_sym(lib, "cublasCreate_v2", &blas.create) || !blas_sym(lib, "cublasSetMathMode", &blas.set_math) ||
-            !blas_sym(lib, "cublasSgemmStridedBatched", &blas.sgemm) ||
-            !blas_sym(lib, "cublasDgemmStridedBatched", &blas.dgemm)) {
-          if (!first[0]) snprintf(first, sizeof first, "%s lacks the cuBLAS functions tcalc uses", names[i]);
-          dlclose(lib);
-          continue;
-        }
-        blas_sym(lib, "cublasGetStatusString", &blas.status);
-        blas.lib = lib;
-        snprintf(blas.name, sizeof blas.name, "%s", names[i]);
-        blas.state = 1;
-      }
-      if (blas.state < 0) snprintf(blas.why, sizeof blas.why, "cuBLAS could not be loaded: %s", first);
-    }
-  }
-  if (blas.state < 0 && why && n) snprintf(why, n, "%s", blas.why);
-  return blas.state > 0 ? 0 : -1;
+  return tcu_lib_load(&blas.l, "TCALC_CUBLAS", "libcublas.so.13", "cuBLAS", blas_syms, why, n);
 }
 
-extern "C" const char *tcu_blas_name(void) { return blas.state > 0 ? blas.name : NULL; }
+extern "C" const char *tcu_blas_name(void) { return blas.l.state > 0 ? blas.l.name : NULL; }
 
 extern "C" const char *tcu_blas_strerror(int status) {
   static char buf[128];

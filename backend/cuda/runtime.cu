@@ -5,6 +5,7 @@
  * export, the table tcalc reaches all of it through (tcu_api in tcu.h).
  * The runtime is linked statically into the plugin, so a machine without a
  * driver only makes tcu_init fail. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +110,16 @@ extern "C" int tcu_sync(void) {
 }
 
 extern "C" const char *tcu_blas_strerror(int status);
+extern "C" const char *tcu_solver_strerror(int status);
 extern "C" const char *tcu_strerror(int status) {
+  if (status >= TCU_E_SOLVER) return tcu_solver_strerror(status - TCU_E_SOLVER);
   if (status >= TCU_E_BLAS) return tcu_blas_strerror(status - TCU_E_BLAS);
   return cudaGetErrorString((cudaError_t)status);
 }
-/* (cuBLAS status 3 is CUBLAS_STATUS_ALLOC_FAILED) */
-extern "C" bool tcu_is_oom(int status) { return status == (int)cudaErrorMemoryAllocation || status == TCU_E_BLAS + 3; }
+/* (cuBLAS status 3 is CUBLAS_STATUS_ALLOC_FAILED, cuSOLVER's 2 CUSOLVER_STATUS_ALLOC_FAILED) */
+extern "C" bool tcu_is_oom(int status) {
+  return status == (int)cudaErrorMemoryAllocation || status == TCU_E_BLAS + 3 || status == TCU_E_SOLVER + 2;
+}
 
 /* ---- launches ---- */
 extern "C" int tcu_launch(const void *kernel, int64_t blocks, void **args) {
@@ -151,11 +156,55 @@ extern "C" int tcu_find(const tcu_entry *e, const tcu_plan *p, int64_t *found) {
   return st;
 }
 
+/* ---- libraries loaded with dlopen ---- */
+#ifndef TCU_CUDA_HOME
+#define TCU_CUDA_HOME "/usr/local/cuda"
+#endif
+extern "C" void *tcu_lib_sym(void *lib, const char *name) { return dlsym(lib, name); }
+
+extern "C" int tcu_lib_load(tcu_lib *l, const char *env, const char *soname, const char *what, bool (*syms)(void *lib),
+                            char *why, size_t n) {
+  if (!l->state) {
+    l->state = -1;
+    const char *e = getenv(env);
+    if (e && !strcmp(e, "none")) {
+      snprintf(l->why, sizeof l->why, "%.40s is turned off (%.60s=none)", what, env);
+    } else {
+      char names[3][200];
+      snprintf(names[0], sizeof names[0], "%s", e && *e ? e : soname);
+      snprintf(names[1], sizeof names[1], "%s/lib64/%s", TCU_CUDA_HOME, soname);
+      snprintf(names[2], sizeof names[2], "/usr/local/cuda/lib64/%s", soname);
+      int count = e && *e ? 1 : 3;
+      char first[400] = "";
+      for (int i = 0; i < count && l->state < 0; i++) {
+        void *lib = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
+        if (!lib) {
+          const char *de = dlerror();
+          if (!first[0]) snprintf(first, sizeof first, "%.390s", de ? de : names[i]);
+          continue;
+        }
+        if (!syms(lib)) {
+          if (!first[0]) snprintf(first, sizeof first, "%.199s lacks the %.40s functions tcalc uses", names[i], what);
+          dlclose(lib);
+          continue;
+        }
+        l->lib = lib;
+        snprintf(l->name, sizeof l->name, "%.199s", names[i]);
+        l->state = 1;
+      }
+      if (l->state < 0) snprintf(l->why, sizeof l->why, "%.40s could not be loaded: %s", what, first);
+    }
+  }
+  if (l->state < 0 && why && n) snprintf(why, n, "%s", l->why);
+  return l->state > 0 ? 0 : -1;
+}
+
 /* ---- the plugin's export ---- */
 extern "C" __attribute__((visibility("default"))) const tcu_api tcu_api_v1;
 const tcu_api tcu_api_v1 = {
   TCU_ABI,
-  sizeof(tcu_api), sizeof(tcu_plan), sizeof(tcu_splan), sizeof(tcu_rplan), sizeof(tcu_mplan),
+  sizeof(tcu_api), sizeof(tcu_plan), sizeof(tcu_splan), sizeof(tcu_rplan), sizeof(tcu_mplan), sizeof(tcu_oplan),
+  sizeof(tcu_lplan),
 #define TCU_INIT_(ret, name, params) tcu_##name,
   TCU_API(TCU_INIT_)
 #undef TCU_INIT_

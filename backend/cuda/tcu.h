@@ -111,15 +111,39 @@ typedef struct tcu_mentry {
   size_t esize;
 } tcu_mentry;
 
+/* A scan or sort (TC_CALL_SCAN, TC_CALL_SORT; backend/cuda/order.cu): op
+ * and dt as tc_op and tc_dtype; rows of n contiguous elements of dt in in,
+ * out alike (ARGSORT: i64 positions). SEARCHSORTED: in the sorted n, vals
+ * the m values, out their m i64 positions. */
+typedef struct tcu_oplan {
+  int op, dt;
+  int64_t rows, n, m;
+  const char *in, *vals;
+  char *out;
+  bool desc, right;
+} tcu_oplan;
+enum { TCU_ORDER_SCAN = 0, TCU_ORDER_SORT = 1 };
+
+/* A linear algebra call (TC_CALL_LINALG; backend/cuda/linalg.cu) on a
+ * contiguous stack a [nb, m, n] (and b [nb, n, k] for SOLVE), both scratch,
+ * into out, as engine.h describes; rcond for PINV. */
+typedef struct tcu_lplan {
+  int op, dt;
+  int64_t nb, m, n, k;
+  char *a, *b, *out;
+  double rcond;
+} tcu_lplan;
+
 /* The pre-check scans' predicates, as tc_pred in engine.h (RANGE: an
  * element outside [arg[0], arg[1]]). */
 enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
 
 #define TCU_E_BLAS 100000   /* status TCU_E_BLAS + n: cuBLAS failed with status n */
+#define TCU_E_SOLVER 200000 /* status TCU_E_SOLVER + n: cuSOLVER failed with status n */
 
 /* The plugin's table (one exported data symbol, TCU_API_SYMBOL). abi and
  * the sizes let tcalc refuse a plugin from another build. */
-#define TCU_ABI 1
+#define TCU_ABI 2
 #define TCU_API_SYMBOL "tcu_api_v1"
 /* The plugin's functions: X(return type, name, parameters), each the
  * plugin's tcu_<name> and the table's field <name>. The table's struct, the
@@ -162,11 +186,20 @@ enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
   X(int, matmul, (const tcu_mentry *e, const tcu_mplan *p))  /* cuBLAS (f32, f64 on a device) or the kernel */ \
   /* cuBLAS (f32/f64 products): loaded on first ask; 0 when usable, else why says why; its name (path) */ \
   X(int, blas_load, (char *why, size_t n)) \
-  X(const char *, blas_name, (void))
+  X(const char *, blas_name, (void)) \
+  /* scans and sorting: whether there is a kernel (kind TCU_ORDER_*), and a run, waited for */ \
+  X(bool, order_ok, (int kind, int op, int dt)) \
+  X(int, order, (int kind, const tcu_oplan *p)) \
+  /* linear algebra: whether the plugin can run (op, dt) (f32/f64 need cuSOLVER, which the emulation \
+   * cannot run; the integer det is a kernel); a run, *found = the first singular (or overflowing) \
+   * matrix or -1; cuSOLVER loaded on first ask (0 when usable, else why says why) */ \
+  X(bool, linalg_ok, (int op, int dt)) \
+  X(int, linalg, (const tcu_lplan *p, int64_t *found)) \
+  X(int, solver_load, (char *why, size_t n))
 
 typedef struct tcu_api {
   int abi;
-  size_t api_size, plan_size, splan_size, rplan_size, mplan_size;
+  size_t api_size, plan_size, splan_size, rplan_size, mplan_size, oplan_size, lplan_size;
 #define TCU_FIELD_(ret, name, params) ret (*name) params;
   TCU_API(TCU_FIELD_)
 #undef TCU_FIELD_

@@ -1,8 +1,9 @@
 /* The CUDA device benchmark that scripts/cuda-device-check.sh runs on a GPU
  * machine: elementwise and reduction throughput through the public API
  * (plan, launch and wait included), as a fraction of the H200's HBM
- * bandwidth, and matrix products at 4096 (i64: the wrapping kernel; f32:
- * cuBLAS) in operations per second. A plain program, like the parity suite;
+ * bandwidth, scans and sorts of 10^7 elements, solve and inv of 1000 x 1000
+ * f64 (cuSOLVER), and matrix products at 4096 (i64: the wrapping kernel;
+ * f32: cuBLAS) in operations per second. A plain program, like the parity suite;
  * without a device it prints "skipped: no CUDA device" and exits 0. Timings
  * are printed, never checked: this is not a test.
  *
@@ -30,6 +31,7 @@ static tc_tensor *filled(tc_engine_id e, tc_dtype dt, int ndim, const int64_t *s
   for (int64_t i = 0; i < n; i++) {
     int32_t v = (int32_t)(i % 1000) - 500;
     if (dt == TC_DT_F32) { float f = (float)(i % 1000) * 0.001f; memcpy(buf + i * 4, &f, 4); }
+    else if (dt == TC_DT_F64) { double d = (double)((i * 7919) % 1000) * 0.001; memcpy(buf + i * 8, &d, 8); }
     else if (dt == TC_DT_I64) { int64_t w = v; memcpy(buf + i * 8, &w, 8); }
     else { memcpy(buf + (size_t)i * es, &v, es < 4 ? es : 4); }
   }
@@ -61,6 +63,11 @@ static tc_tensor *op_sum_cols(tc_tensor *a, tc_tensor *b, tc_err *err) {
 }
 
 static tc_tensor *op_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_matmul(a, b, err); }
+static tc_tensor *op_sort(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_sort(TC_OP_SORT, a, -1, false, err); }
+static tc_tensor *op_argsort(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_sort(TC_OP_ARGSORT, a, -1, false, err); }
+static tc_tensor *op_cumsum(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_scan(TC_OP_CUMSUM, a, true, -1, err); }
+static tc_tensor *op_solve(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_solve(a, b, err); }
+static tc_tensor *op_inv(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_inv(a, err); }
 
 /* Median seconds of `runs` calls (after one warm-up). */
 static double timeit(tc_engine_id e, bench_fn f, tc_tensor *a, tc_tensor *b, int runs) {
@@ -134,6 +141,45 @@ int bench_main(int argc, char **argv) {
   a = filled(TC_ENGINE_CPU, TC_DT_I32, 1, &n);
   b = filled(TC_ENGINE_CPU, TC_DT_I32, 1, &n);
   line("cpu engine: add i32 [n] + [n]", timeit(TC_ENGINE_CPU, op_add, a, b, 3), 3 * i32);
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+  /* Scans and sorting (the sizes of make bench's NumPy rows), and linear
+   * algebra on cuSOLVER: seconds, as bandwidth of one read and one write.
+   * A float cumsum runs one thread per row (the CPU's order), so it is
+   * timed on 1000 rows, not one long one. */
+  int64_t ns = small ? (int64_t)1 << 16 : 10000000, rows[2] = {1000, ns / 1000};
+  runs = small ? 3 : 5;
+  const struct { const char *what; tc_dtype dt; int nd; const int64_t *shape; bench_fn f; double bytes; } ord[] = {
+    {"sort f32 [1e7]", TC_DT_F32, 1, &ns, op_sort, 8.0 * (double)ns},
+    {"argsort f32 [1e7]", TC_DT_F32, 1, &ns, op_argsort, 12.0 * (double)ns},
+    {"sort i32 [1e7]", TC_DT_I32, 1, &ns, op_sort, 8.0 * (double)ns},
+    {"argsort i32 [1e7]", TC_DT_I32, 1, &ns, op_argsort, 12.0 * (double)ns},
+    {"cumsum i64 [1e7] (chunked)", TC_DT_I64, 1, &ns, op_cumsum, 16.0 * (double)ns},
+    {"cumsum f64 [1000, 1e4] (a thread a row)", TC_DT_F64, 2, rows, op_cumsum, 16.0 * (double)ns},
+  };
+  for (size_t i = 0; i < sizeof ord / sizeof ord[0]; i++) {
+    a = filled(TC_ENGINE_CUDA, ord[i].dt, ord[i].nd, ord[i].shape);
+    line(ord[i].what, timeit(TC_ENGINE_CUDA, ord[i].f, a, NULL, runs), ord[i].bytes);
+    tc_tensor_free(a);
+  }
+  int64_t la = small ? 128 : 1000, sq2[2] = {la, la}, rhs[1] = {la};
+  a = filled(TC_ENGINE_CUDA, TC_DT_F64, 2, sq2);
+  b = filled(TC_ENGINE_CUDA, TC_DT_F64, 1, rhs);
+  tc_tensor *eye = NULL, *ad = NULL;
+  tc_set_engine(TC_ENGINE_CUDA);
+  eye = tc_eye(la, la, 0, TC_DT_F64, &err);   /* a + 1000 I: well conditioned */
+  tc_tensor *k = eye ? tc_scalar_f64(1000, true, &err) : NULL, *ke = k ? tc_binary(TC_OP_MUL, eye, k, &err) : NULL;
+  ad = ke ? tc_binary(TC_OP_ADD, a, ke, &err) : NULL;
+  if (!ad) printf("  linear algebra inputs failed: %s\n", err.msg);
+  else {
+    double la3 = (double)la * (double)la * (double)la;
+    mm_line("solve f64 [n,n] [n], n = 1000 (cuSOLVER)", timeit(TC_ENGINE_CUDA, op_solve, ad, b, 3), 2.0 / 3.0 * la3);
+    mm_line("inv f64 [n,n], n = 1000 (cuSOLVER)", timeit(TC_ENGINE_CUDA, op_inv, ad, NULL, 3), 2.0 * la3);
+  }
+  tc_tensor_free(k);
+  tc_tensor_free(ke);
+  tc_tensor_free(eye);
+  tc_tensor_free(ad);
   tc_tensor_free(a);
   tc_tensor_free(b);
   /* Matrix products: 2 * m * n * k operations each. */

@@ -432,6 +432,21 @@ static unsigned char *abs_products(const pcase *c, tc_tensor **in) {
   return buf;
 }
 
+/* The linear algebra tolerance: libraries (LAPACK on the CPU, cuSOLVER)
+ * factor in different orders, so results on the well-conditioned matrices
+ * of the suite agree normwise: within 4096 u of the largest result
+ * magnitude (u = 2^-53 f64, 2^-24 f32), or 4 u for f16/bf16 results
+ * (computed in f32, then rounded once). */
+static double la_scale(tc_dtype dt, const unsigned char *b, int64_t n) {
+  double mx = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double v = fabs(get_f(dt, b, i));
+    if (isfinite(v) && v > mx) mx = v;
+  }
+  double u = dt == TC_DT_F64 ? 0x1p-53 : dt == TC_DT_F32 ? 0x1p-24 : dt == TC_DT_F16 ? 0x1p-11 : 0x1p-8;
+  return (dt == TC_DT_F64 || dt == TC_DT_F32 ? 4096 : 4) * u * mx;
+}
+
 static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_tensor *o2) {
   tc_tensor *x = in[0];
   if (tc_tensor_engine(o2) != TC_ENGINE_CUDA) { row_fail(r, c, "the cuda result lives on %s", tc_engine_name(tc_tensor_engine(o2))); return; }
@@ -455,6 +470,8 @@ static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_te
   }
   tc_tolerance tol = tc_op_tolerance(c->op, o1->dtype);
   bool mm = tc_op_family(c->op) == TC_FAM_MATMUL || c->op == TC_OP_EINSUM;
+  bool la = tc_op_family(c->op) == TC_FAM_LINALG && c->op != TC_OP_EINSUM;
+  double lascale = la ? la_scale(o1->dtype, b1, n) : 0;
   int64_t nred = mm ? c->kred : x && n ? tc_numel(x) / n : 0;
   if (tol.sum) sums = mm ? abs_products(c, in) : abs_sums(c, x);
   for (int64_t i = 0; i < n; i++) {
@@ -462,7 +479,8 @@ static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_te
     if (tc_dtype_class(o1->dtype) != TC_CLASS_FLT) ok = !memcmp(b1 + (size_t)i * es, b2 + (size_t)i * es, es);
     else {
       double v1 = get_f(o1->dtype, b1, i), v2 = get_f(o2->dtype, b2, i);
-      if (tol.sum) ok = tc_sum_close(o1->dtype, v1, v2, sums ? get_f(TC_DT_F64, sums, i) : INFINITY, nred);
+      if (la) ok = (isnan(v1) && isnan(v2)) || v1 == v2 || fabs(v1 - v2) <= lascale;
+      else if (tol.sum) ok = tc_sum_close(o1->dtype, v1, v2, sums ? get_f(TC_DT_F64, sums, i) : INFINITY, nred);
       else if (tol.ulps) ok = tc_ulp_distance(o1->dtype, v1, v2) <= tol.ulps;
       else ok = (isnan(v1) && isnan(v2)) || !memcmp(b1 + (size_t)i * es, b2 + (size_t)i * es, es);
     }
@@ -472,7 +490,8 @@ static void compare(row *r, const pcase *c, tc_tensor **in, tc_tensor *o1, tc_te
       fmt_val(s1, sizeof s1, o1->dtype, b1, i);
       fmt_val(s2, sizeof s2, o2->dtype, b2, i);
       row_fail(r, c, "element %s: cpu %s, cuda %s%s", at, s1, s2,
-               tol.ulps ? " (beyond the op's ulp tolerance)" : tol.sum ? " (beyond the sum tolerance)" : "");
+               la ? " (beyond the linear algebra tolerance)" : tol.ulps ? " (beyond the op's ulp tolerance)"
+               : tol.sum ? " (beyond the sum tolerance)" : "");
       break;
     }
   }
@@ -896,6 +915,7 @@ static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_RANDN: return tc_random(TC_DIST_NORMAL, c->nd, c->dims, c->seed, 0, 0, err);
   case TC_OP_RANDINT: return tc_random(TC_DIST_INT, c->nd, c->dims, c->seed, c->iarg[0], c->iarg[1], err);
   case TC_OP_LOAD: return tc_load_npy(c->path, err);
+  case TC_OP_LOAD_NPZ: return tc_load_npz(c->path, "x", err);
   case TC_OP_LOAD_CSV: return tc_load_csv(c->path, c->to, err);
   case TC_OP_LOAD_JSON: return tc_load_json(c->path, err);
   case TC_OP_FROM_JSON: {   /* the text of the same file */
@@ -915,15 +935,18 @@ static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
     tc_err_set(err, TC_E_IO, (int)c->op, -1, "cannot read %s", c->path);
     return NULL;
   }
-  case TC_OP_SAVE: case TC_OP_SAVE_CSV: {
+  case TC_OP_SAVE: case TC_OP_SAVE_CSV: case TC_OP_SAVE_NPZ: {
     /* written from this engine, read back on the CPU */
     char path[sizeof c->path + 8];
     snprintf(path, sizeof path, "%s.%s", c->path, tc_engine_name(tc_get_engine()));
-    int rc = c->op == TC_OP_SAVE ? tc_save_npy(path, in[0], err) : tc_save_csv(path, in[0], err);
+    const char *name = "x";
+    int rc = c->op == TC_OP_SAVE ? tc_save_npy(path, in[0], err)
+             : c->op == TC_OP_SAVE_NPZ ? tc_save_npz(path, 1, &name, &in[0], err) : tc_save_csv(path, in[0], err);
     if (rc != 0) return NULL;
     tc_engine_id e = tc_get_engine();
     tc_set_engine(TC_ENGINE_CPU);
-    tc_tensor *back = c->op == TC_OP_SAVE ? tc_load_npy(path, err) : tc_load_csv(path, in[0]->dtype, err);
+    tc_tensor *back = c->op == TC_OP_SAVE ? tc_load_npy(path, err)
+                      : c->op == TC_OP_SAVE_NPZ ? tc_load_npz(path, name, err) : tc_load_csv(path, in[0]->dtype, err);
     tc_set_engine(e);
     remove(path);
     tc_tensor *moved = back ? tc_to_engine(back, e, err) : NULL;
@@ -1271,17 +1294,19 @@ static void io_rows(row *r) {
   pcase c;
   int64_t s[2] = {33, 65};
   bool json = r->op == TC_OP_LOAD_JSON || r->op == TC_OP_FROM_JSON;
-  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV || json;
+  bool npz = r->op == TC_OP_LOAD_NPZ || r->op == TC_OP_SAVE_NPZ;
+  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV || r->op == TC_OP_LOAD_NPZ || json;
   case_begin(&c, r, load ? "a file written on the CPU" : "written from each engine, read on the CPU", load ? 0 : 1);
   snprintf(c.path, sizeof c.path, "/tmp/tcalc-parity-%d.%s", (int)getpid(),
-           json ? "json" : r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
+           json ? "json" : npz ? "npz" : r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
   spec x;
   x_spec(&x, r->dt, 2, s, true);
   if (load) {
     tc_err err;
     tc_err_clear(&err);
     tc_tensor *t = make(TC_ENGINE_CPU, &x, &err);
-    int rc = !t ? -1 : json ? write_json(c.path, t, &err)
+    const char *name = "x";
+    int rc = !t ? -1 : json ? write_json(c.path, t, &err) : npz ? tc_save_npz(c.path, 1, &name, &t, &err)
              : r->op == TC_OP_LOAD ? tc_save_npy(c.path, t, &err) : tc_save_csv(c.path, t, &err);
     tc_tensor_free(t);
     spec_free(&x);
@@ -1431,14 +1456,116 @@ static void einsum_case(row *r, const char *subs, int nin, const int64_t (*shape
   case_end(r, &c);
 }
 
+/* ---- linear algebra (src/matfn.c): matrices made to be well conditioned
+ * (or singular on purpose), compared within the linear algebra tolerance
+ * (la_close) ---- */
+enum { LA_GEN, LA_SPD, LA_SYM, LA_RAND };
+
+/* A stack of matrices of the given kind; the matrix at batch position zb
+ * (-1: none) all zeros (singular, not positive definite, rank 0). */
+static void la_spec(spec *s, tc_dtype dt, int nd, const int64_t *shape, int kind, int64_t zb) {
+  spec_init(s, dt, nd, shape);
+  int64_t r = shape[nd - 2], c = shape[nd - 1], per = r * c, nb = spec_numel(s) / (per ? per : 1);
+  bool flt = tc_dtype_class(dt) == TC_CLASS_FLT, b = dt == TC_DT_BOOL;
+  bool sgn = flt || (tc_dtype_class(dt) == TC_CLASS_INT && !tc_dtype_is_unsigned(dt));
+  double *m = xmalloc(sizeof(double) * (size_t)(per ? per : 1)), *w = xmalloc(sizeof(double) * (size_t)(per ? per : 1));
+  for (int64_t k = 0; k < nb; k++) {
+    for (int64_t i = 0; i < per; i++) {
+      int span = kind == LA_SPD ? 5 : 9;
+      double v = (double)(rnd() % (b ? 2 : (uint64_t)span)) - (sgn ? span / 2 : 0);
+      w[i] = flt ? v + (double)(rnd() % 4) * 0.25 : v;
+    }
+    for (int64_t i = 0; i < r; i++)
+      for (int64_t j = 0; j < c; j++) {
+        double v = w[i * c + j];
+        if (kind == LA_GEN) v = b ? (i == j ? 1 : j > i ? v : 0) : v + (i == j ? 4.0 * (double)c : 0);
+        else if (kind == LA_SYM) v = w[i * c + j] + w[j * c + i];
+        else if (kind == LA_SPD) {
+          v = i == j ? (double)c : 0;
+          for (int64_t t = 0; t < c && !b; t++) v += w[i * c + t] * w[j * c + t];
+        }
+        m[i * c + j] = k == zb ? 0 : v;
+      }
+    for (int64_t i = 0; i < per; i++) put(dt, s->data, k * per + i, !flt, (int64_t)m[i], m[i]);
+  }
+  free(m);
+  free(w);
+}
+
+/* One case: a of shape sa (kind ka, zero matrix za) and, for solve, b of
+ * shape sb (random values). */
+static void la_case(row *r, const char *what, int nda, const int64_t *sa, int ka, int64_t za, int ndb, const int64_t *sb) {
+  pcase c;
+  case_begin(&c, r, what, ndb ? 2 : 1);
+  la_spec(&c.in[0], r->dt, nda, sa, ka, za);
+  if (ndb) la_spec(&c.in[1], r->dt, ndb, sb, LA_RAND, -1);
+  case_end(r, &c);
+}
+
+/* The exact det's failure: entries whose minors leave i64. */
+static void det_overflow_case(row *r) {
+  pcase c;
+  case_begin(&c, r, "det [2,4,4] edge values (i64 overflow at [1])", 1);
+  int64_t shape[3] = {2, 4, 4};
+  la_spec(&c.in[0], r->dt, 3, shape, LA_GEN, -1);
+  for (int64_t i = 16; i < 32; i++) put(r->dt, c.in[0].data, i, true, (int64_t)(rnd() | 1) >> (i % 3), 0);
+  case_end(r, &c);
+}
+
+/* The cases of each function; op -1: svdvals, pinv, matrix_rank and norm
+ * (tall, wide and batched). */
+static const struct la_row {
+  int op;
+  const char *what;
+  int nda;
+  int64_t sa[4];
+  int kind;
+  int64_t zb;     /* the zero matrix's batch position, or -1 */
+  int ndb;        /* solve: b's dims and shape */
+  int64_t sb[4];
+} la_rows[] = {
+  {TC_OP_SOLVE, "solve [5,5] [5]", 2, {5, 5}, LA_GEN, -1, 1, {5}},
+  {TC_OP_SOLVE, "solve [3,6,6] [3,6,2]", 3, {3, 6, 6}, LA_GEN, -1, 3, {3, 6, 2}},
+  {TC_OP_SOLVE, "solve [4,4] [2,4,3] (a broadcast)", 2, {4, 4}, LA_GEN, -1, 3, {2, 4, 3}},
+  {TC_OP_SOLVE, "solve [3,4,4] singular at [1]", 3, {3, 4, 4}, LA_GEN, 1, 3, {3, 4, 1}},
+  {TC_OP_INV, "inv [6,6]", 2, {6, 6}, LA_GEN, -1, 0, {0}},
+  {TC_OP_INV, "inv [2,3,5,5]", 4, {2, 3, 5, 5}, LA_GEN, -1, 0, {0}},
+  {TC_OP_INV, "inv [1,1]", 2, {1, 1}, LA_GEN, -1, 0, {0}},
+  {TC_OP_INV, "inv [3,4,4] singular at [2]", 3, {3, 4, 4}, LA_GEN, 2, 0, {0}},
+  {TC_OP_DET, "det [6,6]", 2, {6, 6}, LA_GEN, -1, 0, {0}},
+  {TC_OP_DET, "det [3,5,5]", 3, {3, 5, 5}, LA_GEN, -1, 0, {0}},
+  {TC_OP_DET, "det [9,9]", 2, {9, 9}, LA_GEN, -1, 0, {0}},
+  {TC_OP_DET, "det [3,4,4] singular at [1] (0)", 3, {3, 4, 4}, LA_GEN, 1, 0, {0}},
+  {TC_OP_CHOLESKY, "cholesky [5,5]", 2, {5, 5}, LA_SPD, -1, 0, {0}},
+  {TC_OP_CHOLESKY, "cholesky [2,4,4]", 3, {2, 4, 4}, LA_SPD, -1, 0, {0}},
+  {TC_OP_CHOLESKY, "cholesky [3,4,4] not positive definite at [1]", 3, {3, 4, 4}, LA_SPD, 1, 0, {0}},
+  {TC_OP_EIGVALSH, "eigvalsh [6,6]", 2, {6, 6}, LA_SYM, -1, 0, {0}},
+  {TC_OP_EIGVALSH, "eigvalsh [3,5,5]", 3, {3, 5, 5}, LA_SYM, -1, 0, {0}},
+  {TC_OP_EIGVALSH, "eigvalsh [3,4,4] one zero matrix", 3, {3, 4, 4}, LA_SYM, 0, 0, {0}},
+  {-1, "[6,9]", 2, {6, 9}, LA_RAND, -1, 0, {0}},
+  {-1, "[9,6]", 2, {9, 6}, LA_RAND, -1, 0, {0}},
+  {-1, "[2,5,3]", 3, {2, 5, 3}, LA_RAND, -1, 0, {0}},
+  {-1, "[3,7]", 2, {3, 7}, LA_RAND, -1, 0, {0}},
+  {-1, "[2,5,5] zero matrix at [1]", 3, {2, 5, 5}, LA_RAND, 1, 0, {0}},
+};
+
+static void linalg_fn_rows(row *r) {
+  bool listed = false;
+  for (size_t i = 0; i < sizeof la_rows / sizeof la_rows[0]; i++) listed |= la_rows[i].op == (int)r->op;
+  for (size_t i = 0; i < sizeof la_rows / sizeof la_rows[0]; i++) {
+    const struct la_row *l = &la_rows[i];
+    if (l->op == (listed ? (int)r->op : -1))
+      la_case(r, l->what, l->nda, l->sa, l->kind, l->zb, l->ndb, l->ndb ? l->sb : NULL);
+  }
+  if (r->op == TC_OP_DET && r->dt == TC_DT_I64) det_overflow_case(r);
+}
+
 /* einsum runs on an engine's matmul, copies and reduce_sum; the other
- * linear algebra rows need the engine's TC_CALL_LINALG, which the CUDA
- * engine lacks (they show as missing, never as claimed). */
+ * linear algebra rows on its TC_CALL_LINALG (cuSOLVER on CUDA, which the
+ * emulation cannot run: the integer det is the one row it checks). */
 static void linalg_rows(row *r) {
   if (r->op != TC_OP_EINSUM) {
-    pcase c;
-    case_begin(&c, r, "-", 0);
-    row_fail(r, &c, "no parity cases: the CUDA engine has no linear algebra call (cuSOLVER)");
+    linalg_fn_rows(r);
     return;
   }
   static const int64_t mm[2][4] = {{17, 23}, {23, 19}}, bmm[2][4] = {{5, 7, 9}, {5, 9, 4}}, sq[1][4] = {{7, 7}};
@@ -1596,6 +1723,13 @@ static void test_row(row *r) {
   }
 }
 
+/* Rows whose CUDA path is cuSOLVER (the float linear algebra): a library
+ * the host emulation cannot run, so an emulated run reports them apart. */
+static bool needs_solver(tc_op op, tc_dtype dt) {
+  if (tc_op_family(op) != TC_FAM_LINALG || op == TC_OP_EINSUM) return false;
+  return !(op == TC_OP_DET && tc_dtype_class(dt) != TC_CLASS_FLT);
+}
+
 int parity_main(int argc, char **argv) {
   bool emulate = false;
   for (int i = 1; i < argc; i++) {
@@ -1629,13 +1763,19 @@ int parity_main(int argc, char **argv) {
   printf("cuda-check parity: %s, %s rows%s\n", emulate ? "host emulation of the CUDA kernels (not a GPU run)" : "CUDA device",
          unverified ? "all CPU" : "claimed", quick ? ", quick" : "");
   row *rows = xmalloc(sizeof(row) * TC_OP_COUNT * TC_DT_COUNT);
-  int nrows = 0, npass = 0, nskip = 0, nmissing = 0;
+  int nrows = 0, npass = 0, nskip = 0, nmissing = 0, nnoemu = 0;
   for (int op = 0; op < TC_OP_COUNT; op++) {
     if (only && strcmp(only, tc_op_name((tc_op)op))) continue;
     for (int dt = 0; dt < TC_DT_COUNT; dt++) {
       if (!tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
       bool claimed = tc_op_supported((tc_op)op, (tc_dtype)dt, TC_ENGINE_CUDA);
       if (!claimed && !unverified) { nskip++; continue; }
+      if (!claimed && emulate && needs_solver((tc_op)op, (tc_dtype)dt)) {
+        printf("NOEMU %s %s: cuSOLVER cannot be emulated (a GPU run checks it)\n", tc_op_name((tc_op)op),
+               tc_dtype_name((tc_dtype)dt));
+        nnoemu++;
+        continue;
+      }
       if (!claimed && allow_missing) {
         printf("MISSING %s %s: no CUDA kernel\n", tc_op_name((tc_op)op), tc_dtype_name((tc_dtype)dt));
         nmissing++;
@@ -1656,6 +1796,7 @@ int parity_main(int argc, char **argv) {
   printf("summary: %d rows, %d passed, %d failed", nrows, npass, nrows - npass);
   if (nskip) printf(", %d not claimed by the cuda engine (TCALC_CUDA_UNVERIFIED=1 tests them)", nskip);
   if (nmissing) printf(", %d without a CUDA kernel", nmissing);
+  if (nnoemu) printf(", %d on cuSOLVER, which cannot be emulated (not run)", nnoemu);
   printf("\n");
   if (!emulate && npass) {
     printf("rows for backend/cuda/verified.def:\n");
