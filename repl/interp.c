@@ -139,6 +139,11 @@ static int check_interrupt(ctx *c, node *loop) {
 static int truth(ctx *c, node *n, bool *out) {
   tc_tensor *t;
   if (eval_tensor(c, n, &t) != 0) return -1;
+  if (t->ndim == 0 && t->dtype == TC_DT_BOOL && tc_tensor_host_data(t) && tc_scalar_fast()) {   /* a comparison's result: read it */
+    *out = *(const uint8_t *)tc_tensor_host_data(t) != 0;
+    tc_tensor_free(t);
+    return 0;
+  }
   if (tc_numel(t) != 1) {
     char shape[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(shape, sizeof shape, t->ndim, t->shape);
@@ -209,18 +214,47 @@ static int exec_for(ctx *c, node *n) {
                      "for iterates over the first axis of a tensor; a 0-d value has none (use [x] for one pass)");
   }
   int rc = X_OK;
+  tc_tensor *row = NULL;   /* the last row bound to the name; the loop holds a reference too */
+  bool step_ok = tc_numel(t) > 0 && tc_scalar_fast();   /* an empty tensor's rows all have its offset */
   for (int64_t k = 0; k < t->shape[0]; k++) {
     if (check_interrupt(c, n) != 0) { rc = -1; break; }
-    tc_index_item it = {.kind = TC_IDX_INT, .i = k};
-    tc_tensor *row = tc_getitem(t, 1, &it, c->err);
-    if (!row) { locate(c, n->kids[0]); rc = -1; break; }
-    if (bind_name(c, n, n->str, row) != 0) { rc = -1; break; }
+    bool local;
+    var *v = row ? scope_find(c, n->str, &n->slot, &local) : NULL;
+    if (v && v->t == row && row->refcnt == 2 && step_ok) {
+      /* the name still holds the last row, and nothing else does: the same view, one row on */
+      row->offset += t->strides[0];
+    } else {
+      tc_index_item it = {.kind = TC_IDX_INT, .i = k};
+      tc_tensor_free(row);
+      row = tc_getitem(t, 1, &it, c->err);
+      if (!row) { locate(c, n->kids[0]); rc = -1; break; }
+      if (bind_name(c, n, n->str, tc_tensor_ref(row)) != 0) { rc = -1; break; }
+    }
     rc = exec_block(c, n->kids[1]);
     if (rc == X_BREAK) { rc = X_OK; break; }
     if (rc == X_CONTINUE) rc = X_OK;
     if (rc != X_OK) break;
   }
+  tc_tensor_free(row);
   tc_tensor_free(t);
+  return rc;
+}
+
+/* x OP= e on a variable x of this scope: x's value goes into the op as
+ * the reference the variable holds, so that a scalar nothing else holds
+ * is updated where it is (tc_binary_inplace). 1: not that case. */
+static int compound_in_scope(ctx *c, node *n, node *target, node *val) {
+  bool local;
+  var *x = scope_find(c, target->str, &target->slot, &local);
+  if (!x || x->fn || (!local && c->s->nframes > 0)) return 1;
+  var *table = local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars;
+  tc_tensor *b;
+  if (eval_operand(c, val, &b) != 0) return -1;
+  if (table != (local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars))   /* e grew the table */
+    x = scope_find(c, target->str, &target->slot, &local);
+  int rc = tc_binary_inplace((tc_op)n->op, &x->t, b, c->err);
+  tc_tensor_free(b);
+  if (rc != 0) locate(c, n);   /* at the operator, as x OP (e) would be */
   return rc;
 }
 
@@ -228,6 +262,10 @@ static int exec_for(ctx *c, node *n) {
  * evaluate x OP (e) (x[i] OP (e)) and assign that. */
 static int exec_assign(ctx *c, node *n) {
   node *target = n->kids[0], *val = n->kids[1];
+  if (n->op >= 0 && target->kind == N_NAME && tc_scalar_fast()) {
+    int rc = compound_in_scope(c, n, target, val);
+    if (rc <= 0) return rc;
+  }
   node op_node, *pair[2] = {target, val};
   if (n->op >= 0) {
     op_node = (node){.kind = N_BINOP, .start = n->start, .end = n->end, .ostart = n->ostart, .oend = n->oend,
