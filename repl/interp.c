@@ -216,11 +216,13 @@ static int exec_for(ctx *c, node *n) {
   int rc = X_OK;
   tc_tensor *row = NULL;   /* the last row bound to the name; the loop holds a reference too */
   bool step_ok = tc_numel(t) > 0 && tc_scalar_fast();   /* an empty tensor's rows all have its offset */
+  /* where the name's variable is: its table and index (a block neither removes nor reorders variables,
+     but may grow the table, which moves it) */
+  var *const *tabp = NULL, *tab = NULL;
+  int idx = 0;
   for (int64_t k = 0; k < t->shape[0]; k++) {
     if (check_interrupt(c, n) != 0) { rc = -1; break; }
-    bool local;
-    var *v = row ? scope_find(c, n->str, &n->slot, &local) : NULL;
-    if (v && v->t == row && row->refcnt == 2 && step_ok) {
+    if (step_ok && row && row->refcnt == 2 && *tabp == tab && tab[idx].t == row) {
       /* the name still holds the last row, and nothing else does: the same view, one row on */
       row->offset += t->strides[0];
     } else {
@@ -229,6 +231,11 @@ static int exec_for(ctx *c, node *n) {
       row = tc_getitem(t, 1, &it, c->err);
       if (!row) { locate(c, n->kids[0]); rc = -1; break; }
       if (bind_name(c, n, n->str, tc_tensor_ref(row)) != 0) { rc = -1; break; }
+      bool local;
+      var *v = scope_find(c, n->str, &n->slot, &local);
+      tabp = local ? &c->s->frames[c->s->nframes - 1].locals : &c->s->vars;
+      tab = *tabp;
+      idx = (int)(v - tab);
     }
     rc = exec_block(c, n->kids[1]);
     if (rc == X_BREAK) { rc = X_OK; break; }

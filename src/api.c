@@ -294,21 +294,48 @@ bool tc_scalar_fast(void) {
 
 typedef struct { tc_dtype kdt, odt; bool weak; } scalar_type;
 
+/* The typing of a OP b, remembered for each (op, dtypes, weakness) whose
+ * typing does not read the values (all but a weak integer literal meeting
+ * a typed integer: whether it fits is judged each time). general: the
+ * general path's case (no kernel, an operand to convert first, matmul). */
+typedef struct { unsigned key; scalar_type st; bool general, check; } scalar_memo;
+#define SCALAR_MEMO 256
+static scalar_memo scalar_memos[SCALAR_MEMO];
+
+static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m, tc_err *err) {
+  m->general = true;
+  if (tc_op_family(op) == TC_FAM_MATMUL) return 0;
+  tc_dtype dt;
+  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return -1;
+  m->st.kdt = kernel_dtype(op, dt);
+  m->st.odt = result_dtype(op, m->st.kdt);
+  m->st.weak = a->weak && b->weak && tc_op_keeps_weak(op) && m->st.odt != TC_DT_BOOL;
+  m->check = tc_op_check(op) != TC_CHECK_NONE;
+  /* an op with a pre-check reads converted operands: the general path converts them; an op the engine
+     lacks: the general path says why */
+  m->general = !tc_op_supported(op, dt, TC_ENGINE_CPU) || (m->check && (a->dtype != m->st.kdt || b->dtype != m->st.kdt));
+  return 0;
+}
+
 /* 1: a OP b takes the short path (typed in *st, its pre-check passed);
  * 0: the general path's case; -1: an error, as the general path gives it. */
 static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, tc_err *err) {
   if (a->ndim != 0 || b->ndim != 0 || tc_get_engine() != TC_ENGINE_CPU || a->storage->engine != TC_ENGINE_CPU ||
-      b->storage->engine != TC_ENGINE_CPU || tc_op_family(op) == TC_FAM_MATMUL || !tc_scalar_fast())
+      b->storage->engine != TC_ENGINE_CPU || !tc_scalar_fast())
     return 0;
-  tc_dtype dt;
-  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return -1;
-  st->kdt = kernel_dtype(op, dt);
-  if (!tc_op_supported(op, dt, TC_ENGINE_CPU)) return 0;   /* the general path says why */
-  /* an op with a pre-check reads converted operands: the general path converts them */
-  if (tc_op_check(op) != TC_CHECK_NONE && (a->dtype != st->kdt || b->dtype != st->kdt)) return 0;
-  if (precheck(op, b, 0, NULL, err) != 0) { annotate(err, op, (int)st->kdt); return -1; }
-  st->odt = result_dtype(op, st->kdt);
-  st->weak = a->weak && b->weak && tc_op_keeps_weak(op) && st->odt != TC_DT_BOOL;
+  unsigned key = ((unsigned)op << 10 | (unsigned)a->dtype << 6 | (unsigned)b->dtype << 2 | (unsigned)a->weak << 1 |
+                  (unsigned)b->weak) + 1;
+  scalar_memo *m = &scalar_memos[(key ^ key >> 8) % SCALAR_MEMO], fresh;
+  if (m->key != key) {
+    tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
+    bool by_value = a->weak != b->weak && w->dtype != TC_DT_F64 && tc_dtype_class(s->dtype) == TC_CLASS_INT;
+    if (by_value) m = &fresh;
+    if (scalar_memo_fill(op, a, b, m, err) != 0) { m->key = 0; return -1; }
+    m->key = by_value ? 0 : key;
+  }
+  if (m->general) return 0;
+  *st = m->st;
+  if (m->check && precheck(op, b, 0, NULL, err) != 0) { annotate(err, op, (int)st->kdt); return -1; }
   return 1;
 }
 

@@ -141,7 +141,13 @@ def programs():
                 out.append("s = 0; for i in x do s %s= i end; s" % op)
                 out.append("s = 1.5; for i in x do s = s %s i end; s" % op)
                 out.append("n = 0; for i in x do if i > x[1] then n += 1 end end; n")
+                out.append("n = 0; for b in x != x[1] do if b then n += 1 elif not_equal(b, true) then n -= 7 end end; n")
                 out.append("for i in x do j = i; i %s= 1; print(j, i) end" % op)
+            # values that another name (or a view's tensor) still holds are never written over
+            out.append("prev = x[0]; for i in x do print(prev, i); prev = i end")
+            out.append("k = 0; for i in x do if k == 0 then first = i end; k += 1 end; [first, i]")
+            out.append("for i in x do s = x[1]; s += i; s *= 2; print(s, x[1]) end")
+            out.append("y = x; s = y[0]; for i in x do s -= i end; [s, y[0], x[0]]")
             out.append("m = reshape(%s(arange(6)), [3, 2]); for r in m do print(r) end" % dt)
             out.append("for r in reshape(%s(arange(0)), [3, 0]) do print(r) end" % dt)
             out.append("k = 0; while k < %s(3) do k += 1 end; k" % dt)
