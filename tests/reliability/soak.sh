@@ -1,7 +1,7 @@
 #!/bin/sh
 # Soak (issue 7): a script that reassigns a 10^6-element tensor 300 times
-# and then runs 100 000 small statements, and (issue 14) a loop of 10^6
-# iterations, must keep their peak memory flat:
+# and then runs 100 000 small statements, and (issue 14) a while loop and a
+# for loop of 10^6 iterations each, must keep their peak memory flat:
 # peak RSS under twice that of a 10-statement run of the same kind. The
 # results are checked too, so that a leak cannot hide behind a wrong answer.
 # Usage: tests/reliability/soak.sh path/to/tcalc
@@ -79,5 +79,33 @@ run loop && {
 if [ -n "$base" ] && [ -n "$peak" ]; then
   echo "  peak RSS: $base KiB for a 10-iteration loop, $peak KiB for 10^6 iterations"
   if [ "$peak" -lt $((2 * base)) ]; then ok; else bad "loop: peak RSS $peak KiB is not under twice $base KiB"; fi
+fi
+
+# A for loop of 10^6 iterations over a tensor, through the short paths for
+# scalars (the loop's variable stepped in place, x += e in x's storage, a
+# chain's temporary, a new value each iteration): the same peak as 10.
+for_script() {
+  printf 'R = arange(1000000); s = 0; t = 0.5; c = -1
+'
+  printf 'for i in R[:%s] do
+  s += i
+  t = t * 0.5 + i - 1
+  if i %% 2 == 0 then c = i end
+end
+[s, c]
+' "$1"
+}
+for_script 10 > "$TMP/for_base.tc"
+for_script 1000000 > "$TMP/for.tc"
+run for_base && {
+  if grep -q '"data":\[45,8\]}' "$TMP/for_base.out"; then ok; else bad "for_base: wrong result"; head -3 "$TMP/for_base.out"; fi
+}
+base=$peak
+run for && {
+  if grep -q '"data":\[499999500000,999998\]}' "$TMP/for.out"; then ok; else bad "for: wrong result"; head -3 "$TMP/for.out"; fi
+}
+if [ -n "$base" ] && [ -n "$peak" ]; then
+  echo "  peak RSS: $base KiB for a 10-iteration for loop, $peak KiB for 10^6 iterations"
+  if [ "$peak" -lt $((2 * base)) ]; then ok; else bad "for: peak RSS $peak KiB is not under twice $base KiB"; fi
 fi
 finish
