@@ -190,7 +190,7 @@ static int convert(ctx *c, args *a, int i) {
   case P_BOOL: return get_bool(c, a, i, &b->b);
   case P_STR: return get_string(c, a, i, &b->s);
   case P_DTYPE:
-    return get_word(c, a, i, tc_dtype_from_name, "dtype", "bool, i8, i16, i32, i64, bf16, f16, f32, f64", &b->dt);
+    return get_word(c, a, i, tc_dtype_from_name, "dtype", "bool, i8, i16, i32, i64, u8, u16, u32, u64, bf16, f16, f32, f64", &b->dt);
   case P_MODE: return get_word(c, a, i, tc_index_mode_from_name, "mode", "error, clip, wrap, fill, drop", &b->mode);
   case P_REDUCE: return get_word(c, a, i, tc_scatter_red_from_name, "reduce", "set, add, mul, max, min", &b->mode);
   case P_SEED: {

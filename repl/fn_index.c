@@ -43,7 +43,7 @@ int call_family(ctx *c, tc_op op, args *a, value *out) {
   case TC_OP_EYE: return set_tensor(out, tc_eye(b[0].i, b[1].given ? b[1].i : b[0].i, b[2].i, (tc_dtype)b[3].dt, err));
   case TC_OP_RAND: return set_tensor(out, tc_random(TC_DIST_UNIFORM, b[0].n, b[0].ints, b[1].seed, 0, 0, err));
   case TC_OP_RANDN: return set_tensor(out, tc_random(TC_DIST_NORMAL, b[0].n, b[0].ints, b[1].seed, 0, 0, err));
-  case TC_OP_RANDINT: return set_tensor(out, tc_random(TC_DIST_INT, b[2].n, b[2].ints, b[3].seed, b[0].i, b[1].i, err));
+  case TC_OP_RANDINT: return set_tensor(out, tc_randint(b[0].t, b[1].t, b[2].n, b[2].ints, b[3].seed, (tc_dtype)b[4].dt, err));
   case TC_OP_LOAD: return set_tensor(out, tc_load_npy(b[0].s, err));
   case TC_OP_LOAD_CSV: return set_tensor(out, tc_load_csv_with(b[0].s, (tc_dtype)b[1].dt, b[2].s, b[3].i, err));
   case TC_OP_SAVE: return tc_save_npy(b[0].s, b[1].t, err);

@@ -183,6 +183,35 @@ static token lex_number(lexer *lx) {
   return t;
 }
 
+/* A string in single or double quotes (SPEC 11) from lx->pos, at the quote. */
+static token lex_string(lexer *lx) {
+  const char *s = lx->src;
+  int32_t start = lx->pos;
+  char c = s[lx->pos];
+  lx->pos++;
+  int32_t bad = -1, bad_len = 0;   /* the first escape that is not one */
+  while (lx->pos < lx->len && s[lx->pos] != c && s[lx->pos] != '\n') {
+    if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) {
+      int n = string_escape(s + lx->pos, lx->len - lx->pos, NULL);
+      if (n < 0 && bad < 0) { bad = lx->pos; bad_len = -n; }
+      lx->pos += (n < 0 ? -n : n) - 1;
+    }
+    lx->pos++;
+  }
+  if (lx->pos >= lx->len || s[lx->pos] != c) return error_tok(lx, start, "unterminated string");
+  lx->pos++;
+  if (bad >= 0) {
+    token t = error_tok(lx, bad, "unknown escape in a string (\\n \\t \\\\ \\\" \\' and \\xHH from \\x01 to \\x7f)");
+    t.end = bad + bad_len;
+    return t;
+  }
+  /* A string reaches messages and JSON output as it is: it must be
+   * UTF-8 text, without NUL bytes. */
+  if (memchr(s + start, 0, (size_t)(lx->pos - start))) return error_tok(lx, start, "NUL byte in a string");
+  if (!utf8_valid(s + start, lx->pos - start)) return error_tok(lx, start, "invalid UTF-8 in a string");
+  return make(lx, T_STRING, start);
+}
+
 token lex_next(lexer *lx) {
   const char *s = lx->src;
   for (;;) {
@@ -204,30 +233,7 @@ token lex_next(lexer *lx) {
       lx->pos++;
     return make(lx, T_NAME, start);
   }
-  if (c == '"' || c == '\'') {   /* single or double quotes (SPEC 11) */
-    lx->pos++;
-    int32_t bad = -1, bad_len = 0;   /* the first escape that is not one */
-    while (lx->pos < lx->len && s[lx->pos] != (char)c && s[lx->pos] != '\n') {
-      if (s[lx->pos] == '\\' && lx->pos + 1 < lx->len) {
-        int n = string_escape(s + lx->pos, lx->len - lx->pos, NULL);
-        if (n < 0 && bad < 0) { bad = lx->pos; bad_len = -n; }
-        lx->pos += (n < 0 ? -n : n) - 1;
-      }
-      lx->pos++;
-    }
-    if (lx->pos >= lx->len || s[lx->pos] != (char)c) return error_tok(lx, start, "unterminated string");
-    lx->pos++;
-    if (bad >= 0) {
-      token t = error_tok(lx, bad, "unknown escape in a string (\\n \\t \\\\ \\\" \\' and \\xHH from \\x01 to \\x7f)");
-      t.end = bad + bad_len;
-      return t;
-    }
-    /* A string reaches messages and JSON output as it is: it must be
-     * UTF-8 text, without NUL bytes. */
-    if (memchr(s + start, 0, (size_t)(lx->pos - start))) return error_tok(lx, start, "NUL byte in a string");
-    if (!utf8_valid(s + start, lx->pos - start)) return error_tok(lx, start, "invalid UTF-8 in a string");
-    return make(lx, T_STRING, start);
-  }
+  if (c == '"' || c == '\'') return lex_string(lx);
   lx->pos++;
   switch (c) {
   case ';': return make(lx, T_SEMI, start);

@@ -129,8 +129,8 @@ static int prompt_getc(FILE *in) {
   }
 }
 
-void repl_run(runner *r, bool quiet) {
-  cur = r;
+/* libedit's settings and the SIGINT handler for the prompt. */
+static void prompt_setup(void) {
   /* Multibyte characters edit as characters; numbers are still formatted
    * in the C locale, which LC_CTYPE does not touch. */
   setlocale(LC_CTYPE, "");
@@ -140,8 +140,6 @@ void repl_run(runner *r, bool quiet) {
   rl_basic_word_break_characters = " \t\n()[],=+-*/%@&|^~!<>;";
   using_history();
   stifle_history(1000);
-  history_file hist;
-  history_open(&hist);
   /* SIGINT only raises a flag: kernels poll it between blocks, the
    * evaluator turns it into an `interrupted` error, and at the prompt
    * libedit hands it on to us after restoring the terminal. No SA_RESTART,
@@ -151,13 +149,44 @@ void repl_run(runner *r, bool quiet) {
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
+}
+
+/* The statement typed so far over one or more lines: one history entry,
+ * added (and saved) when the statement is complete, unless it repeats the
+ * entry before. */
+typedef struct {
+  char *text, *last;
+  size_t len;
+} entry_buf;
+
+static void entry_add_line(entry_buf *en, const char *line, bool complete, history_file *hist) {
+  size_t n = strlen(line);
+  char *e = realloc(en->text, en->len + n + 2);
+  if (e) {
+    en->text = e;
+    if (en->len) en->text[en->len++] = '\n';
+    memcpy(en->text + en->len, line, n + 1);
+    en->len += n;
+  }
+  if (!complete) return;
+  if (e && en->len && (!en->last || strcmp(en->last, en->text))) {
+    add_history(en->text);
+    free(en->last);
+    en->last = strdup(en->text);
+    history_save(hist);
+  }
+  en->len = 0;
+}
+
+void repl_run(runner *r, bool quiet) {
+  cur = r;
+  prompt_setup();
+  history_file hist;
+  history_open(&hist);
   if (!quiet)
     printf("tcalc %s. Type :help for functions and commands, Ctrl-D to leave.\n", TC_VERSION);
   runner_begin(r);
-  char *last = NULL;
-  /* a statement typed over several lines is one history entry */
-  char *entry = NULL;
-  size_t entry_len = 0;
+  entry_buf en = {NULL, NULL, 0};
   while (!r->quit) {
     tc_interrupt_clear();
     prompt_cancelled = false;
@@ -172,7 +201,7 @@ void repl_run(runner *r, bool quiet) {
         fputs("^C\n", stdout);
         r->len = 0;
         r->depth = 0;
-        entry_len = 0;
+        en.len = 0;
         continue;
       }
       break;                     /* Ctrl-D */
@@ -183,7 +212,7 @@ void repl_run(runner *r, bool quiet) {
       tc_interrupt_clear();
       r->len = 0;
       r->depth = 0;
-      entry_len = 0;
+      en.len = 0;
     }
     /* the lines of one statement (a recalled entry holds several) */
     r->stop = false;
@@ -194,28 +223,12 @@ void repl_run(runner *r, bool quiet) {
       if (!nl) break;
       p = nl + 1;
     }
-    size_t n = strlen(line);
-    char *e = realloc(entry, entry_len + n + 2);
-    if (e) {
-      entry = e;
-      if (entry_len) entry[entry_len++] = '\n';
-      memcpy(entry + entry_len, line, n + 1);
-      entry_len += n;
-    }
-    if (!runner_pending(r)) {
-      if (e && entry_len && (!last || strcmp(last, entry))) {   /* no repeats of the entry before */
-        add_history(entry);
-        free(last);
-        last = strdup(entry);
-        history_save(&hist);
-      }
-      entry_len = 0;
-    }
+    entry_add_line(&en, line, !runner_pending(r), &hist);
     free(line);
   }
   if (!r->quit) fputc('\n', stdout);
   history_close(&hist);
-  free(last);
-  free(entry);
+  free(en.last);
+  free(en.text);
   r->exit_status = 0;
 }

@@ -611,8 +611,10 @@ static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt) {
     return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_UNIFORM});
   case TC_OP_RANDN:
     return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_NORMAL});
-  case TC_OP_RANDINT:
-    return call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = dt, .dist = TC_DIST_INT});
+  case TC_OP_RANDINT:   /* made in i64, then cast */
+    return (tc_dtype_class(dt) == TC_CLASS_INT || dt == TC_DT_BOOL) &&
+           call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = TC_DT_I64, .dist = TC_DIST_INT}) &&
+           (dt == TC_DT_I64 || tc_cast_supported(e, TC_DT_I64, dt));
   case TC_OP_LOAD: case TC_OP_SAVE:
     return copy && dt != TC_DT_BF16;   /* NumPy has no bfloat16 */
   default:

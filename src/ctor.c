@@ -155,6 +155,20 @@ tc_tensor *tc_eye(int64_t n, int64_t m, int64_t k, tc_dtype dt, tc_err *err) {
   return out;
 }
 
+/* The generator's call: element i of a fresh tensor of dtype dt; for
+ * integers lo + mulhi(x, range), in 64-bit wrapping arithmetic. */
+static tc_tensor *random_run(tc_op op, tc_dist dist, tc_dtype dt, int ndim, const int64_t *shape, uint64_t seed,
+                             int64_t lo, uint64_t range, tc_err *err) {
+  tc_tensor *out = tc_tensor_new(dt, ndim, shape, err);
+  if (out && tc_numel(out) > 0) {
+    tc_call c = {.kind = TC_CALL_RANDOM, .op = op, .dtype = dt, .out = out, .dist = dist, .seed = seed, .rlo = lo,
+                 .rrange = range};
+    if (tc_run_call(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+  }
+  if (!out) tc_annotate(err, op, (int)dt);
+  return out;
+}
+
 tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed, int64_t lo, int64_t hi,
                      tc_err *err) {
   tc_op op = dist == TC_DIST_UNIFORM ? TC_OP_RAND : dist == TC_DIST_NORMAL ? TC_OP_RANDN : TC_OP_RANDINT;
@@ -164,12 +178,63 @@ tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "needs lo < hi, got lo=%lld and hi=%lld", (long long)lo, (long long)hi);
     return NULL;
   }
-  tc_tensor *out = tc_tensor_new(dt, ndim, shape, err);
-  if (out && tc_numel(out) > 0) {
-    tc_call c = {.kind = TC_CALL_RANDOM, .op = op, .dtype = dt, .out = out, .dist = dist, .seed = seed, .rlo = lo,
-                 .rrange = (uint64_t)hi - (uint64_t)lo};
-    if (tc_run_call(&c, err) != 0) { tc_tensor_free(out); out = NULL; }
+  return random_run(op, dist, dt, ndim, shape, seed, lo, (uint64_t)hi - (uint64_t)lo, err);
+}
+
+/* A bound of randint: a 0-d integer tensor's value, exact (a u64 above the
+ * i64 maximum included). */
+__extension__ typedef __int128 i128;
+static int rand_bound(tc_tensor *t, const char *name, tc_dtype dt, i128 *v, tc_err *err) {
+  const tc_op op = TC_OP_RANDINT;
+  if (t->ndim != 0 || tc_dtype_class(t->dtype) != TC_CLASS_INT)
+    return tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "%s must be an integer", name);
+  int64_t x;
+  tc_tensor *w = tc_cast(t, TC_DT_I64, err);   /* the bits; u64 read back as unsigned below */
+  int rc = w ? tc_tensor_to_host(w, &x, err) : -1;
+  tc_tensor_free(w);
+  *v = tc_dtype_is_unsigned(t->dtype) ? (i128)(uint64_t)x : (i128)x;
+  return rc;
+}
+
+static void fmt_i128(char *b, size_t n, i128 v) {
+  if (v < 0) snprintf(b, n, "%lld", (long long)v);
+  else snprintf(b, n, "%llu", (unsigned long long)v);
+}
+
+tc_tensor *tc_randint(tc_tensor *lo_t, tc_tensor *hi_t, int ndim, const int64_t *shape, uint64_t seed, tc_dtype dt,
+                      tc_err *err) {
+  const tc_op op = TC_OP_RANDINT;
+  if (tc_dtype_class(dt) != TC_CLASS_INT && dt != TC_DT_BOOL) {
+    tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "dtype must be an integer dtype or bool, not %s", tc_dtype_name(dt));
+    return NULL;
   }
-  if (!out) tc_annotate(err, op, (int)dt);
-  return out;
+  if (tc_check_supported(op, dt, err)) return NULL;
+  i128 lo, hi;
+  if (rand_bound(lo_t, "lo", dt, &lo, err) != 0 || rand_bound(hi_t, "hi", dt, &hi, err) != 0) return NULL;
+  char sl[24], sh[24];
+  fmt_i128(sl, sizeof sl, lo);
+  fmt_i128(sh, sizeof sh, hi);
+  if (hi <= lo) {
+    tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "needs lo < hi, got lo=%s and hi=%s", sl, sh);
+    return NULL;
+  }
+  int b = dt == TC_DT_BOOL ? 1 : tc_dtype_bits(dt);
+  bool u = dt == TC_DT_BOOL || tc_dtype_is_unsigned(dt);
+  i128 min = u ? 0 : -((i128)1 << (b - 1)), max = u ? ((i128)1 << b) - 1 : ((i128)1 << (b - 1)) - 1;
+  if (lo < min || hi - 1 > max) {
+    char smin[24], smax[24];
+    fmt_i128(smin, sizeof smin, min);
+    fmt_i128(smax, sizeof smax, max);
+    tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "[lo, hi) = [%s, %s) must lie in %s's range [%s, %s]", sl, sh,
+               tc_dtype_name(dt), smin, smax);
+    return NULL;
+  }
+  /* the numbers of the i64 call (bit for bit, read as u64 for a u64), in dt */
+  tc_tensor *r = random_run(op, TC_DIST_INT, TC_DT_I64, ndim, shape, seed, (int64_t)(uint64_t)lo,
+                            (uint64_t)(hi - lo), err);
+  if (!r || dt == TC_DT_I64) return r;
+  tc_tensor *c = tc_cast(r, dt, err);
+  tc_tensor_free(r);
+  if (!c) tc_annotate(err, op, (int)dt);
+  return c;
 }

@@ -8,7 +8,9 @@
  * operands are contracted two at a time, the pair with the smallest result
  * first, each contraction one batched matrix product (tc_matmul) of the
  * operands permuted to [batch, free, summed] and [batch, summed, free].
- * So integers are exact with wrapping, and float results are the GEMM's,
+ * So integers are exact with wrapping (under check / saturate, an output
+ * that may leave the dtype is computed exactly instead, src/overflow.c),
+ * and float results are the GEMM's,
  * the same for every thread count. Bool computes in i64 and gives
  * (sum != 0), which is NumPy's or-of-ands. */
 #include <stdio.h>
@@ -17,7 +19,7 @@
 #include "linalg.h"
 
 #define NLET 52                       /* A-Z then a-z: label ids in ASCII order */
-#define NLAB (NLET + TC_MAX_DIMS)     /* then the broadcast ("...") dims */
+#define NLAB TC_EINSUM_LABELS         /* then the broadcast ("...") dims */
 #define MAX_OPS 64
 
 typedef struct {
@@ -29,11 +31,7 @@ typedef struct {
 } term;
 
 /* An operand being contracted: a view with one dim per distinct label. */
-typedef struct {
-  tc_tensor *t;
-  int n;
-  int lab[TC_MAX_DIMS];
-} opnd;
+typedef tc_einsum_opnd opnd;
 
 static int letter_id(char c) { return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? 26 + c - 'a' : -1; }
 static char label_char(int l) { return (char)(l < 26 ? 'A' + l : 'a' + l - 26); }
@@ -349,6 +347,25 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
     tc_tensor_free(c);
     if (!o->t) rc = -1;
   }
+  /* check / saturate (SPEC 13): when an output could leave the dtype, the
+   * exact sums of products (src/overflow.c); else the lowering below,
+   * wrapping, which is then exact */
+  tc_overflow policy = tc_get_overflow();
+  tc_tensor *r = NULL;
+  if (rc == 0 && tc_dtype_class(dt) == TC_CLASS_INT && tc_overflow_judges_einsum(k)) {
+    int sumlab[NLAB], nsum = 0;
+    for (int l = 0; l < NLAB; l++) {
+      bool used = false;
+      for (int i = 0; i < nops && !used; i++) used = find(ops[i].lab, ops[i].n, l) >= 0;
+      if (used && find(out.lab, out.n, l) < 0) sumlab[nsum++] = l;
+    }
+    if (!tc_overflow_einsum_fits(k, nops, ops, gsize, nsum, sumlab)) {
+      r = tc_overflow_einsum(k, nops, ops, gsize, out.n, out.lab, nsum, sumlab, err);
+      rc = r ? 1 : -1;   /* done */
+    } else {
+      tc_set_overflow(TC_OVERFLOW_WRAP);
+    }
+  }
   int live = nops;
   for (int i = 0; i < nops && rc == 0; i++) rc = sum_private(ops, nops, i, &out, err);
   while (rc == 0 && live > 1) {
@@ -365,7 +382,7 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
     live--;
     if (rc == 0) rc = sum_private(ops, nops, bi, &out, err);
   }
-  tc_tensor *r = NULL;
+  tc_set_overflow(policy);
   if (rc == 0) {
     opnd *o = &ops[0];
     while (!o->t) o++;
@@ -377,8 +394,8 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
       tc_tensor_free(r);
       r = b;
     }
-    if (r) r->weak = false;
   }
+  if (r) r->weak = false;
   for (int i = 0; i < nops; i++) tc_tensor_free(ops[i].t);
   if (!r && err->op < 0) err->op = (int)op;
   else if (!r) tc_reattribute(err, op);

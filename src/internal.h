@@ -41,4 +41,20 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
 bool tc_overflow_judges_matmul(tc_dtype kdt);
 bool tc_overflow_matmul_fits(tc_dtype kdt, tc_tensor *a, tc_tensor *b);
 int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err);
+bool tc_overflow_judges_scan(tc_op op, tc_dtype kdt);
+int tc_overflow_scan(tc_op op, tc_dtype kdt, tc_tensor *c, int axis, tc_tensor *out, tc_err *err);
+/* einsum (src/einsum.c): an operand is a view with one dim per distinct
+ * label (a dim of size 1 broadcasts against its label's size); labels are
+ * the 52 letters, then the broadcast ("...") dims. */
+#define TC_EINSUM_LABELS (52 + TC_MAX_DIMS)
+typedef struct {
+  tc_tensor *t;
+  int n;
+  int lab[TC_MAX_DIMS];
+} tc_einsum_opnd;
+bool tc_overflow_judges_einsum(tc_dtype kdt);
+bool tc_overflow_einsum_fits(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, const int64_t *gsize, int nsum,
+                             const int *sumlab);
+tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, const int64_t *gsize, int nout,
+                              const int *outlab, int nsum, const int *sumlab, tc_err *err);
 #endif

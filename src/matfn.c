@@ -289,6 +289,58 @@ static tc_tensor *norm_fail(tc_err *err, const char *msg) {
   return NULL;
 }
 
+/* sqrt of the sum of squares over nax axes ax (all of them for nax < 0). */
+static tc_tensor *norm_l2(tc_tensor *xf, int nax, const int64_t *ax, tc_err *err) {
+  tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
+  tc_tensor *sq = a ? tc_binary(TC_OP_MUL, a, a, err) : NULL;
+  tc_tensor_free(a);
+  return unary_own(TC_OP_SQRT, reduce_own(TC_OP_REDUCE_SUM, sq, nax < 0 ? -1 : nax, ax, err), err);
+}
+
+/* A vector norm of ord other than 2 over axis ax of xf (in dtype k). */
+static tc_tensor *vector_norm(tc_tensor *xf, tc_norm_kind kind, double ord, int64_t ax, tc_dtype k, tc_err *err) {
+  if (kind != TC_NORM_NUM) return norm_fail(err, "ord \"fro\" and \"nuc\" are matrix norms; axis names one axis");
+  tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
+  if (isinf(ord)) return reduce_own(ord > 0 ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, a, 1, &ax, err);
+  if (ord == 0) {
+    tc_tensor *c = reduce_own(TC_OP_COUNT_NONZERO, a, 1, &ax, err);
+    tc_tensor *r = c ? tc_cast(c, k, err) : NULL;
+    tc_tensor_free(c);
+    return r;
+  }
+  if (ord == 1) return reduce_own(TC_OP_REDUCE_SUM, a, 1, &ax, err);
+  return with_scalar(TC_OP_POW, reduce_own(TC_OP_REDUCE_SUM, with_scalar(TC_OP_POW, a, ord, err), 1, &ax, err),
+                     1.0 / ord, err);
+}
+
+/* A matrix norm other than Frobenius over axes (row, col) of xf. */
+static tc_tensor *matrix_norm(tc_tensor *xf, tc_norm_kind kind, double ord, int64_t row, int64_t col, tc_err *err) {
+  if (row == col) return norm_fail(err, "the two axes must differ");
+  if (kind == TC_NORM_NUC || (kind == TC_NORM_NUM && (ord == 2 || ord == -2))) {
+    tc_tensor *mv = move_last2(xf, (int)row, (int)col, err);
+    tc_tensor *s = mv ? tc_svdvals(mv, err) : NULL;
+    tc_tensor_free(mv);
+    int64_t last = -1;
+    if (s && tc_numel(s) == 0 && kind != TC_NORM_NUC) {
+      tc_tensor_free(s);
+      tc_err_set(err, TC_E_EMPTY, TC_OP_NORM, -1, "ord %g of an empty matrix", ord);
+      return NULL;
+    }
+    return reduce_own(kind == TC_NORM_NUC ? TC_OP_REDUCE_SUM : ord > 0 ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, s, 1,
+                      &last, err);
+  }
+  if (kind == TC_NORM_NUM && (ord == 1 || ord == -1 || isinf(ord))) {
+    /* 1: max over columns of the column sums; inf: max over rows of the row sums */
+    bool cols = !isinf(ord);
+    int64_t first = cols ? row : col, second = cols ? col : row;
+    if (second > first) second--;
+    tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
+    tc_tensor *s = reduce_own(TC_OP_REDUCE_SUM, a, 1, &first, err);
+    return reduce_own(ord > 0 ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, s, 1, &second, err);
+  }
+  return norm_fail(err, "invalid ord for a matrix norm (1, -1, 2, -2, inf, -inf, \"fro\", \"nuc\")");
+}
+
 tc_tensor *tc_norm(tc_tensor *x, tc_norm_kind kind, double ord, const tc_axes *axes, bool keepdims, tc_err *err) {
   const tc_op op = TC_OP_NORM;
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) return unsupported(op, x->dtype, err);
@@ -309,54 +361,11 @@ tc_tensor *tc_norm(tc_tensor *x, tc_norm_kind kind, double ord, const tc_axes *a
   tc_dtype k = la_kernel_dtype(op, x->dtype), rdt = la_result_dtype(op, x->dtype);
   tc_tensor *xf = tc_cast(x, k, err);
   if (!xf) return NULL;
-  tc_tensor *r = NULL;
-  if (nax == -1 || ((nax == 1 && (kind == TC_NORM_NONE || ord == 2)) ||
-                    (nax == 2 && (kind == TC_NORM_NONE || kind == TC_NORM_FRO)))) {
-    /* sqrt of the sum of squares over the axes */
-    tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
-    tc_tensor *sq = a ? tc_binary(TC_OP_MUL, a, a, err) : NULL;
-    tc_tensor_free(a);
-    r = unary_own(TC_OP_SQRT, reduce_own(TC_OP_REDUCE_SUM, sq, nax < 0 ? -1 : nax, ax, err), err);
-  } else if (nax == 1) {
-    if (kind != TC_NORM_NUM) { tc_tensor_free(xf); return norm_fail(err, "ord \"fro\" and \"nuc\" are matrix norms; axis names one axis"); }
-    tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
-    if (isinf(ord)) r = reduce_own(ord > 0 ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, a, 1, ax, err);
-    else if (ord == 0) {
-      tc_tensor *c = reduce_own(TC_OP_COUNT_NONZERO, a, 1, ax, err);
-      r = c ? tc_cast(c, k, err) : NULL;
-      tc_tensor_free(c);
-    } else if (ord == 1) r = reduce_own(TC_OP_REDUCE_SUM, a, 1, ax, err);
-    else r = with_scalar(TC_OP_POW, reduce_own(TC_OP_REDUCE_SUM, with_scalar(TC_OP_POW, a, ord, err), 1, ax, err),
-                         1.0 / ord, err);
-  } else {
-    int64_t row = ax[0], col = ax[1];
-    if (row == col) { tc_tensor_free(xf); return norm_fail(err, "the two axes must differ"); }
-    if (kind == TC_NORM_NUC || (kind == TC_NORM_NUM && (ord == 2 || ord == -2))) {
-      tc_tensor *mv = move_last2(xf, (int)row, (int)col, err);
-      tc_tensor *s = mv ? tc_svdvals(mv, err) : NULL;
-      tc_tensor_free(mv);
-      int64_t last = -1;
-      if (s && tc_numel(s) == 0 && kind != TC_NORM_NUC) {
-        tc_tensor_free(s);
-        tc_tensor_free(xf);
-        tc_err_set(err, TC_E_EMPTY, (int)op, -1, "ord %g of an empty matrix", ord);
-        return NULL;
-      }
-      r = reduce_own(kind == TC_NORM_NUC ? TC_OP_REDUCE_SUM : ord > 0 ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, s, 1,
-                     &last, err);
-    } else if (kind == TC_NORM_NUM && (ord == 1 || ord == -1 || isinf(ord))) {
-      /* 1: max over columns of the column sums; inf: max over rows of the row sums */
-      bool cols = !isinf(ord);
-      int64_t first = cols ? row : col, second = cols ? col : row;
-      if (second > first) second--;
-      tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
-      tc_tensor *s = reduce_own(TC_OP_REDUCE_SUM, a, 1, &first, err);
-      r = reduce_own(ord > 0 ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, s, 1, &second, err);
-    } else {
-      tc_tensor_free(xf);
-      return norm_fail(err, "invalid ord for a matrix norm (1, -1, 2, -2, inf, -inf, \"fro\", \"nuc\")");
-    }
-  }
+  tc_tensor *r = nax == -1 || ((nax == 1 && (kind == TC_NORM_NONE || ord == 2)) ||
+                                (nax == 2 && (kind == TC_NORM_NONE || kind == TC_NORM_FRO)))
+                   ? norm_l2(xf, nax, ax, err)
+               : nax == 1 ? vector_norm(xf, kind, ord, ax[0], k, err)
+                          : matrix_norm(xf, kind, ord, ax[0], ax[1], err);
   tc_tensor_free(xf);
   if (r && keepdims) {
     int64_t ks[TC_MAX_DIMS];

@@ -11,7 +11,6 @@
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
-__extension__ typedef unsigned __int128 u128;
 
 static _Atomic int policy = TC_OVERFLOW_WRAP;
 
@@ -448,4 +447,211 @@ done:
   free(hb);
   free(o);
   return rc;
+}
+
+/* ---- scans ----
+ * Each output element is the exact prefix sum (in 128 bits: fewer than
+ * 2^62 values of at most 2^64) or prefix product (mul(): a value that left
+ * 128 bits keeps its sign until a zero) of its row, judged alone: under
+ * saturate a clamped element does not change the next one. */
+bool tc_overflow_judges_scan(tc_op op, tc_dtype kdt) {
+  return policy != TC_OVERFLOW_WRAP && tc_dtype_class(kdt) == TC_CLASS_INT &&
+         (op == TC_OP_CUMSUM || op == TC_OP_CUMPROD);
+}
+
+/* One row of n elements, stamped per dtype; returns the first position
+ * whose exact value does not fit under check (the row is then left
+ * unfinished), else -1. */
+#define K_XSCAN(E, n_, S_, ...) \
+  static int64_t xscan_##E(bool prod, const void *x_, void *o_, int64_t n, bool check, i128 lo, i128 hi) { \
+    typedef S_ S; \
+    const S *x = x_; \
+    S *o = o_; \
+    if (!prod) { \
+      i128 s = 0; \
+      for (int64_t i = 0; i < n; i++) { \
+        s += x[i]; \
+        if (s >= lo && s <= hi) { o[i] = (S)s; continue; } \
+        if (check) return i; \
+        o[i] = (S)(s < lo ? lo : hi); \
+      } \
+      return -1; \
+    } \
+    exact p = ex(1); \
+    for (int64_t i = 0; i < n; i++) { \
+      p = mul(p, ex(x[i])); \
+      if (!p.big && p.v >= lo && p.v <= hi) { o[i] = (S)p.v; continue; } \
+      if (check) return i; \
+      o[i] = (S)clamp(p, TC_DT_##E); \
+    } \
+    return -1; \
+  }
+TC_FOR_INT(K_XSCAN, _)
+
+static int64_t xscan(tc_dtype dt, bool prod, const void *x, void *o, int64_t n, bool check) {
+  switch (dt) {
+#define XSCAN_CASE(E, ...) case TC_DT_##E: return xscan_##E(prod, x, o, n, check, lo_of(dt), hi_of(dt));
+  TC_FOR_INT(XSCAN_CASE, _)
+#undef XSCAN_CASE
+  default: return -1;
+  }
+}
+
+int tc_overflow_scan(tc_op op, tc_dtype kdt, tc_tensor *c, int axis, tc_tensor *out, tc_err *err) {
+  /* c: contiguous, of dtype kdt, with the scanned axis (axis of the
+   * original) moved last; out: c's shape */
+  int nd = c->ndim;
+  int64_t n = nd ? c->shape[nd - 1] : 1, total = tc_numel(c), rows = n ? total / n : 0;
+  size_t sz = tc_dtype_size(kdt);
+  bool check = policy == TC_OVERFLOW_CHECK;
+  char *owned = NULL, *direct = tc_tensor_host_data(out) ? tc_tensor_data(out) : NULL, *o = NULL;
+  const char *a = host_read(c, &owned, err);
+  int rc = -1;
+  if (!a) goto done;
+  o = direct ? direct : malloc((size_t)(total ? total : 1) * sz);
+  if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  /* the original shape, and under check the least row-major index there of
+   * an element that does not fit (rows are c's order, not the original's) */
+  int64_t shape[TC_MAX_DIMS], first = -1;
+  for (int d = 0; d < nd; d++) shape[d] = c->shape[d < axis ? d : d == axis ? nd - 1 : d - 1];
+  for (int64_t r = 0; r < rows; r++) {
+    if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
+    int64_t p = xscan(kdt, op == TC_OP_CUMPROD, a + (size_t)(r * n) * sz, o + (size_t)(r * n) * sz, n, check);
+    if (p < 0) continue;
+    int64_t idx[TC_MAX_DIMS], rem = r, flat = 0;   /* row r's index in c, then in the original */
+    for (int d = nd - 2; d >= 0; d--) { idx[d] = rem % c->shape[d]; rem /= c->shape[d]; }
+    for (int d = 0; d < nd; d++) flat = flat * shape[d] + (d < axis ? idx[d] : d == axis ? p : idx[d - 1]);
+    if (first < 0 || flat < first) first = flat;
+    if (axis == nd - 1) break;   /* rows in the original's order: the first found is the least */
+  }
+  if (first >= 0) {
+    rc = overflow_error(err, op, kdt, nd, shape, first, op == TC_OP_CUMSUM ? "the exact running sum" : "the exact running product");
+    goto done;
+  }
+  rc = direct ? 0 : tc_tensor_write(out, o, err);
+done:
+  free(owned);
+  if (!direct) free(o);
+  return rc;
+}
+
+/* ---- einsum ----
+ * When no output can leave the dtype (the product of the operands' largest
+ * magnitudes and the count of summed terms fits it), the wrapping lowering
+ * is exact and runs as usual. Otherwise each output element is computed
+ * here as the exact sum of its products: a product of up to 64 operands
+ * needs 64 bits each, so the terms and their sum are kept in nops + 2 words
+ * (two's complement for the sum). */
+bool tc_overflow_judges_einsum(tc_dtype kdt) { return tc_overflow_judges_matmul(kdt); }
+
+bool tc_overflow_einsum_fits(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, const int64_t *gsize, int nsum,
+                             const int *sumlab) {
+  u128 b = 1;
+  for (int s = 0; s < nsum; s++)
+    if (__builtin_mul_overflow(b, (u128)gsize[sumlab[s]], &b)) return false;
+  for (int i = 0; i < nops && b; i++) {
+    i128 m = max_abs(ops[i].t, kdt);
+    if (m < 0 || __builtin_mul_overflow(b, (u128)m, &b)) return false;
+  }
+  return b <= (u128)hi_of(kdt);
+}
+
+#define XW_MAX (64 + 2)
+tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, const int64_t *gsize, int nout,
+                              const int *outlab, int nsum, const int *sumlab, tc_err *err) {
+  const tc_op op = TC_OP_EINSUM;
+  size_t sz = tc_dtype_size(kdt);
+  int nw = nops + 2;
+  int64_t oshape[TC_MAX_DIMS], nout_el = 1, sidx[TC_EINSUM_LABELS] = {0}, oidx[TC_MAX_DIMS] = {0};
+  for (int d = 0; d < nout; d++) nout_el *= oshape[d] = gsize[outlab[d]];
+  /* per operand: its host copy and the stride of each output and summed label in it (0: absent or broadcast) */
+  char **h = calloc((size_t)nops, sizeof *h), *o = NULL;
+  int64_t (*ost)[TC_MAX_DIMS] = calloc((size_t)nops, sizeof *ost);
+  int64_t (*sst)[TC_EINSUM_LABELS] = calloc((size_t)nops, sizeof *sst);
+  int64_t *off = calloc((size_t)nops, sizeof *off);
+  tc_tensor *out = NULL;
+  if (!h || !ost || !sst || !off) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  for (int i = 0; i < nops; i++) {
+    const tc_einsum_opnd *p = &ops[i];
+    if (!(h[i] = host_copy(p->t, err))) goto done;
+    int64_t st = 1;
+    for (int d = p->n - 1; d >= 0; d--) {
+      int64_t s = p->t->shape[d] == gsize[p->lab[d]] ? st : 0;
+      st *= p->t->shape[d] ? p->t->shape[d] : 1;
+      for (int x = 0; x < nout; x++)
+        if (outlab[x] == p->lab[d]) ost[i][x] = s;
+      for (int x = 0; x < nsum; x++)
+        if (sumlab[x] == p->lab[d]) sst[i][x] = s;
+    }
+  }
+  int64_t terms = 1;
+  for (int s = 0; s < nsum; s++) terms *= gsize[sumlab[s]];
+  o = malloc((size_t)(nout_el ? nout_el : 1) * sz);
+  if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  for (int64_t f = 0; f < nout_el; f++) {
+    if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
+    uint64_t acc[XW_MAX] = {0};
+    for (int i = 0; i < nops; i++) {
+      off[i] = 0;
+      for (int x = 0; x < nout; x++) off[i] += oidx[x] * ost[i][x];
+    }
+    for (int64_t t = 0; t < terms; t++) {
+      /* the term's magnitude m (len words) and sign */
+      uint64_t m[XW_MAX] = {1};
+      int len = 1;
+      bool neg = false, zero = false;
+      for (int i = 0; i < nops && !zero; i++) {
+        i128 v = load(kdt, h[i] + (size_t)off[i] * sz);
+        if (v == 0) { zero = true; break; }
+        neg ^= v < 0;
+        uint64_t u = (uint64_t)(v < 0 ? -v : v), carry = 0;
+        for (int j = 0; j < len; j++) {
+          u128 q = (u128)m[j] * u + carry;
+          m[j] = (uint64_t)q;
+          carry = (uint64_t)(q >> 64);
+        }
+        if (carry) m[len++] = carry;
+      }
+      if (!zero) {   /* acc += m or acc -= m, carries through the words */
+        uint64_t c = 0;
+        for (int j = 0; j < nw && (j < len || c); j++) {
+          uint64_t w = j < len ? m[j] : 0, r;
+          if (!neg) {
+            uint64_t c1 = __builtin_add_overflow(acc[j], w, &r), c2 = __builtin_add_overflow(r, c, &r);
+            c = c1 | c2;
+          } else {
+            uint64_t c1 = __builtin_sub_overflow(acc[j], w, &r), c2 = __builtin_sub_overflow(r, c, &r);
+            c = c1 | c2;
+          }
+          acc[j] = r;
+        }
+      }
+      /* the next term: the summed labels as an odometer, last fastest */
+      for (int s = nsum - 1; s >= 0; s--) {
+        for (int i = 0; i < nops; i++) off[i] += sst[i][s];
+        if (++sidx[s] < gsize[sumlab[s]]) break;
+        for (int i = 0; i < nops; i++) off[i] -= sst[i][s] * sidx[s];
+        sidx[s] = 0;
+      }
+    }
+    uint64_t ext = acc[1] >> 63 ? UINT64_MAX : 0;
+    bool small = true;
+    for (int j = 2; j < nw; j++) small &= acc[j] == ext;
+    exact e = small ? ex((i128)(((u128)acc[1] << 64) | acc[0])) : (exact){0, acc[nw - 1] >> 63 ? -1 : 1};
+    if (put_judged(e, kdt, o, f, op, nout, oshape, "the exact sum of products", err) != 0) goto done;
+    for (int x = nout - 1; x >= 0; x--) {   /* the next output element */
+      if (++oidx[x] < oshape[x]) break;
+      oidx[x] = 0;
+    }
+  }
+  out = tc_tensor_new(kdt, nout, oshape, err);
+  if (out && tc_tensor_write(out, o, err) != 0) { tc_tensor_free(out); out = NULL; }
+done:
+  for (int i = 0; h && i < nops; i++) free(h[i]);
+  free(h);
+  free(ost);
+  free(sst);
+  free(off);
+  free(o);
+  return out;
 }

@@ -114,6 +114,13 @@ TC_HD double tc_det_log(double x) {
   return TC_DADD(TC_DMUL(de, 0.693145751953125), TC_DADD(TC_DMUL(de, 1.4286068203094173e-06), logm));
 }
 
+/* k[0] z^10 - k[1] z^9 + ... + k[10] by Horner: x = k[i] - x z, from the top. */
+TC_HD double tc_det_alt_series(const double k[11], double z) {
+  double x = k[0];
+  for (int i = 1; i < 11; i++) x = TC_DSUB(k[i], TC_DMUL(x, z));
+  return x;
+}
+
 /* cos(2 pi t) for t in [0, 1) a multiple of 2^-53: the quadrant comes from
  * 4t exactly; the rest is a Taylor series on |theta| <= pi/4. */
 TC_HD double tc_det_cos_turns(double t) {
@@ -123,31 +130,17 @@ TC_HD double tc_det_cos_turns(double t) {
   double th = TC_DMUL(r, 1.5707963267948966);
   double z = TC_DMUL(th, th);
   int quad = ((int)qn) & 3;
-  double c, s;
-  /* cos: sum of (-1)^n z^n / (2n)! for n <= 10 */
-  c = 1.0 / 2432902008176640000.0;        /* 1/20! */
-  c = TC_DSUB(1.0 / 6402373705728000.0, TC_DMUL(c, z));   /* 1/18! */
-  c = TC_DSUB(1.0 / 20922789888000.0, TC_DMUL(c, z));     /* 1/16! */
-  c = TC_DSUB(1.0 / 87178291200.0, TC_DMUL(c, z));        /* 1/14! */
-  c = TC_DSUB(1.0 / 479001600.0, TC_DMUL(c, z));          /* 1/12! */
-  c = TC_DSUB(1.0 / 3628800.0, TC_DMUL(c, z));            /* 1/10! */
-  c = TC_DSUB(1.0 / 40320.0, TC_DMUL(c, z));
-  c = TC_DSUB(1.0 / 720.0, TC_DMUL(c, z));
-  c = TC_DSUB(1.0 / 24.0, TC_DMUL(c, z));
-  c = TC_DSUB(1.0 / 2.0, TC_DMUL(c, z));
-  c = TC_DSUB(1.0, TC_DMUL(c, z));
-  /* sin: theta * sum of (-1)^n z^n / (2n+1)! for n <= 10 */
-  s = 1.0 / 51090942171709440000.0;       /* 1/21! */
-  s = TC_DSUB(1.0 / 121645100408832000.0, TC_DMUL(s, z)); /* 1/19! */
-  s = TC_DSUB(1.0 / 355687428096000.0, TC_DMUL(s, z));    /* 1/17! */
-  s = TC_DSUB(1.0 / 1307674368000.0, TC_DMUL(s, z));      /* 1/15! */
-  s = TC_DSUB(1.0 / 6227020800.0, TC_DMUL(s, z));         /* 1/13! */
-  s = TC_DSUB(1.0 / 39916800.0, TC_DMUL(s, z));           /* 1/11! */
-  s = TC_DSUB(1.0 / 362880.0, TC_DMUL(s, z));
-  s = TC_DSUB(1.0 / 5040.0, TC_DMUL(s, z));
-  s = TC_DSUB(1.0 / 120.0, TC_DMUL(s, z));
-  s = TC_DSUB(1.0 / 6.0, TC_DMUL(s, z));
-  s = TC_DSUB(1.0, TC_DMUL(s, z));
+  /* cos: sum of (-1)^n z^n / (2n)! for n <= 10; sin: theta * sum of
+   * (-1)^n z^n / (2n+1)! for n <= 10; both by Horner from the top term */
+  const double cos_k[] = {
+    1.0 / 2432902008176640000.0, 1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
+    1.0 / 87178291200.0, 1.0 / 479001600.0, 1.0 / 3628800.0, 1.0 / 40320.0, 1.0 / 720.0,
+    1.0 / 24.0, 1.0 / 2.0, 1.0};
+  const double sin_k[] = {
+    1.0 / 51090942171709440000.0, 1.0 / 121645100408832000.0, 1.0 / 355687428096000.0,
+    1.0 / 1307674368000.0, 1.0 / 6227020800.0, 1.0 / 39916800.0, 1.0 / 362880.0,
+    1.0 / 5040.0, 1.0 / 120.0, 1.0 / 6.0, 1.0};
+  double c = tc_det_alt_series(cos_k, z), s = tc_det_alt_series(sin_k, z);
   s = TC_DMUL(s, th);
   switch (quad) {
   case 0: return c;

@@ -305,6 +305,11 @@ tc_tensor *tc_eye(int64_t n, int64_t m, int64_t k, tc_dtype dt, tc_err *err);
 typedef enum { TC_DIST_UNIFORM, TC_DIST_NORMAL, TC_DIST_INT } tc_dist;
 tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed, int64_t lo, int64_t hi,
                      tc_err *err);
+/* randint with dtype= (SPEC 13): lo and hi 0-d integer tensors (a u64 above
+ * the i64 maximum too), [lo, hi) within dt's range (an integer dtype or
+ * bool); the numbers are those of the i64 call, in dt. */
+tc_tensor *tc_randint(tc_tensor *lo, tc_tensor *hi, int ndim, const int64_t *shape, uint64_t seed, tc_dtype dt,
+                      tc_err *err);
 
 /* ---- files (SPEC 5.7) ---- */
 tc_tensor *tc_load_npy(const char *path, tc_err *err);

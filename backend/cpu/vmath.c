@@ -89,6 +89,21 @@ static inline bool vm_fix(tc_op op, double x, bool f32, double *r) {
   }
 }
 
+/* A superset of the x vm_fix replaces, cheap to test on a whole block:
+ * 0 < |x| < tiny or |x| > huge (NaN is neither). */
+static inline void vm_fix_range(tc_op op, bool f32, double *tiny, double *huge) {
+  *tiny = 0;
+  *huge = INFINITY;
+  switch (op) {
+  case TC_OP_SINH: *tiny = f32 ? 0x1p-12 : 0x1p-27; *huge = f32 ? 88.0 : 709.0; break;
+  case TC_OP_COSH: *huge = f32 ? 88.0 : 709.0; break;
+  case TC_OP_TANH: case TC_OP_TAN: *tiny = f32 ? 0x1p-12 : 0x1p-27; break;
+  case TC_OP_ERF: *tiny = f32 ? 0x1p-14 : 0; break;
+  case TC_OP_LOG1P: *tiny = f32 ? 0x1p-25 : 0x1p-54; *huge = f32 ? 1e30 : 1e300; break;
+  default: break;
+  }
+}
+
 /* ---- kernels ---- */
 /* SLEEF's sin, cos and tan choose their argument reduction once per
  * vector: a cheap one when every lane is small, a wider one otherwise. So
@@ -156,7 +171,14 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
         VM_VEC(T, W, VT, CALL, OP, t, t, check); \
         memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
       } \
+      double tiny_, huge_; \
+      vm_fix_range(TC_OP_##OP, sizeof(T) == 4, &tiny_, &huge_); \
+      int fix_ = 0; \
       for (int64_t k = 0; k < n; k++) { \
+        T x_ = src[k], ax_ = x_ < 0 ? -x_ : x_; \
+        fix_ |= ((ax_ < (T)tiny_) & (x_ != 0)) | (ax_ > (T)huge_); \
+      } \
+      for (int64_t k = 0; fix_ && k < n; k++) { \
         double r; \
         if (vm_fix(TC_OP_##OP, (double)src[k], sizeof(T) == 4, &r)) o[i0 + k] = (T)r; \
       } \
@@ -246,8 +268,35 @@ static int vm_path(void) {
 #endif
 }
 
+/* f16 and bf16 go through the f32 kernel of the current path: a block is
+ * widened to f32 (exactly), computed, and rounded once to the dtype, so the
+ * result is within 0.5 ulp of the dtype plus the f32 kernel's 1 ulp of f32. */
+#define VM_HALF_RUN(E, S, TOF, FROMF) \
+  static void vm_half_##E(tc_op op, int64_t len, char *o_, const char *a_, int64_t sa) { \
+    S *o = (S *)(void *)o_; \
+    const S *a = (const S *)(const void *)a_; \
+    vm_fn f = vm_table[vm_path()][op][0]; \
+    float in[VM_BLOCK], out[VM_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
+      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK; \
+      for (int64_t k = 0; k < n; k++) in[k] = TOF(a[(i0 + k) * sa]); \
+      f(n, (char *)out, (const char *)in, 1); \
+      for (int64_t k = 0; k < n; k++) o[i0 + k] = FROMF(out[k]); \
+    } \
+  }
+VM_HALF_RUN(f16, tc_f16, tc_f16_to_f32, tc_f32_to_f16)
+VM_HALF_RUN(bf16, tc_bf16, tc_bf16_to_f32, tc_f32_to_bf16)
+#define VM_HALF_OP(OP, F) \
+  static void vm_##F##_h16(int64_t len, char *o, const char *a, int64_t sa) { vm_half_f16(TC_OP_##OP, len, o, a, sa); } \
+  static void vm_##F##_b16(int64_t len, char *o, const char *a, int64_t sa) { vm_half_bf16(TC_OP_##OP, len, o, a, sa); }
+VM_FUNCS(VM_HALF_OP)
+#define VM_HALF_ENTRY(OP, F) [TC_OP_##OP] = {vm_##F##_h16, vm_##F##_b16},
+static const vm_fn vm_half_table[TC_OP_COUNT][2] = {VM_FUNCS(VM_HALF_ENTRY)};
+
 cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt) {
-  if ((dt != TC_DT_F32 && dt != TC_DT_F64) || op < 0 || op >= TC_OP_COUNT) return NULL;
+  if (op < 0 || op >= TC_OP_COUNT) return NULL;
+  if (dt == TC_DT_F16 || dt == TC_DT_BF16) return vm_half_table[op][dt == TC_DT_BF16];
+  if (dt != TC_DT_F32 && dt != TC_DT_F64) return NULL;
   return vm_table[vm_path()][op][dt == TC_DT_F64];
 }
 

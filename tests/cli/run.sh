@@ -356,6 +356,15 @@ i16(a)
 reduce_sum(a * a)
 reduce_sum(reshape(a * a, [1000, 400]), 0)
 i64(reshape(a, [400, 1000])) @ i64(reshape(a, [1000, 400])) * 1000000
+:set overflow check
+cumsum(a * 8)
+cumsum(reshape(a, [1000, 400]) * 100, 0)
+b = i64(reshape(a[:40000], [200, 200]))
+einsum("ij,jk->ik", b, b * 100000000)
+:set overflow saturate
+cumsum(reshape(a * 4000, [1000, 400]), 0)
+einsum("ij,jk->ik", b, b * 100000000)
+einsum("ij,jk->ik", b, b)
 TCEOF
 for t in 1 2 4; do TCALC_THREADS=$t "$bin" --json -k "$tmp/ovf.tc" > "$tmp/ovf$t.out" 2>/dev/null; done
 check "overflow check: the same for 1 and 2 threads" "" "$(cmp "$tmp/ovf1.out" "$tmp/ovf2.out" 2>&1)"
@@ -363,6 +372,9 @@ check "overflow check: the same for 1 and 4 threads" "" "$(cmp "$tmp/ovf1.out" "
 check "overflow check: first index of a * a" '"index":[46341]' "$(sed -n 1p "$tmp/ovf1.out" | grep -o '"index":\[[0-9]*\]')"
 check "overflow check: first row whose sum overflows" '"index":[268]' "$(sed -n 2p "$tmp/ovf1.out" | grep -o '"index":\[[0-9]*\]')"
 check "overflow saturate: sums clamp" '2147483647' "$(sed -n 5p "$tmp/ovf1.out" | grep -o '"data":[0-9]*' | cut -d: -f2)"
+check "overflow check: first running sum over the i32 maximum" '"index":[23170]' "$(sed -n 8p "$tmp/ovf1.out" | grep -o '"index":\[[0-9]*\]')"
+check "overflow check: first running sum over it along axis 0" '"index":[327, 73]' "$(sed -n 9p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
+check "overflow check: first einsum output over the i64 maximum" '"index":[115, 36]' "$(sed -n 10p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
 
 echo "cli: $n checks, $fail failures"
 [ "$fail" -eq 0 ]

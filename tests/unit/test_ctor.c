@@ -176,7 +176,18 @@ Test(ctor, registry_is_truthful) {
     tc_tensor_free(one);
     cr_assert_eq(tc_op_supported(TC_OP_RAND, dt, TC_ENGINE_CPU), dt == TC_DT_F64);
     cr_assert_eq(tc_op_supported(TC_OP_RANDN, dt, TC_ENGINE_CPU), dt == TC_DT_F64);
-    cr_assert_eq(tc_op_supported(TC_OP_RANDINT, dt, TC_ENGINE_CPU), dt == TC_DT_I64);
+    /* randint's dtype= (SPEC 13): every integer dtype and bool, and the registry says so */
+    bool intlike = tc_dtype_class(dt) == TC_CLASS_INT || dt == TC_DT_BOOL;
+    cr_assert_eq(tc_op_supported(TC_OP_RANDINT, dt, TC_ENGINE_CPU), intlike);
+    tc_tensor *zero = tc_scalar_i64(0, true, &e), *two = tc_scalar_i64(2, true, &e);
+    tc_tensor *ri = tc_randint(zero, two, 1, &n, 7, dt, &e);
+    cr_assert_eq(ri != NULL, intlike, "randint dtype=%s: %s", tc_dtype_name(dt), e.msg);
+    if (ri) cr_assert_eq(ri->dtype, dt);
+    else cr_assert_eq(e.code, TC_E_BAD_ARG);
+    tc_err_clear(&e);
+    tc_tensor_free(ri);
+    tc_tensor_free(zero);
+    tc_tensor_free(two);
     cr_assert_eq(tc_op_supported(TC_OP_SAVE, dt, TC_ENGINE_CPU), dt != TC_DT_BF16);
     cr_assert_eq(tc_op_supported(TC_OP_LOAD, dt, TC_ENGINE_CPU), dt != TC_DT_BF16);
     cr_assert(tc_op_supported(TC_OP_TAKE, dt, TC_ENGINE_CPU));

@@ -791,63 +791,72 @@ Test(elementwise, round_is_half_to_even) {
   tc_tensor_free(t);
 }
 
-/* ---- where and clip ---- */
-Test(elementwise, where_all_claimed_dtypes) {
-  tc_err err = tt_err();
+/* Runs case on the edge values of every dtype for which the CPU claims op,
+ * and asserts that is all of them. */
+static void for_claimed(tc_op op, void (*run)(const vals *X)) {
   int ran = 0;
   for (int dt = 0; dt < TT_NDT; dt++) {
-    if (!tc_op_supported(TC_OP_WHERE, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
+    if (!tc_op_supported(op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
     ran++;
     vals X;
     edges(&X, (tc_dtype)dt);
-    int n = X.n;
-    int ia[MAXV], ib[MAXV];
-    int64_t cv[MAXV];
-    for (int k = 0; k < n; k++) { ia[k] = k; ib[k] = n - 1 - k; cv[k] = (k * 7 + 3) % 3 == 0; }
-    int64_t len = n;
-    tc_tensor *a = make(&X, 1, &len, ia), *b = make(&X, 1, &len, ib), *c = tt_ivec(TC_DT_BOOL, n, cv);
-    ref want[MAXV];
-    for (int k = 0; k < n; k++) {
-      int src = cv[k] ? ia[k] : ib[k];
-      want[k] = (ref){true, X.i[src], X.f[src], 0};
-    }
-    tc_tensor *o = tc_where(c, a, b, &err);
-    cr_assert_not_null(o, "where(%s): %s", tt_name((tc_dtype)dt), err.msg);
-    compare(o, (tc_dtype)dt, n, want, "where full");
-    tc_tensor_free(o);
-    /* scalar condition and scalar b, broadcast against a */
-    for (int cval = 0; cval < 2; cval++) {
-      tc_tensor *cs = tt_iscalar(TC_DT_BOOL, cval);
-      int zero = 0;
-      tc_tensor *bs = make(&X, 0, NULL, &zero);
-      o = tc_where(cs, a, bs, &err);
-      cr_assert_not_null(o, "%s", err.msg);
-      for (int k = 0; k < n; k++) {
-        int src = cval ? k : 0;
-        want[k] = (ref){true, X.i[src], X.f[src], 0};
-      }
-      compare(o, (tc_dtype)dt, n, want, "where scalar cond");
-      tc_tensor_free(o); tc_tensor_free(cs); tc_tensor_free(bs);
-    }
-    /* [n,1] condition against [1,n] values */
-    int64_t sc[2] = {n, 1}, sa[2] = {1, n};
-    tc_tensor *c2 = tt_tensor(TC_DT_BOOL, 2, sc, cv, NULL), *a2 = make(&X, 2, sa, ia);
-    o = tc_where(c2, a2, b, &err);
-    cr_assert_not_null(o, "%s", err.msg);
-    ref *w2 = malloc(sizeof(ref) * (size_t)(n * n));
-    for (int i = 0; i < n; i++)
-      for (int j = 0; j < n; j++) {
-        int src = cv[i] ? ia[j] : ib[j];
-        w2[i * n + j] = (ref){true, X.i[src], X.f[src], 0};
-      }
-    compare(o, (tc_dtype)dt, (int64_t)n * n, w2, "where 2-D broadcast");
-    free(w2);
-    tc_tensor_free(o); tc_tensor_free(c2); tc_tensor_free(a2);
-    tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(c);
+    run(&X);
   }
   cr_assert_eq(ran, TT_NDT);
   TT_DONE();
 }
+
+/* ---- where and clip ---- */
+static void where_case(const vals *X) {
+  tc_err err = tt_err();
+  tc_dtype dt = X->dt;
+  int n = X->n;
+  int ia[MAXV] = {0}, ib[MAXV] = {0};
+  int64_t cv[MAXV];
+  for (int k = 0; k < n; k++) { ia[k] = k; ib[k] = n - 1 - k; cv[k] = (k * 7 + 3) % 3 == 0; }
+  int64_t len = n;
+  tc_tensor *a = make(X, 1, &len, ia), *b = make(X, 1, &len, ib), *c = tt_ivec(TC_DT_BOOL, n, cv);
+  ref want[MAXV];
+  for (int k = 0; k < n; k++) {
+    int src = cv[k] ? ia[k] : ib[k];
+    want[k] = (ref){true, X->i[src], X->f[src], 0};
+  }
+  tc_tensor *o = tc_where(c, a, b, &err);
+  cr_assert_not_null(o, "where(%s): %s", tt_name(dt), err.msg);
+  compare(o, dt, n, want, "where full");
+  tc_tensor_free(o);
+  /* scalar condition and scalar b, broadcast against a */
+  for (int cval = 0; cval < 2; cval++) {
+    tc_tensor *cs = tt_iscalar(TC_DT_BOOL, cval);
+    int zero = 0;
+    tc_tensor *bs = make(X, 0, NULL, &zero);
+    o = tc_where(cs, a, bs, &err);
+    cr_assert_not_null(o, "%s", err.msg);
+    for (int k = 0; k < n; k++) {
+      int src = cval ? k : 0;
+      want[k] = (ref){true, X->i[src], X->f[src], 0};
+    }
+    compare(o, dt, n, want, "where scalar cond");
+    tc_tensor_free(o); tc_tensor_free(cs); tc_tensor_free(bs);
+  }
+  /* [n,1] condition against [1,n] values */
+  int64_t sc[2] = {n, 1}, sa[2] = {1, n};
+  tc_tensor *c2 = tt_tensor(TC_DT_BOOL, 2, sc, cv, NULL), *a2 = make(X, 2, sa, ia);
+  o = tc_where(c2, a2, b, &err);
+  cr_assert_not_null(o, "%s", err.msg);
+  ref *w2 = malloc(sizeof(ref) * (size_t)(n * n));
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      int src = cv[i] ? ia[j] : ib[j];
+      w2[i * n + j] = (ref){true, X->i[src], X->f[src], 0};
+    }
+  compare(o, dt, (int64_t)n * n, w2, "where 2-D broadcast");
+  free(w2);
+  tc_tensor_free(o); tc_tensor_free(c2); tc_tensor_free(a2);
+  tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(c);
+}
+
+Test(elementwise, where_all_claimed_dtypes) { for_claimed(TC_OP_WHERE, where_case); }
 
 Test(elementwise, where_needs_bool_condition) {
   tc_err err = tt_err();
@@ -858,51 +867,45 @@ Test(elementwise, where_needs_bool_condition) {
   tc_tensor_free(a);
 }
 
-Test(elementwise, clip_all_claimed_dtypes) {
+static void clip_case(const vals *X) {
   tc_err err = tt_err();
-  int ran = 0;
-  for (int dt = 0; dt < TT_NDT; dt++) {
-    if (!tc_op_supported(TC_OP_CLIP, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
-    ran++;
-    vals X;
-    edges(&X, (tc_dtype)dt);
-    int n = X.n, seq[MAXV];
-    for (int k = 0; k < n; k++) seq[k] = k;
-    int64_t len = n;
-    tc_tensor *x = make(&X, 1, &len, seq);
-    /* (lo, hi) bounds, as indices into a small table of the dtype's values */
-    double lf[] = {-1, 0, -INFINITY, 2, NAN}, hf[] = {1, 0, INFINITY, -2, 1};
-    int64_t li[] = {-1, 0, tt_min((tc_dtype)dt), 2, 0}, hi[] = {1, 0, tt_max((tc_dtype)dt), -2, 1};
-    if (dt == TC_DT_BOOL) { li[0] = 0; li[3] = 1; hi[3] = 0; }
-    int nb = tt_is_flt((tc_dtype)dt) ? 5 : 4;
-    for (int q = 0; q < nb; q++) {
-      tc_tensor *lo = tt_tensor((tc_dtype)dt, 0, NULL, &li[q], &lf[q]);
-      tc_tensor *hi_t = tt_tensor((tc_dtype)dt, 0, NULL, &hi[q], &hf[q]);
-      tc_tensor *o = tc_clip(x, lo, hi_t, &err);
-      cr_assert_not_null(o, "clip(%s): %s", tt_name((tc_dtype)dt), err.msg);
-      ref want[MAXV];
-      for (int k = 0; k < n; k++) {
-        want[k] = (ref){true, 0, 0, 0};
-        if (tt_is_flt((tc_dtype)dt)) {
-          double v = X.f[k], l = tt_round(lf[q], (tc_dtype)dt), h = tt_round(hf[q], (tc_dtype)dt);
-          double m = isnan(v) || isnan(l) ? NAN : v > l ? v : l;
-          want[k].f = isnan(m) || isnan(h) ? NAN : m < h ? m : h;
-          if (want[k].f == 0) want[k].tol = TOL_ANYZERO;
-        } else {
-          int64_t m = X.i[k] > li[q] ? X.i[k] : li[q];
-          want[k].i = m < hi[q] ? m : hi[q];
-        }
+  tc_dtype dt = X->dt;
+  int n = X->n, seq[MAXV];
+  for (int k = 0; k < n; k++) seq[k] = k;
+  int64_t len = n;
+  tc_tensor *x = make(X, 1, &len, seq);
+  /* (lo, hi) bounds, as indices into a small table of the dtype's values */
+  double lf[] = {-1, 0, -INFINITY, 2, NAN}, hf[] = {1, 0, INFINITY, -2, 1};
+  int64_t li[] = {-1, 0, tt_min(dt), 2, 0}, hi[] = {1, 0, tt_max(dt), -2, 1};
+  if (dt == TC_DT_BOOL) { li[0] = 0; li[3] = 1; hi[3] = 0; }
+  int nb = tt_is_flt(dt) ? 5 : 4;
+  for (int q = 0; q < nb; q++) {
+    tc_tensor *lo = tt_tensor(dt, 0, NULL, &li[q], &lf[q]);
+    tc_tensor *hi_t = tt_tensor(dt, 0, NULL, &hi[q], &hf[q]);
+    tc_tensor *o = tc_clip(x, lo, hi_t, &err);
+    cr_assert_not_null(o, "clip(%s): %s", tt_name(dt), err.msg);
+    ref want[MAXV];
+    for (int k = 0; k < n; k++) {
+      want[k] = (ref){true, 0, 0, 0};
+      if (tt_is_flt(dt)) {
+        double v = X->f[k], l = tt_round(lf[q], dt), h = tt_round(hf[q], dt);
+        double m = isnan(v) || isnan(l) ? NAN : v > l ? v : l;
+        want[k].f = isnan(m) || isnan(h) ? NAN : m < h ? m : h;
+        if (want[k].f == 0) want[k].tol = TOL_ANYZERO;
+      } else {
+        int64_t m = X->i[k] > li[q] ? X->i[k] : li[q];
+        want[k].i = m < hi[q] ? m : hi[q];
       }
-      char what[64];
-      snprintf(what, sizeof what, "clip(%s) bounds %d", tt_name((tc_dtype)dt), q);
-      compare(o, (tc_dtype)dt, n, want, what);
-      tc_tensor_free(o); tc_tensor_free(lo); tc_tensor_free(hi_t);
     }
-    tc_tensor_free(x);
+    char what[64];
+    snprintf(what, sizeof what, "clip(%s) bounds %d", tt_name(dt), q);
+    compare(o, dt, n, want, what);
+    tc_tensor_free(o); tc_tensor_free(lo); tc_tensor_free(hi_t);
   }
-  cr_assert_eq(ran, TT_NDT);
-  TT_DONE();
+  tc_tensor_free(x);
 }
+
+Test(elementwise, clip_all_claimed_dtypes) { for_claimed(TC_OP_CLIP, clip_case); }
 
 Test(elementwise, clip_errors_name_clip) {
   tc_err err = tt_err();

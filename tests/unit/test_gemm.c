@@ -22,11 +22,7 @@ static void setup(void) {
   tc_set_threads(0);
   cpu_matmul_isa(99);
 }
-static void teardown(void) {
-  tc_set_threads(0);
-  cpu_matmul_isa(99);
-}
-TestSuite(gemm, .init = setup, .fini = teardown);
+TestSuite(gemm, .init = setup, .fini = setup);
 
 static uint64_t seed = 0x243f6a8885a308d3u;
 /* a value exact in dt, uniform-ish in [-1, 1) */
@@ -127,18 +123,25 @@ static double *read_all(tc_tensor *t) {
   return v;
 }
 
-/* One product of plain contiguous operands against the reference. */
-static void check_shape(tc_dtype dt, int64_t M, int64_t K, int64_t N) {
-  double *a = rand_values(dt, M * K), *b = rand_values(dt, K * N);
+/* a (M x K) @ b (K x N) in dt, as doubles (malloc'd; free them): the
+ * product's dtype and shape are checked on the way. */
+static double *host_matmul(tc_dtype dt, const double *a, const double *b, int64_t M, int64_t K, int64_t N) {
   tc_tensor *ta = tt_tensor(dt, 2, (int64_t[]){M, K}, NULL, a), *tb = tt_tensor(dt, 2, (int64_t[]){K, N}, NULL, b);
   tc_tensor *tcm = tc_matmul(ta, tb, &err);
   cr_assert_not_null(tcm, "%s", err.msg);
   cr_assert_eq(tcm->dtype, dt);
   cr_assert(tcm->ndim == 2 && tcm->shape[0] == M && tcm->shape[1] == N);
   double *c = read_all(tcm);
+  tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
+  return c;
+}
+
+/* One product of plain contiguous operands against the reference. */
+static void check_shape(tc_dtype dt, int64_t M, int64_t K, int64_t N) {
+  double *a = rand_values(dt, M * K), *b = rand_values(dt, K * N);
+  double *c = host_matmul(dt, a, b, M, K, N);
   check_product(dt, a, b, c, M, K, N, "plain");
   free(a); free(b); free(c);
-  tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
 }
 
 /* The levels the machine has, from the best down. */
@@ -282,7 +285,6 @@ static void check_batched(tc_dtype dt, int na, const int64_t *sa, int nb, const 
     check_product(dt, a + oa, b + ob, c + bi * M * N, M, K, N, "batched");
   }
   free(a); free(b); free(c);
-  tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
 }
 
 Test(gemm, broadcast_batches) {
@@ -390,10 +392,7 @@ static void check_specials(tc_dtype dt, int64_t M, int64_t K, int64_t N) {
   a[8 * K + 1] = INFINITY;
   a[8 * K + K - 1] = -INFINITY;
   b[(K - 1) * N + nc] = NAN;
-  tc_tensor *ta = tt_tensor(dt, 2, (int64_t[]){M, K}, NULL, a), *tb = tt_tensor(dt, 2, (int64_t[]){K, N}, NULL, b);
-  tc_tensor *tcm = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(tcm, "%s", err.msg);
-  double *c = read_all(tcm);
+  double *c = host_matmul(dt, a, b, M, K, N);
   for (int64_t i = 0; i < M; i++)
     for (int64_t j = 0; j < N; j++) {
       double got = c[i * N + j];
@@ -405,7 +404,6 @@ static void check_specials(tc_dtype dt, int64_t M, int64_t K, int64_t N) {
   /* and the NaNs and infs are the reference's bits too */
   if (dt == TC_DT_F32 || dt == TC_DT_F64) check_product(dt, a, b, c, M, K, N, "specials");
   free(a); free(b); free(c);
-  tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
 }
 
 Test(gemm, nan_and_inf_propagate) {
@@ -431,10 +429,7 @@ Test(gemm, overflow_is_inf_and_underflow_is_zero) {
     double *a = malloc(sizeof *a * M * K), *b = malloc(sizeof *b * K * N);
     for (int64_t i = 0; i < M * K; i++) a[i] = i / K % 2 ? -big : small;   /* odd rows huge and negative */
     for (int64_t i = 0; i < K * N; i++) b[i] = i % N % 2 ? big : small;     /* odd columns huge */
-    tc_tensor *ta = tt_tensor(dt, 2, (int64_t[]){M, K}, NULL, a), *tb = tt_tensor(dt, 2, (int64_t[]){K, N}, NULL, b);
-    tc_tensor *tcm = tc_matmul(ta, tb, &err);
-    cr_assert_not_null(tcm, "%s", err.msg);
-    double *c = read_all(tcm);
+    double *c = host_matmul(dt, a, b, M, K, N);
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++) {
         double got = c[i * N + j];
@@ -443,7 +438,6 @@ Test(gemm, overflow_is_inf_and_underflow_is_zero) {
                  (long long)i, (long long)j, got, want);
       }
     free(a); free(b); free(c);
-    tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
   }
   TT_DONE();
 }
@@ -503,17 +497,13 @@ Test(gemm, a_named_cblas_is_used) {
   for (int w = 0; w < 2; w++) {
     tc_dtype dt = w ? TC_DT_F64 : TC_DT_F32;
     double *a = rand_values(dt, M * K), *b = rand_values(dt, K * N);
-    tc_tensor *ta = tt_tensor(dt, 2, (int64_t[]){M, K}, NULL, a), *tb = tt_tensor(dt, 2, (int64_t[]){K, N}, NULL, b);
-    tc_tensor *tcm = tc_matmul(ta, tb, &err);
-    cr_assert_not_null(tcm, "%s", err.msg);
-    double *c = read_all(tcm);
+    double *c = host_matmul(dt, a, b, M, K, N);
     /* the BLAS sums in its own order: only the error bound holds */
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++)
         TT_CHECK(within_bound(dt, c[i * N + j], a + i * K, 1, b + j, N, K), "%s via CBLAS: [%lld,%lld] off the bound",
                  tt_name(dt), (long long)i, (long long)j);
     free(a); free(b); free(c);
-    tc_tensor_free(ta); tc_tensor_free(tb); tc_tensor_free(tcm);
   }
   unsetenv("TCALC_BLAS");
   TT_DONE();

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "tcalc.h"
 #include "cpu/cpu.h"
+#include "tt.h"
 
 static tc_err err;
 static void setup(void) {
@@ -18,51 +19,36 @@ static void setup(void) {
 TestSuite(matmul, .init = setup);
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-static uint64_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static uint64_t rnd(void) { return tt_xorshift(&rng_state); }
 
-/* A tensor of dtype dt from int64 values (cast on the engine). */
+/* A tensor of dtype dt from host values of dtype src (cast on the engine). */
+static tc_tensor *from_host(tc_dtype dt, tc_dtype src, int ndim, const int64_t *shape, const void *v) {
+  tc_tensor *t = tc_tensor_from_host(src, ndim, shape, v, &err);
+  cr_assert_not_null(t, "%s", err.msg);
+  tc_tensor *c = tc_cast(t, dt, &err);
+  cr_assert_not_null(c, "%s", err.msg);
+  tc_tensor_free(t);
+  return c;
+}
 static tc_tensor *from_i64(tc_dtype dt, int ndim, const int64_t *shape, const int64_t *v) {
-  tc_tensor *t = tc_tensor_from_host(TC_DT_I64, ndim, shape, v, &err);
-  cr_assert_not_null(t, "%s", err.msg);
-  tc_tensor *c = tc_cast(t, dt, &err);
-  cr_assert_not_null(c, "%s", err.msg);
-  tc_tensor_free(t);
-  return c;
+  return from_host(dt, TC_DT_I64, ndim, shape, v);
 }
-
 static tc_tensor *from_f64(tc_dtype dt, int ndim, const int64_t *shape, const double *v) {
-  tc_tensor *t = tc_tensor_from_host(TC_DT_F64, ndim, shape, v, &err);
-  cr_assert_not_null(t, "%s", err.msg);
+  return from_host(dt, TC_DT_F64, ndim, shape, v);
+}
+
+/* The elements of t cast to dt (8-byte elements) in a malloc'd buffer. */
+static void *to_host(tc_tensor *t, tc_dtype dt) {
   tc_tensor *c = tc_cast(t, dt, &err);
   cr_assert_not_null(c, "%s", err.msg);
-  tc_tensor_free(t);
-  return c;
-}
-
-static int64_t *to_i64(tc_tensor *t) {
-  tc_tensor *c = tc_cast(t, TC_DT_I64, &err);
-  cr_assert_not_null(c, "%s", err.msg);
   int64_t n = tc_numel(c);
-  int64_t *v = malloc(sizeof *v * (size_t)(n ? n : 1));
+  void *v = malloc(8 * (size_t)(n ? n : 1));
   cr_assert_eq(tc_tensor_to_host(c, v, &err), 0, "%s", err.msg);
   tc_tensor_free(c);
   return v;
 }
-
-static double *to_f64(tc_tensor *t) {
-  tc_tensor *c = tc_cast(t, TC_DT_F64, &err);
-  cr_assert_not_null(c, "%s", err.msg);
-  int64_t n = tc_numel(c);
-  double *v = malloc(sizeof *v * (size_t)(n ? n : 1));
-  cr_assert_eq(tc_tensor_to_host(c, v, &err), 0, "%s", err.msg);
-  tc_tensor_free(c);
-  return v;
-}
+static int64_t *to_i64(tc_tensor *t) { return to_host(t, TC_DT_I64); }
+static double *to_f64(tc_tensor *t) { return to_host(t, TC_DT_F64); }
 
 static void assert_shape(const tc_tensor *t, int ndim, const int64_t *shape) {
   cr_assert_eq(t->ndim, ndim, "ndim %d, expected %d", t->ndim, ndim);

@@ -8,6 +8,17 @@
 #include "print.h"
 
 /* Writes a parse tree as a fully parenthesised string, e.g. "(neg (pow 2 2))". */
+static void show(const node *n, char *buf, size_t cap);
+
+/* " kid1 kid2 ...)" after what buf holds. */
+static void show_kids(const node *n, char *buf, size_t cap) {
+  for (int i = 0; i < n->nkids; i++) {
+    strncat(buf, " ", cap - strlen(buf) - 1);
+    show(n->kids[i], buf, cap);
+  }
+  strncat(buf, ")", cap - strlen(buf) - 1);
+}
+
 static void show(const node *n, char *buf, size_t cap) {
   size_t len = strlen(buf);
   switch (n->kind) {
@@ -17,19 +28,11 @@ static void show(const node *n, char *buf, size_t cap) {
   case N_BOOL: snprintf(buf + len, cap - len, "%s", n->ival ? "true" : "false"); return;
   case N_BINOP: case N_UNOP:
     snprintf(buf + len, cap - len, "(%s", n->op >= 0 ? tc_op_name((tc_op)n->op) : "plus");
-    for (int i = 0; i < n->nkids; i++) {
-      strncat(buf, " ", cap - strlen(buf) - 1);
-      show(n->kids[i], buf, cap);
-    }
-    strncat(buf, ")", cap - strlen(buf) - 1);
+    show_kids(n, buf, cap);
     return;
   case N_CALL:
     snprintf(buf + len, cap - len, "(call %s", n->str);
-    for (int i = 0; i < n->nkids; i++) {
-      strncat(buf, " ", cap - strlen(buf) - 1);
-      show(n->kids[i], buf, cap);
-    }
-    strncat(buf, ")", cap - strlen(buf) - 1);
+    show_kids(n, buf, cap);
     return;
   case N_KWARG:
     snprintf(buf + len, cap - len, "%s=", n->str);

@@ -15,19 +15,10 @@ static void setup(void) {
   tc_set_threads(0);
   cpu_matmul_isa(99);
 }
-static void teardown(void) {
-  tc_set_threads(0);
-  cpu_matmul_isa(99);
-}
-TestSuite(vmath, .init = setup, .fini = teardown);
+TestSuite(vmath, .init = setup, .fini = setup);
 
 static uint64_t seed = 0x9e3779b97f4a7c15u;
-static uint64_t next(void) {
-  seed ^= seed << 13;
-  seed ^= seed >> 7;
-  seed ^= seed << 17;
-  return seed;
-}
+static uint64_t next(void) { return tt_xorshift(&seed); }
 
 /* n values of dt (4 or 8 bytes): specials, then random bit patterns and
  * values of moderate size, alternating */

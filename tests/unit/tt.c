@@ -304,4 +304,11 @@ uint64_t tt_rand(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
+uint64_t tt_xorshift(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
 double tt_rand01(uint64_t *state) { return (double)(tt_rand(state) >> 11) * 0x1p-53; }

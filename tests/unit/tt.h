@@ -76,6 +76,8 @@ int tt_edges_f(tc_dtype dt, double *v);
 /* A deterministic generator (splitmix64). */
 uint64_t tt_rand(uint64_t *state);
 double tt_rand01(uint64_t *state);
+/* Marsaglia's xorshift64 (13, 7, 17): the next state, which is the value. */
+uint64_t tt_xorshift(uint64_t *state);
 
 tc_err tt_err(void);
 const char *tt_name(tc_dtype dt);
