@@ -148,6 +148,7 @@ def programs():
             out.append("k = 0; for i in x do if k == 0 then first = i end; k += 1 end; [first, i]")
             out.append("for i in x do s = x[1]; s += i; s *= 2; print(s, x[1]) end")
             out.append("y = x; s = y[0]; for i in x do s -= i end; [s, y[0], x[0]]")
+            out.append("y = x; for i in y do y[1] = y[0]; y[0] += i; print(i) end; [y, x]")
             out.append("m = reshape(%s(arange(6)), [3, 2]); for r in m do print(r) end" % dt)
             out.append("for r in reshape(%s(arange(0)), [3, 0]) do print(r) end" % dt)
             out.append("k = 0; while k < %s(3) do k += 1 end; k" % dt)
