@@ -247,21 +247,22 @@ static int exec_for(ctx *c, node *n) {
   return rc;
 }
 
-/* x OP= e on a variable x of this scope: x's value goes into the op as
- * the reference the variable holds, so that a scalar nothing else holds
- * is updated where it is (tc_binary_inplace). 1: not that case. */
-static int compound_in_scope(ctx *c, node *n, node *target, node *val) {
+/* x OP= e (and x = x OP e) on a variable x of this scope: x's value goes
+ * into the op as the reference the variable holds, so that a scalar
+ * nothing else holds is updated where it is (tc_binary_inplace); an error
+ * points at `at`, the operator. 1: not that case. */
+static int update_in_scope(ctx *c, node *at, tc_op op, node *target, node *e) {
   bool local;
   var *x = scope_find(c, target->str, &target->slot, &local);
   if (!x || x->fn || (!local && c->s->nframes > 0)) return 1;
   var *table = local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars;
   tc_tensor *b;
-  if (eval_operand(c, val, &b) != 0) return -1;
+  if (eval_operand(c, e, &b) != 0) return -1;
   if (table != (local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars))   /* e grew the table */
     x = scope_find(c, target->str, &target->slot, &local);
-  int rc = tc_binary_inplace((tc_op)n->op, &x->t, b, c->err);
+  int rc = tc_binary_inplace(op, &x->t, b, c->err);
   tc_tensor_free(b);
-  if (rc != 0) locate(c, n);   /* at the operator, as x OP (e) would be */
+  if (rc != 0) locate(c, at);
   return rc;
 }
 
@@ -269,8 +270,11 @@ static int compound_in_scope(ctx *c, node *n, node *target, node *val) {
  * evaluate x OP (e) (x[i] OP (e)) and assign that. */
 static int exec_assign(ctx *c, node *n) {
   node *target = n->kids[0], *val = n->kids[1];
-  if (n->op >= 0 && target->kind == N_NAME && tc_scalar_fast()) {
-    int rc = compound_in_scope(c, n, target, val);
+  if (target->kind == N_NAME && tc_scalar_fast()) {
+    int rc = 1;
+    if (n->op >= 0) rc = update_in_scope(c, n, (tc_op)n->op, target, val);
+    else if (val->kind == N_BINOP && val->kids[0]->kind == N_NAME && !strcmp(val->kids[0]->str, target->str))
+      rc = update_in_scope(c, val, (tc_op)val->op, target, val->kids[1]);   /* x = x OP e: the same */
     if (rc <= 0) return rc;
   }
   node op_node, *pair[2] = {target, val};

@@ -131,6 +131,7 @@ def programs():
                     out.append("s = %s; t = s; s %s= %s; [s, t]" % (v, op, w))
                     out.append("s = %s; s %s= 1; s %s= 2; s" % (v, op, op))
                     out.append("k = 1; k %s= %s; k" % (op, w))
+                    out.append("s = %s; s = s %s %s; u = s; s = s %s (s %s 1); [s, u]" % (v, op, w, op, op))
                     # chains: the temporary is reused
                     out.append("%s %s %s %s 1 %s %s" % (v, op, w, op, op, v))
             # loops: the loop variable stepped in place, the condition read directly
