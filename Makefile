@@ -33,7 +33,8 @@ PKGS    := libedit libcjson
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc -Ibackend -Irepl
 CFLAGS  += $(OPT) -g -fno-math-errno -pthread $(WARN) -MMD -MP
 # SLEEF (libsleef-dev): the CPU engine's vectorised math functions.
-LDLIBS  += -lsleef -lm -pthread -ldl
+# zlib (zlib1g-dev): inflating and CRC-32 of .npz members (src/npz.c).
+LDLIBS  += -lsleef -lz -lm -pthread -ldl
 ifneq ($(SAN),)
   CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=$(SAN)
@@ -266,7 +267,7 @@ valgrind: $(BUILD)/tcalc $(BUILD)/unit-tests
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_NAMES   := fuzz_parse fuzz_stmt fuzz_json
+FUZZ_NAMES   := fuzz_parse fuzz_stmt fuzz_json fuzz_npz
 .PHONY: fuzz fuzz-build
 
 $(BUILD)/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/librepl.a $(BUILD)/libtcalc.a

@@ -13,7 +13,7 @@ static const struct { const char *name; ptype type; } type_names[] = {
   {"tensor", P_TENSOR}, {"opt", P_OPT}, {"axes", P_AXES}, {"int", P_INT}, {"ints", P_INTS},
   {"shape", P_SHAPE}, {"bool", P_BOOL}, {"num", P_NUM}, {"dtype", P_DTYPE}, {"str", P_STR},
   {"mode", P_MODE}, {"reduce", P_REDUCE}, {"seed", P_SEED}, {"tensors", P_TENSORS},
-  {"any", P_ANY}, {"rest", P_REST},
+  {"any", P_ANY}, {"rest", P_REST}, {"kwargs", P_KWARGS},
 };
 
 static int type_from(const char *t, size_t n) {
@@ -168,8 +168,9 @@ static int get_tensor_list(ctx *c, args *a, int i, barg *b) {
   return 0;
 }
 
-/* The tensors of a "*name:rest" parameter, in order. */
+/* The tensors of a "*name:rest" or "**name:kwargs" parameter, in order. */
 static int get_rest(ctx *c, args *a, barg *b) {
+  b->names = a->restname;
   b->ts = calloc((size_t)(a->nrest ? a->nrest : 1), sizeof *b->ts);
   if (!b->ts) return fail_node(c, a->rest[0], TC_E_OOM, "%s", "out of memory");
   for (b->nts = 0; b->nts < a->nrest; b->nts++)
@@ -200,7 +201,7 @@ static int convert(ctx *c, args *a, int i) {
     return 0;
   }
   case P_TENSORS: return get_tensor_list(c, a, i, b);
-  case P_REST: return get_rest(c, a, b);
+  case P_REST: case P_KWARGS: return get_rest(c, a, b);
   case P_ANY: return 0;   /* read by the built-in from args.v */
   }
   return 0;
@@ -251,10 +252,20 @@ static int sig_error(ctx *c, const callee *f, int start, int end, const char *wh
   return -1;
 }
 
+static int twice(ctx *c, const callee *f, node *k) {
+  tc_err_set(c->err, TC_E_BAD_ARG, f->op, -1, "argument %s given twice", k->str);
+  c->err->engine = -1;
+  c->err->start = k->start;
+  c->err->end = k->oend;
+  return -1;
+}
+
 /* The parameter a call argument fills, or -1 with err set. */
 static int slot_of(ctx *c, node *call, const callee *f, const sig *g, node *k, int *npos, const bool *given) {
   if (k->kind != N_KWARG) {
     if (*npos < g->n && g->types[*npos] == P_REST) return *npos;   /* it takes every one from here */
+    if (*npos < g->n && g->types[*npos] == P_KWARGS)
+      return sig_error(c, f, k->start, k->end, "takes tensors as keyword arguments only (name=x)");
     if (*npos < g->n) return (*npos)++;
     char what[80];
     snprintf(what, sizeof what, "takes at most %d argument%s, %d given", g->n, g->n == 1 ? "" : "s", call->nkids);
@@ -262,16 +273,19 @@ static int slot_of(ctx *c, node *call, const callee *f, const sig *g, node *k, i
   }
   for (int j = 0; j < g->n; j++) {
     if (strcmp(g->names[j], k->str)) continue;
-    if (!given[j]) return j;
-    tc_err_set(c->err, TC_E_BAD_ARG, f->op, -1, "argument %s given twice", k->str);
-    c->err->engine = -1;
-    c->err->start = k->start;
-    c->err->end = k->oend;
-    return -1;
+    return given[j] ? twice(c, f, k) : j;
   }
+  if (g->n && g->types[g->n - 1] == P_KWARGS) return g->n - 1;   /* "**name:kwargs" takes the rest */
   char what[sizeof c->err->msg];
   snprintf(what, sizeof what, "unknown keyword argument %s", k->str);
   return sig_error(c, f, k->start, k->oend, what);
+}
+
+/* A keyword a "**name:kwargs" parameter already took. */
+static int given_twice(ctx *c, const callee *f, args *a, node *k) {
+  for (int i = 0; i < a->nrest; i++)
+    if (!strcmp(a->restname[i], k->str)) return twice(c, f, k);
+  return 0;
 }
 
 /* `none` passed for an optional parameter means not given, and so does
@@ -290,9 +304,13 @@ static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
     int slot = slot_of(c, call, f, g, k, &npos, given);
     if (slot < 0) return -1;
     node *vn = k->kind == N_KWARG ? k->kids[0] : k;
-    if (g->types[slot] == P_REST) {
+    if (g->types[slot] == P_REST || g->types[slot] == P_KWARGS) {
       if (a->nrest == MAX_REST) return sig_error(c, f, vn->start, vn->end, "takes at most 64 operands");
       if (!a->nrest) a->at[slot] = vn;
+      if (g->types[slot] == P_KWARGS) {
+        if (given_twice(c, f, a, k) != 0) return -1;
+        a->restname[a->nrest] = k->str;
+      }
       a->rest[a->nrest++] = vn;
       given[slot] = true;
       continue;
@@ -311,7 +329,7 @@ static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
   for (int j = 0; j < g->n; j++) {
     if (given[j]) continue;
     a->at[j] = call;
-    if (g->types[j] == P_REST) continue;   /* none: an empty list */
+    if (g->types[j] == P_REST || g->types[j] == P_KWARGS) continue;   /* none: an empty list */
     if (!g->defs[j][0]) {
       char what[64];
       snprintf(what, sizeof what, "missing argument %s", g->names[j]);
@@ -343,7 +361,7 @@ int convert_args(ctx *c, args *a) {
   /* in order, a list of tensors last (its elements are evaluated then) */
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < g->n; i++) {
-      bool list = g->types[i] == P_TENSORS || g->types[i] == P_REST;
+      bool list = g->types[i] == P_TENSORS || g->types[i] == P_REST || g->types[i] == P_KWARGS;
       if (list != (pass == 1)) continue;
       a->b[i].given = true;
       if (a->v[i].kind == V_NONE && !list) absent(c, a, i);

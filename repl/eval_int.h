@@ -12,7 +12,7 @@
 /* Parameter types of the op table's signatures (repl/bind.c). */
 typedef enum {
   P_TENSOR, P_OPT, P_AXES, P_INT, P_INTS, P_SHAPE, P_BOOL, P_NUM, P_DTYPE, P_STR, P_MODE, P_REDUCE, P_SEED,
-  P_TENSORS, P_ANY, P_REST
+  P_TENSORS, P_ANY, P_REST, P_KWARGS
 } ptype;
 
 typedef struct sig {
@@ -46,8 +46,9 @@ typedef struct barg {
   int n;                       /* INTS, SHAPE: the count (-1 when absent) */
   int64_t ints[TC_MAX_DIMS];
   uint64_t seed;               /* SEED: the session's next when absent */
-  int nts;                     /* TENSORS, REST */
+  int nts;                     /* TENSORS, REST, KWARGS */
   tc_tensor **ts;
+  const char *const *names;    /* KWARGS: the keyword of each of ts */
 } barg;
 
 typedef struct args {
@@ -57,7 +58,9 @@ typedef struct args {
   barg b[MAX_PARAMS];            /* the converted arguments */
   const sig *g;
   int nrest;                     /* a "*name:rest" parameter's arguments: */
-  node *rest[MAX_REST];          /* every positional argument from its place on */
+  node *rest[MAX_REST];          /* every positional argument from its place on; */
+  const char *restname[MAX_REST];   /* or a "**name:kwargs" one's: every keyword argument
+                                       that names no other parameter, and its keyword */
 } args;
 
 /* Binds call's arguments to op's signature (evaluating them), then

@@ -44,7 +44,9 @@ int call_family(ctx *c, tc_op op, args *a, value *out) {
   case TC_OP_RAND: return set_tensor(out, tc_random(TC_DIST_UNIFORM, b[0].n, b[0].ints, b[1].seed, 0, 0, err));
   case TC_OP_RANDN: return set_tensor(out, tc_random(TC_DIST_NORMAL, b[0].n, b[0].ints, b[1].seed, 0, 0, err));
   case TC_OP_RANDINT: return set_tensor(out, tc_randint(b[0].t, b[1].t, b[2].n, b[2].ints, b[3].seed, (tc_dtype)b[4].dt, err));
-  case TC_OP_LOAD: return set_tensor(out, tc_load_npy(b[0].s, err));
+  case TC_OP_LOAD: return set_tensor(out, b[1].b ? tc_map_npy(b[0].s, err) : tc_load_npy(b[0].s, err));
+  case TC_OP_LOAD_NPZ: return set_tensor(out, tc_load_npz(b[0].s, b[1].s, err));
+  case TC_OP_SAVE_NPZ: return tc_save_npz(b[0].s, b[1].nts, b[1].names, b[1].ts, err);
   case TC_OP_LOAD_CSV: return set_tensor(out, tc_load_csv_with(b[0].s, (tc_dtype)b[1].dt, b[2].s, b[3].i, err));
   case TC_OP_SAVE: return tc_save_npy(b[0].s, b[1].t, err);
   case TC_OP_SAVE_CSV: return tc_save_csv(b[0].s, b[1].t, err);

@@ -8,12 +8,21 @@
 set -u
 fdir=$1 gendict=$2 secs=$3
 shift 3
-[ $# -gt 0 ] || set -- fuzz_parse fuzz_stmt fuzz_json
+[ $# -gt 0 ] || set -- fuzz_parse fuzz_stmt fuzz_json fuzz_npz
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$fdir/seeds" "$fdir/artifacts"
 fdir=$(cd "$fdir" && pwd)   # absolute: fuzz_stmt runs in a directory of its own
 "$gendict" | awk '!seen[$0]++' > "$fdir/tcalc.dict" || { echo "fuzz: cannot generate the dictionary" >&2; exit 1; }
 rm -rf "$fdir/seeds" "$fdir/seeds-json" && "$root/scripts/fuzz-seeds.sh" "$fdir/seeds" "$fdir/seeds-json"
+# the seed directories of a harness: golden scripts, their JSON output, or
+# the binary file fixtures (the .npz and .npy files of tests/data)
+seeds() {
+  case $1 in
+    fuzz_json) echo "$fdir/seeds-json" ;;
+    fuzz_npz) echo "$root/tests/data/npz $root/tests/data/npy" ;;
+    *) echo "$fdir/seeds" ;;
+  esac
+}
 fail=0
 for h in "$@"; do
   corpus="$fdir/corpus/$h"
@@ -30,7 +39,7 @@ for h in "$@"; do
   fi
   "$fdir/$h" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -max_len=4096 \
     -dict="$fdir/tcalc.dict" -artifact_prefix="$fdir/artifacts/$h-" -print_final_stats=1 \
-    "$corpus" "$fdir/seeds$([ "$h" = fuzz_json ] && echo -json)" > "$log" 2>&1
+    "$corpus" $(seeds "$h") > "$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")

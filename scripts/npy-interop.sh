@@ -137,6 +137,38 @@ for (name, a), o in zip(files, outs):
     okv = list(o["shape"]) == list(a.shape) and values_match(a, o["data"])
     check(okv, f"{name} ({a.dtype.str}, {a.shape}, fortran={np.isfortran(a)}): tcalc read {o['data']}")
 
+# ---- .npz both ways, and mapped .npy (SPEC 14) ----
+# NumPy's np.savez (stored) and np.savez_compressed (deflated) archives of
+# every array above, read by load_npz; each .npy mapped (little-endian) or
+# refused (big-endian: io_error); tcalc's save_npz read by np.load, member
+# by member the same bits as tcalc's own .npy of the same tensor.
+arrs = {f"a{i}": a for i, (_, a) in enumerate(files)}
+np.savez(os.path.join(tmp, "np_stored.npz"), **arrs)
+np.savez_compressed(os.path.join(tmp, "np_deflated.npz"), **arrs)
+for arch in ["np_stored.npz", "np_deflated.npz"]:
+    outs = run("".join(f"load_npz(\"{arch}\", \"{k}\")\n" for k in arrs))
+    check(len(outs) == len(arrs), f"{arch}: tcalc printed {len(outs)} results for {len(arrs)} arrays")
+    for (k, a), o in zip(arrs.items(), outs):
+        ok = o.get("ok") and list(o["shape"]) == list(a.shape) and values_match(a, o["data"])
+        check(ok, f"{arch} {k} ({a.dtype.str}, {a.shape}): tcalc read {o}")
+outs = run("".join(f"load(\"{n}\", mmap=true)\n" for n, _ in files))
+for (name, a), o in zip(files, outs):
+    if a.dtype.byteorder == ">":
+        check(not o.get("ok") and o["error"]["code"] == "io_error", f"mapped big-endian {name}: {o}")
+    else:
+        check(o.get("ok") and list(o["shape"]) == list(a.shape) and values_match(a, o["data"]),
+              f"mapped {name} ({a.dtype.str}, {a.shape}): tcalc read {o}")
+outs = run("".join(f"{n} = {e}\n" for n, (_, e) in cases.items()) +
+           "save_npz(\"t.npz\", " + ", ".join(f"{n}={n}" for n in cases) + ")\n")
+check(all(o.get("ok") for o in outs), f"save_npz failed: {[o for o in outs if not o.get('ok')][:1]}")
+try:
+    with np.load(os.path.join(tmp, "t.npz"), allow_pickle=False) as z:
+        check(sorted(z.files) == sorted(cases), f"t.npz holds {z.files}")
+        for n in cases:
+            check(same(z[n], np.load(os.path.join(tmp, n + ".npy"))), f"t.npz {n}: {z[n]!r}")
+except Exception as e:
+    check(False, f"NumPy cannot load tcalc's t.npz: {e}")
+
 # ---- arange and linspace match NumPy bit for bit ----
 ranges = [("arange(10)", np.arange(10)), ("arange(-3, 17, 4)", np.arange(-3, 17, 4)),
           ("arange(5, -5, -3)", np.arange(5, -5, -3)), ("arange(0.1, 1.0, 0.1)", np.arange(0.1, 1.0, 0.1)),

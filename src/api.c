@@ -615,7 +615,7 @@ static bool family_supported(const tc_engine *e, tc_op op, tc_dtype dt) {
     return (tc_dtype_class(dt) == TC_CLASS_INT || dt == TC_DT_BOOL) &&
            call_ok(e, (tc_call){.kind = TC_CALL_RANDOM, .dtype = TC_DT_I64, .dist = TC_DIST_INT}) &&
            (dt == TC_DT_I64 || tc_cast_supported(e, TC_DT_I64, dt));
-  case TC_OP_LOAD: case TC_OP_SAVE:
+  case TC_OP_LOAD: case TC_OP_SAVE: case TC_OP_LOAD_NPZ: case TC_OP_SAVE_NPZ:
     return copy && dt != TC_DT_BF16;   /* NumPy has no bfloat16 */
   default:
     return copy;

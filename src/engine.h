@@ -11,6 +11,8 @@ struct tc_storage {
   tc_engine_id engine;
   void *data;
   size_t nbytes;
+  void *map;        /* a read-only file mapping holding data (load(path, mmap=true)), or NULL */
+  size_t map_len;
 };
 
 typedef enum {

@@ -4,6 +4,9 @@
 #define TC_INTERNAL_H
 #include "engine.h"
 
+/* A CPU tensor over a read-only file mapping (src/tensor.c); takes the mapping. */
+tc_tensor *tc_tensor_mapped(void *map, size_t map_len, size_t offset, tc_dtype dt, int ndim, const int64_t *shape,
+                            tc_err *err);
 /* Runs a call on the current engine (engine_unavailable if it cannot start). */
 int tc_run_call(tc_call *c, tc_err *err);
 /* x on the current engine with dtype dt (a new reference; cast if needed). */

@@ -14,18 +14,16 @@
 #include <strings.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "io_int.h"
 
 #define IO_CHUNK ((size_t)1 << 20)
 #define NPY_MAX_HEADER ((uint32_t)1 << 20)
 #define CSV_MAX_FIELD 128
 
-static int io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-
-static int io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *fmt, ...) {
+int tc_io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *fmt, ...) {
   char reason[240], shown[100];
   va_list ap;
   va_start(ap, fmt);
@@ -77,12 +75,12 @@ static FILE *open_file(const char *path, int flags, const char *mode, struct sta
 }
 
 /* Opens a regular file for reading and gets its size. */
-static FILE *open_read(const char *path, tc_op op, uint64_t *size, tc_err *err) {
+FILE *tc_io_open_read(const char *path, tc_op op, uint64_t *size, tc_err *err) {
   struct stat st;
   FILE *f = open_file(path, O_RDONLY, "rb", &st);
-  if (!f) { io_fail(err, op, -1, path, "cannot open: %s", strerror(errno)); return NULL; }
+  if (!f) { tc_io_fail(err, op, -1, path, "cannot open: %s", strerror(errno)); return NULL; }
   if (!S_ISREG(st.st_mode)) {
-    io_fail(err, op, -1, path, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+    tc_io_fail(err, op, -1, path, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
     fclose(f);
     return NULL;
   }
@@ -136,12 +134,6 @@ static bool str_lit(scan *p, char *buf, size_t n) {
   return true;
 }
 
-typedef struct {
-  tc_dtype dt;
-  bool swap, fortran;
-  int ndim;
-  int64_t shape[TC_MAX_DIMS];
-} npy_header;
 
 /* Parses descr into dt and the byte order; fills why on failure. */
 static bool parse_descr(const char *d, npy_header *h, char *why, size_t wn) {
@@ -251,8 +243,15 @@ static bool parse_header(const char *s, size_t n, npy_header *h, char *why, size
 }
 
 /* ---- .npy: load ---- */
-/* Reads nbytes from f into t's storage (from byte 0) in chunks. */
-static int read_into(FILE *f, const char *path, tc_op op, tc_tensor *t, uint64_t nbytes, bool swap, tc_err *err) {
+/* A file read through a tc_rd: fread, and the reason of a short read. */
+static size_t file_read(tc_rd *r, void *buf, size_t n) {
+  size_t got = fread(buf, 1, n, r->f);
+  if (got != n) r->why = ferror(r->f) ? strerror(errno) : "the file ended early";
+  return got;
+}
+
+/* Reads nbytes from r into t's storage (from byte 0) in chunks. */
+static int read_into(tc_rd *r, const char *path, tc_op op, tc_tensor *t, uint64_t nbytes, bool swap, tc_err *err) {
   size_t es = tc_dtype_size(t->dtype), chunk = IO_CHUNK - IO_CHUNK % es;
   unsigned char *buf = malloc(chunk);
   if (!buf) return tc_err_set(err, TC_E_OOM, (int)op, (int)t->dtype, "allocation failed");
@@ -260,8 +259,8 @@ static int read_into(FILE *f, const char *path, tc_op op, tc_tensor *t, uint64_t
   int rc = 0;
   for (uint64_t off = 0; off < nbytes && rc == 0; off += chunk) {
     size_t n = nbytes - off < chunk ? (size_t)(nbytes - off) : chunk;
-    if (fread(buf, 1, n, f) != n) {
-      rc = io_fail(err, op, (int)t->dtype, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
+    if (r->read(r, buf, n) != n) {
+      rc = tc_io_fail(err, op, (int)t->dtype, path, "%s", r->why);
       break;
     }
     if (swap) byteswap(buf, n, es);
@@ -274,91 +273,154 @@ static int read_into(FILE *f, const char *path, tc_op op, tc_tensor *t, uint64_t
   return rc;
 }
 
+/* The magic bytes, version and header length: prefix + hlen bytes come
+ * before the header dict. */
+static int npy_prefix(tc_rd *r, uint64_t size, const char *path, tc_op op, uint64_t *prefix, uint64_t *hlen,
+                      tc_err *err) {
+  unsigned char pre[12];
+  if (size < 10) return tc_io_fail(err, op, -1, path, "too short for a .npy file (%llu bytes)", (unsigned long long)size);
+  if (r->read(r, pre, 10) != 10) return tc_io_fail(err, op, -1, path, "%s", r->why);
+  if (memcmp(pre, "\x93NUMPY", 6)) return tc_io_fail(err, op, -1, path, "not a .npy file (bad magic bytes)");
+  int major = pre[6], minor = pre[7];
+  if (major == 1 && minor == 0) {
+    *hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+    *prefix = 10;
+  } else if ((major == 2 || major == 3) && minor == 0) {
+    if (size < 12) return tc_io_fail(err, op, -1, path, "truncated header");
+    if (r->read(r, pre + 10, 2) != 2) return tc_io_fail(err, op, -1, path, "%s", r->why);
+    *hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+    *prefix = 12;
+  } else {
+    return tc_io_fail(err, op, -1, path, "unsupported .npy format version %d.%d (1.0, 2.0 and 3.0 are read)", major, minor);
+  }
+  if (*hlen > NPY_MAX_HEADER)
+    return tc_io_fail(err, op, -1, path, "header of %llu bytes is too large", (unsigned long long)*hlen);
+  if (*prefix + *hlen > size)
+    return tc_io_fail(err, op, -1, path, "truncated header: it says %llu bytes, the file has %llu after the prefix",
+                      (unsigned long long)*hlen, (unsigned long long)(size - *prefix));
+  return 0;
+}
+
+/* The header dict after the prefix, parsed into h. */
+static int npy_dict(tc_rd *r, uint64_t hlen, const char *path, tc_op op, npy_header *h, tc_err *err) {
+  char *hdr = malloc((size_t)hlen + 1), why[200];
+  int rc = 0;
+  if (!hdr) rc = tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
+  else if (r->read(r, hdr, (size_t)hlen) != hlen) rc = tc_io_fail(err, op, -1, path, "%s", r->why);
+  for (uint64_t i = 0; i < hlen && rc == 0; i++)
+    if (hdr[i] == 0 || (unsigned char)hdr[i] >= 0x80)
+      rc = tc_io_fail(err, op, -1, path, "the header has a byte that is not ASCII text");
+  if (rc == 0) {
+    hdr[hlen] = 0;
+    if (!parse_header(hdr, (size_t)hlen, h, why, sizeof why)) rc = tc_io_fail(err, op, -1, path, "%s", why);
+  }
+  free(hdr);
+  return rc;
+}
+
+int tc_npy_header(tc_rd *r, uint64_t size, const char *path, tc_op op, npy_header *h, tc_err *err) {
+  uint64_t prefix = 0, hlen = 0;
+  if (npy_prefix(r, size, path, op, &prefix, &hlen, err) != 0 || npy_dict(r, hlen, path, op, h, err) != 0) return -1;
+  int64_t numel;
+  uint64_t have = size - prefix - hlen;
+  char sh[256];
+  tc_format_dims(sh, sizeof sh, h->ndim, h->shape);
+  h->offset = prefix + hlen;
+  if (!tc_shape_numel(h->ndim, h->shape, &numel) ||
+      __builtin_mul_overflow((uint64_t)numel, (uint64_t)tc_dtype_size(h->dt), &h->nbytes))
+    return tc_io_fail(err, op, (int)h->dt, path, "shape %s is too large to count", sh);
+  if (have < h->nbytes)
+    return tc_io_fail(err, op, (int)h->dt, path, "truncated data: shape %s of %s needs %llu bytes, the file has %llu", sh,
+                      tc_dtype_name(h->dt), (unsigned long long)h->nbytes, (unsigned long long)have);
+  if (have > h->nbytes)
+    return tc_io_fail(err, op, (int)h->dt, path, "%llu bytes after the data (shape %s of %s is %llu bytes)",
+                      (unsigned long long)(have - h->nbytes), sh, tc_dtype_name(h->dt), (unsigned long long)h->nbytes);
+  if (!tc_op_supported(op, h->dt, tc_get_engine())) return tc_unsupported(op, h->dt, err);
+  return 0;
+}
+
+/* A tensor stored in the header's order, as a C-order tensor: Fortran
+ * order is C order of the reversed shape, transposed back (a view when
+ * copy is false). Takes t. */
+tc_tensor *tc_npy_orient(tc_tensor *t, const npy_header *h, bool copy, tc_op op, tc_err *err) {
+  if (!t || !h->fortran || h->ndim < 2) return t;
+  tc_tensor *v = tc_transpose(t, -1, NULL, err);
+  tc_tensor_free(t);
+  t = !v ? NULL : copy ? tc_contiguous(v, err) : tc_tensor_ref(v);
+  tc_tensor_free(v);
+  if (!t) tc_annotate(err, op, (int)h->dt);
+  return t;
+}
+
+/* The shape as stored: reversed for Fortran order. */
+void tc_npy_stored_shape(const npy_header *h, int64_t *shape) {
+  for (int i = 0; i < h->ndim; i++) shape[i] = h->fortran ? h->shape[h->ndim - 1 - i] : h->shape[i];
+}
+
+tc_tensor *tc_npy_read(tc_rd *r, uint64_t size, const char *path, tc_op op, tc_err *err) {
+  npy_header h;
+  if (tc_npy_header(r, size, path, op, &h, err) != 0) return NULL;
+  int64_t shape[TC_MAX_DIMS];
+  tc_npy_stored_shape(&h, shape);
+  tc_tensor *t = tc_tensor_new(h.dt, h.ndim, shape, err);
+  if (!t) { tc_annotate(err, op, (int)h.dt); return NULL; }
+  if (read_into(r, path, op, t, h.nbytes, h.swap, err) != 0) { tc_tensor_free(t); return NULL; }
+  return tc_npy_orient(t, &h, true, op, err);
+}
+
 tc_tensor *tc_load_npy(const char *path, tc_err *err) {
+  uint64_t size;
+  FILE *f = tc_io_open_read(path, TC_OP_LOAD, &size, err);
+  if (!f) return NULL;
+  tc_rd r = {file_read, "", f, NULL};
+  tc_tensor *t = tc_npy_read(&r, size, path, TC_OP_LOAD, err);
+  fclose(f);
+  return t;
+}
+
+/* ---- .npy: mapped ---- */
+/* What the data must be for the tensor to read it where it lies. */
+static int map_check(tc_rd *r, const npy_header *h, const char *path, tc_err *err) {
+  const tc_op op = TC_OP_LOAD;
+  if (h->swap) return tc_io_fail(err, op, (int)h->dt, path, "big-endian data cannot be mapped; load it without mmap");
+  if (h->offset % tc_dtype_size(h->dt))
+    return tc_io_fail(err, op, (int)h->dt, path, "the data is not aligned to its %zu-byte elements; load it without mmap",
+                      tc_dtype_size(h->dt));
+  if (h->dt != TC_DT_BOOL) return 0;
+  /* kernels rely on a bool being 0 or 1: read through once (not kept) */
+  unsigned char *buf = malloc(IO_CHUNK);
+  int rc = buf ? 0 : tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
+  for (uint64_t off = 0; off < h->nbytes && rc == 0; off += IO_CHUNK) {
+    size_t n = h->nbytes - off < IO_CHUNK ? (size_t)(h->nbytes - off) : IO_CHUNK;
+    if (r->read(r, buf, n) != n) rc = tc_io_fail(err, op, (int)h->dt, path, "%s", r->why);
+    for (size_t i = 0; i < n && rc == 0; i++)
+      if (buf[i] > 1) rc = tc_io_fail(err, op, (int)h->dt, path, "a bool byte other than 0 and 1; load it without mmap");
+    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)h->dt);
+  }
+  free(buf);
+  return rc;
+}
+
+tc_tensor *tc_map_npy(const char *path, tc_err *err) {
   const tc_op op = TC_OP_LOAD;
   uint64_t size;
-  FILE *f = open_read(path, op, &size, err);
+  FILE *f = tc_io_open_read(path, op, &size, err);
   if (!f) return NULL;
-  tc_tensor *out = NULL;
-  char *hdr = NULL;
-  unsigned char pre[12];
-  if (size < 10 || fread(pre, 1, 10, f) != 10) {
-    io_fail(err, op, -1, path, "too short for a .npy file (%llu bytes)", (unsigned long long)size);
-    goto done;
-  }
-  if (memcmp(pre, "\x93NUMPY", 6)) { io_fail(err, op, -1, path, "not a .npy file (bad magic bytes)"); goto done; }
-  int major = pre[6], minor = pre[7];
-  uint64_t hlen, prefix;
-  if (major == 1 && minor == 0) {
-    hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
-    prefix = 10;
-  } else if ((major == 2 || major == 3) && minor == 0) {
-    if (size < 12 || fread(pre + 10, 1, 2, f) != 2) { io_fail(err, op, -1, path, "truncated header"); goto done; }
-    hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
-    prefix = 12;
-  } else {
-    io_fail(err, op, -1, path, "unsupported .npy format version %d.%d (1.0, 2.0 and 3.0 are read)", major, minor);
-    goto done;
-  }
-  if (hlen > NPY_MAX_HEADER) {
-    io_fail(err, op, -1, path, "header of %llu bytes is too large", (unsigned long long)hlen);
-    goto done;
-  }
-  if (prefix + hlen > size) {
-    io_fail(err, op, -1, path, "truncated header: it says %llu bytes, the file has %llu after the prefix",
-            (unsigned long long)hlen, (unsigned long long)(size - prefix));
-    goto done;
-  }
-  hdr = malloc((size_t)hlen + 1);
-  if (!hdr) { tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed"); goto done; }
-  if (fread(hdr, 1, (size_t)hlen, f) != hlen) { io_fail(err, op, -1, path, "truncated header"); goto done; }
-  hdr[hlen] = 0;
-  for (uint64_t i = 0; i < hlen; i++)
-    if (hdr[i] == 0 || (unsigned char)hdr[i] >= 0x80) {
-      io_fail(err, op, -1, path, "the header has a byte that is not ASCII text");
-      goto done;
-    }
+  tc_rd r = {file_read, "", f, NULL};
   npy_header h;
-  char why[200];
-  if (!parse_header(hdr, (size_t)hlen, &h, why, sizeof why)) { io_fail(err, op, -1, path, "%s", why); goto done; }
-  int64_t numel;
-  uint64_t nbytes, have = size - prefix - hlen;
-  char sh[256];
-  tc_format_dims(sh, sizeof sh, h.ndim, h.shape);
-  if (!tc_shape_numel(h.ndim, h.shape, &numel) ||
-      __builtin_mul_overflow((uint64_t)numel, (uint64_t)tc_dtype_size(h.dt), &nbytes)) {
-    io_fail(err, op, (int)h.dt, path, "shape %s is too large to count", sh);
-    goto done;
+  tc_tensor *t = NULL;
+  int64_t shape[TC_MAX_DIMS];
+  if (tc_npy_header(&r, size, path, op, &h, err) == 0 && map_check(&r, &h, path, err) == 0) {
+    tc_npy_stored_shape(&h, shape);
+    /* tc_npy_header checked that the file is as large as the header says */
+    void *map = h.nbytes ? mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fileno(f), 0) : NULL;
+    if (!h.nbytes) t = tc_tensor_new_on(TC_ENGINE_CPU, h.dt, h.ndim, shape, err);
+    else if (map == MAP_FAILED) tc_io_fail(err, op, (int)h.dt, path, "cannot map: %s", strerror(errno));
+    else t = tc_tensor_mapped(map, (size_t)size, (size_t)h.offset, h.dt, h.ndim, shape, err);
+    if (t) t = tc_npy_orient(t, &h, false, op, err);
   }
-  if (have < nbytes) {
-    io_fail(err, op, (int)h.dt, path, "truncated data: shape %s of %s needs %llu bytes, the file has %llu", sh,
-            tc_dtype_name(h.dt), (unsigned long long)nbytes, (unsigned long long)have);
-    goto done;
-  }
-  if (have > nbytes) {
-    io_fail(err, op, (int)h.dt, path, "%llu bytes after the data (shape %s of %s is %llu bytes)",
-            (unsigned long long)(have - nbytes), sh, tc_dtype_name(h.dt), (unsigned long long)nbytes);
-    goto done;
-  }
-  if (!tc_op_supported(op, h.dt, tc_get_engine())) { tc_unsupported(op, h.dt, err); goto done; }
-  /* Fortran order is C order of the reversed shape, transposed back. */
-  int64_t fshape[TC_MAX_DIMS];
-  for (int i = 0; i < h.ndim; i++) fshape[i] = h.fortran ? h.shape[h.ndim - 1 - i] : h.shape[i];
-  tc_tensor *t = tc_tensor_new(h.dt, h.ndim, fshape, err);
-  if (!t) { tc_annotate(err, op, (int)h.dt); goto done; }
-  if (read_into(f, path, op, t, nbytes, h.swap, err) != 0) { tc_tensor_free(t); goto done; }
-  if (h.fortran && h.ndim > 1) {
-    tc_tensor *v = tc_transpose(t, -1, NULL, err);
-    tc_tensor_free(t);
-    t = v ? tc_contiguous(v, err) : NULL;
-    tc_tensor_free(v);
-    if (!t) { tc_annotate(err, op, (int)h.dt); goto done; }
-  }
-  out = t;
-done:
-  free(hdr);
   fclose(f);
-  return out;
+  return t;
 }
 
 /* ---- JSON (src/json.c parses) ---- */
@@ -367,7 +429,7 @@ done:
 tc_tensor *tc_load_json(const char *path, tc_err *err) {
   const tc_op op = TC_OP_LOAD_JSON;
   uint64_t size, limit = tc_get_max_memory(), used = tc_mem_in_use();
-  FILE *f = open_read(path, op, &size, err);
+  FILE *f = tc_io_open_read(path, op, &size, err);
   if (!f) return NULL;
   tc_tensor *t = NULL;
   char *text = NULL;
@@ -381,11 +443,11 @@ tc_tensor *tc_load_json(const char *path, tc_err *err) {
     for (uint64_t off = 0; off < size && rc == 0; off += IO_CHUNK) {
       size_t n = size - off < IO_CHUNK ? (size_t)(size - off) : IO_CHUNK;
       if (fread(text + off, 1, n, f) != n)
-        rc = io_fail(err, op, -1, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
+        rc = tc_io_fail(err, op, -1, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
       else if (tc_interrupt_flag) rc = io_interrupted(err, op, -1);
     }
     text[size] = 0;
-    if (rc == 0 && memchr(text, 0, (size_t)size)) rc = io_fail(err, op, -1, path, "a NUL byte: not JSON text");
+    if (rc == 0 && memchr(text, 0, (size_t)size)) rc = tc_io_fail(err, op, -1, path, "a NUL byte: not JSON text");
     if (rc == 0) t = tc_from_json(text, (size_t)size, op, err);
   }
   free(text);
@@ -403,12 +465,6 @@ tc_tensor *tc_load_json(const char *path, tc_err *err) {
  * link's target is left as it is). A new file gets mode 0666 less the
  * umask; a replaced one keeps its permission bits. A device or FIFO (such
  * as /dev/stdout) is written in place. */
-typedef struct {
-  FILE *f;
-  const char *path;
-  tc_op op;
-  bool tmp;   /* writing save_tmp, to be renamed over path */
-} writer;
 
 /* The temporary file being written, for tc_io_signal_cleanup (one save runs at a time). */
 static char save_tmp[4096];
@@ -418,21 +474,21 @@ void tc_io_signal_cleanup(void) {
   if (save_tmp_live) unlink(save_tmp);
 }
 
-static int open_write(writer *w, const char *path, tc_op op, tc_err *err) {
-  *w = (writer){NULL, path, op, false};
+int tc_open_write(tc_writer *w, const char *path, tc_op op, tc_err *err) {
+  *w = (tc_writer){NULL, path, op, false};
   struct stat st;
   bool exists = stat(path, &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) return io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(EISDIR));
+  if (exists && S_ISDIR(st.st_mode)) return tc_io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(EISDIR));
   if (exists && !S_ISREG(st.st_mode)) {   /* a device or FIFO: in place */
     w->f = open_file(path, O_WRONLY | O_TRUNC, "wb", &st);
-    return w->f ? 0 : io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
+    return w->f ? 0 : tc_io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
   }
   const char *slash = strrchr(path, '/');
   int dlen = slash ? (int)(slash - path) + 1 : 0;
-  if ((size_t)dlen + 32 > sizeof save_tmp) return io_fail(err, op, -1, path, "cannot open for writing: the path is too long");
+  if ((size_t)dlen + 32 > sizeof save_tmp) return tc_io_fail(err, op, -1, path, "cannot open for writing: the path is too long");
   snprintf(save_tmp, sizeof save_tmp, "%.*s.tcalc-save-XXXXXX", dlen, path);
   int fd = mkstemp(save_tmp);
-  if (fd < 0) return io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
+  if (fd < 0) return tc_io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(errno));
   save_tmp_live = 1;
   mode_t mask = umask(0);
   umask(mask);
@@ -441,7 +497,7 @@ static int open_write(writer *w, const char *path, tc_op op, tc_err *err) {
     close(fd);
     unlink(save_tmp);
     save_tmp_live = 0;
-    return io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(e));
+    return tc_io_fail(err, op, -1, path, "cannot open for writing: %s", strerror(e));
   }
   fcntl(fd, F_SETFD, FD_CLOEXEC);
   w->tmp = true;
@@ -451,73 +507,80 @@ static int open_write(writer *w, const char *path, tc_op op, tc_err *err) {
 /* Finishes a write: flushes and syncs, then renames the temporary file
  * over the name; on an earlier failure (rc), a failed write, or an
  * interrupt, removes the temporary file instead. */
-static int close_write(writer *w, int rc, tc_err *err) {
+int tc_close_write(tc_writer *w, int rc, tc_err *err) {
   bool bad = ferror(w->f);
   int saved = errno;
   if (!bad && rc == 0 && w->tmp && (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0)) { bad = true; saved = errno; }
   if (fclose(w->f) != 0 && !bad) { bad = true; saved = errno; }
   /* a write that SIGINT cut short (EINTR) is the interrupt, not an io_error */
   if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, w->op, -1);
-  if (bad && rc == 0) rc = io_fail(err, w->op, -1, w->path, "write failed: %s", strerror(saved));
+  if (bad && rc == 0) rc = tc_io_fail(err, w->op, -1, w->path, "write failed: %s", strerror(saved));
   if (w->tmp) {
-    if (rc == 0 && rename(save_tmp, w->path) != 0) rc = io_fail(err, w->op, -1, w->path, "cannot replace: %s", strerror(errno));
+    if (rc == 0 && rename(save_tmp, w->path) != 0) rc = tc_io_fail(err, w->op, -1, w->path, "cannot replace: %s", strerror(errno));
     if (rc != 0) unlink(save_tmp);
     save_tmp_live = 0;
   }
   return rc;
 }
 
-/* Writes x's elements in row-major order, little-endian, in chunks. */
-static int write_data(FILE *f, tc_tensor *x, tc_err *err) {
+/* Hands x's elements in row-major order, little-endian, to fn in chunks. */
+int tc_io_chunks(tc_tensor *x, tc_op op, int (*fn)(void *ctx, const unsigned char *p, size_t n), void *ctx,
+                 tc_err *err) {
   tc_tensor *c = tc_contiguous(x, err);
   if (!c) return -1;
   size_t es = tc_dtype_size(c->dtype), chunk = IO_CHUNK - IO_CHUNK % es;
   uint64_t nbytes = (uint64_t)tc_numel(c) * es;
   unsigned char *buf = malloc(chunk);
-  int rc = buf ? 0 : tc_err_set(err, TC_E_OOM, -1, (int)c->dtype, "allocation failed");
+  int rc = buf ? 0 : tc_err_set(err, TC_E_OOM, (int)op, (int)c->dtype, "allocation failed");
   const tc_engine *e = tc_engines[c->storage->engine];
   for (uint64_t off = 0; off < nbytes && rc == 0; off += chunk) {
     size_t n = nbytes - off < chunk ? (size_t)(nbytes - off) : chunk;
     rc = e->download(buf, tc_tensor_data(c) + off, n, err);
     if (rc == 0 && !host_little()) byteswap(buf, n, es);
-    if (rc == 0 && fwrite(buf, 1, n, f) != n) rc = 1;   /* reported by close_write */
-    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, TC_OP_SAVE, (int)c->dtype);
+    if (rc == 0) rc = fn(ctx, buf, n);
+    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)c->dtype);
   }
   free(buf);
   tc_tensor_free(c);
-  return rc < 0 ? -1 : 0;
+  return rc;
 }
 
-int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
-  const tc_op op = TC_OP_SAVE;
+/* fwrite for tc_io_chunks: a failed write is 1, which tc_close_write reports. */
+int tc_io_fwrite(void *f, const unsigned char *p, size_t n) { return fwrite(p, 1, n, f) == n ? 0 : 1; }
+
+size_t tc_npy_head(const tc_tensor *x, unsigned char *buf, size_t cap) {
   char descr[16];
-  if (!npy_descr(x->dtype, descr, sizeof descr))
-    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)x->dtype,
-                      "NumPy has no bf16 dtype; save f32(x) (exact) instead, or use save_csv");
-  if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
+  if (!npy_descr(x->dtype, descr, sizeof descr)) return 0;
   char shape[400] = "(";
   size_t len = 1;
   for (int i = 0; i < x->ndim; i++)
     len += (size_t)snprintf(shape + len, sizeof shape - len, "%s%lld%s", i ? " " : "", (long long)x->shape[i],
                             x->ndim == 1 || i + 1 < x->ndim ? "," : "");
   snprintf(shape + len, sizeof shape - len, ")");
-  char hdr[600];
-  int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+  int n = snprintf((char *)buf + 10, cap - 10, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
   /* pad with spaces and a newline so that the data starts at a multiple of 64 */
-  size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64;
-  size_t hlen = (size_t)n + pad + 1;
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
-  writer w;
-  if (open_write(&w, path, op, err) != 0) return -1;
-  FILE *f = w.f;
-  int rc = 0;
-  if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)n, f) != (size_t)n) rc = 1;
-  for (size_t i = 0; i < pad && rc == 0; i++)
-    if (fputc(' ', f) == EOF) rc = 1;
-  if (rc == 0 && fputc('\n', f) == EOF) rc = 1;
-  if (rc == 0) rc = write_data(f, x, err);
-  if (rc == 1) rc = 0;   /* a write error: ferror(f) is set and close_write reports it */
-  return close_write(&w, rc, err);
+  size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64, hlen = (size_t)n + pad + 1;
+  memcpy(buf, "\x93NUMPY\x01\x00", 8);
+  buf[8] = (unsigned char)(hlen & 0xff);
+  buf[9] = (unsigned char)(hlen >> 8);
+  memset(buf + 10 + n, ' ', pad);
+  buf[10 + hlen - 1] = '\n';
+  return 10 + hlen;
+}
+
+int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
+  const tc_op op = TC_OP_SAVE;
+  unsigned char head[TC_NPY_HEAD_MAX];
+  size_t hn = tc_npy_head(x, head, sizeof head);
+  if (!hn)
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)x->dtype,
+                      "NumPy has no bf16 dtype; save f32(x) (exact) instead, or use save_csv");
+  if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
+  tc_writer w;
+  if (tc_open_write(&w, path, op, err) != 0) return -1;
+  int rc = fwrite(head, 1, hn, w.f) == hn ? tc_io_chunks(x, op, tc_io_fwrite, w.f, err) : 1;
+  if (rc == 1) rc = 0;   /* a write error: ferror(f) is set and tc_close_write reports it */
+  return tc_close_write(&w, rc, err);
 }
 
 /* ---- CSV ---- */
@@ -641,7 +704,7 @@ static int csv_pass(csv_reader *r, tc_err *err) {
       if (!(end_line && blank && ncols == 0)) {
         /* a value (a line that is empty or only a comment has none) */
         if (!r->t && !csv_value(field, r->dt, r->buf, why, sizeof why))
-          return io_fail(err, op, (int)r->dt, r->path, "line %lld, value %lld: %s", (long long)line,
+          return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, value %lld: %s", (long long)line,
                          (long long)ncols + 1, flen ? why : "empty value");
         if (r->t) {
           csv_value(field, r->dt, r->buf + r->fill, why, sizeof why);
@@ -654,7 +717,7 @@ static int csv_pass(csv_reader *r, tc_err *err) {
         if (ncols > 0) {
           if (r->rows == 0) r->cols = ncols;
           else if (ncols != r->cols)
-            return io_fail(err, op, (int)r->dt, r->path, "line %lld has %lld value%s, earlier lines have %lld",
+            return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld has %lld value%s, earlier lines have %lld",
                            (long long)line, (long long)ncols, ncols == 1 ? "" : "s", (long long)r->cols);
           r->rows++;
         }
@@ -673,13 +736,13 @@ static int csv_pass(csv_reader *r, tc_err *err) {
       blank = false;
     }
     if (ch == 0 || (ch < 0x20 && ch != '\t' && ch != '\r') || ch >= 0x7f)
-      return io_fail(err, op, (int)r->dt, r->path, "line %lld: byte 0x%02x is not CSV text", (long long)line, ch);
+      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: byte 0x%02x is not CSV text", (long long)line, ch);
     if (flen >= CSV_MAX_FIELD)
-      return io_fail(err, op, (int)r->dt, r->path, "line %lld: a value longer than %d characters", (long long)line,
+      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: a value longer than %d characters", (long long)line,
                      CSV_MAX_FIELD);
     field[flen++] = (char)ch;
   }
-  if (ferror(r->f)) return io_fail(err, op, (int)r->dt, r->path, "read failed: %s", strerror(errno));
+  if (ferror(r->f)) return tc_io_fail(err, op, (int)r->dt, r->path, "read failed: %s", strerror(errno));
   return r->t ? csv_flush(r, err) : 0;
 }
 
@@ -696,7 +759,7 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
                                          (long long)skip_header), NULL;
   if (!tc_op_supported(op, dt, tc_get_engine())) { tc_unsupported(op, dt, err); return NULL; }
   uint64_t size;
-  FILE *f = open_read(path, op, &size, err);
+  FILE *f = tc_io_open_read(path, op, &size, err);
   if (!f) return NULL;
   unsigned char probe[8];
   csv_reader r = {.f = f, .path = path, .dt = dt, .delim = d, .skip = skip_header, .buf = probe};
@@ -718,7 +781,7 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
       r.t = t;
       int rc = r.buf ? csv_pass(&r, err) : tc_err_set(err, TC_E_OOM, (int)op, (int)dt, "allocation failed");
       if (rc == 0 && r.written != (uint64_t)tc_numel(t) * es)
-        rc = io_fail(err, op, (int)dt, path, "the file changed while it was read");
+        rc = tc_io_fail(err, op, (int)dt, path, "the file changed while it was read");
       free(r.buf);
       if (rc != 0) { tc_tensor_free(t); t = NULL; }
     }
@@ -754,10 +817,10 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   int64_t cols = x->ndim == 2 ? x->shape[1] : 1, numel = tc_numel(c);
   size_t chunk = IO_CHUNK / 8;
   void *buf = malloc(chunk * 8);
-  writer w = {0};
+  tc_writer w = {0};
   int rc = 0;
   if (!buf) rc = tc_err_set(err, TC_E_OOM, (int)op, (int)x->dtype, "allocation failed");
-  else rc = open_write(&w, path, op, err);
+  else rc = tc_open_write(&w, path, op, err);
   FILE *f = w.f;
   const tc_engine *e = tc_engines[c->storage->engine];
   for (int64_t lo = 0; f && rc == 0 && lo < numel; lo += (int64_t)chunk) {
@@ -776,5 +839,5 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   }
   free(buf);
   tc_tensor_free(c);
-  return f ? close_write(&w, rc, err) : rc;
+  return f ? tc_close_write(&w, rc, err) : rc;
 }

@@ -313,6 +313,13 @@ tc_tensor *tc_randint(tc_tensor *lo, tc_tensor *hi, int ndim, const int64_t *sha
 
 /* ---- files (SPEC 5.7) ---- */
 tc_tensor *tc_load_npy(const char *path, tc_err *err);
+/* The .npy file mapped read-only (its data is never copied or written; an
+ * op's result is a new tensor). Little-endian files only. */
+tc_tensor *tc_map_npy(const char *path, tc_err *err);
+/* One array of a .npz archive (name with or without ".npy"); writing n
+ * tensors as members names[i].npy (stored). */
+tc_tensor *tc_load_npz(const char *path, const char *name, tc_err *err);
+int tc_save_npz(const char *path, int n, const char *const *names, tc_tensor *const *xs, tc_err *err);
 int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
 /* With a delimiter (one punctuation character or a tab) and skip_header

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "engine.h"
+#include <sys/mman.h>
+#include "internal.h"
 
 /* Scalars made and dropped on every iteration of a script's loop are the
  * interpreter's hot path: tensor headers and storage records that are
@@ -113,6 +114,7 @@ static tc_storage *storage_new(tc_engine_id eid, uint64_t nbytes, tc_err *err) {
   s->refcnt = 1;
   s->engine = eid;
   s->nbytes = (size_t)nbytes;
+  s->map = NULL;
   s->data = e->alloc(s->nbytes ? s->nbytes : 1);
   if (!s->data) {
     cache_put((void **)storage_cache, &nstorage, s);
@@ -127,8 +129,11 @@ static tc_storage *storage_new(tc_engine_id eid, uint64_t nbytes, tc_err *err) {
 
 static void storage_release(tc_storage *s) {
   if (!s || --s->refcnt > 0) return;
-  tc_engines[s->engine]->release(s->data, s->nbytes ? s->nbytes : 1);
-  mem_in_use -= s->nbytes;
+  if (s->map) munmap(s->map, s->map_len);
+  else {
+    tc_engines[s->engine]->release(s->data, s->nbytes ? s->nbytes : 1);
+    mem_in_use -= s->nbytes;
+  }
   cache_put((void **)storage_cache, &nstorage, s);
 }
 
@@ -189,6 +194,28 @@ tc_tensor *tc_tensor_new_on(tc_engine_id eid, tc_dtype dt, int ndim, const int64
   if (!s) { if (err && err->dtype < 0) err->dtype = (int)dt; return NULL; }
   tc_tensor *t = tensor_shell(dt, ndim, shape, err);
   if (!t) { storage_release(s); return NULL; }
+  t->storage = s;
+  tc_set_contiguous_strides(t);
+  return t;
+}
+
+/* A CPU tensor over a read-only mapping of map_len bytes at map, its data
+ * from byte offset: the mapping is not counted against the memory limit
+ * (the file holds it) and is unmapped with the last reference. Takes the
+ * mapping, also on failure. */
+tc_tensor *tc_tensor_mapped(void *map, size_t map_len, size_t offset, tc_dtype dt, int ndim, const int64_t *shape,
+                            tc_err *err) {
+  int64_t n;
+  tc_storage *s = NULL;
+  tc_tensor *t = shape_ok(dt, ndim, shape, &n, err) ? tensor_shell(dt, ndim, shape, err) : NULL;
+  if (t && !(s = nstorage ? storage_cache[--nstorage] : malloc(sizeof *s)))
+    tc_err_set(err, TC_E_OOM, -1, -1, "allocation failed");
+  if (!s) {
+    if (t) cache_put((void **)shell_cache, &nshell, t);
+    munmap(map, map_len);
+    return NULL;
+  }
+  *s = (tc_storage){1, TC_ENGINE_CPU, (char *)map + offset, (size_t)n * tc_dtype_size(dt), map, map_len};
   t->storage = s;
   tc_set_contiguous_strides(t);
   return t;

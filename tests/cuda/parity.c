@@ -896,6 +896,7 @@ static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_RANDN: return tc_random(TC_DIST_NORMAL, c->nd, c->dims, c->seed, 0, 0, err);
   case TC_OP_RANDINT: return tc_random(TC_DIST_INT, c->nd, c->dims, c->seed, c->iarg[0], c->iarg[1], err);
   case TC_OP_LOAD: return tc_load_npy(c->path, err);
+  case TC_OP_LOAD_NPZ: return tc_load_npz(c->path, "x", err);
   case TC_OP_LOAD_CSV: return tc_load_csv(c->path, c->to, err);
   case TC_OP_LOAD_JSON: return tc_load_json(c->path, err);
   case TC_OP_FROM_JSON: {   /* the text of the same file */
@@ -915,15 +916,18 @@ static tc_tensor *apply_family(const pcase *c, tc_tensor **in, tc_err *err) {
     tc_err_set(err, TC_E_IO, (int)c->op, -1, "cannot read %s", c->path);
     return NULL;
   }
-  case TC_OP_SAVE: case TC_OP_SAVE_CSV: {
+  case TC_OP_SAVE: case TC_OP_SAVE_CSV: case TC_OP_SAVE_NPZ: {
     /* written from this engine, read back on the CPU */
     char path[sizeof c->path + 8];
     snprintf(path, sizeof path, "%s.%s", c->path, tc_engine_name(tc_get_engine()));
-    int rc = c->op == TC_OP_SAVE ? tc_save_npy(path, in[0], err) : tc_save_csv(path, in[0], err);
+    const char *name = "x";
+    int rc = c->op == TC_OP_SAVE ? tc_save_npy(path, in[0], err)
+             : c->op == TC_OP_SAVE_NPZ ? tc_save_npz(path, 1, &name, &in[0], err) : tc_save_csv(path, in[0], err);
     if (rc != 0) return NULL;
     tc_engine_id e = tc_get_engine();
     tc_set_engine(TC_ENGINE_CPU);
-    tc_tensor *back = c->op == TC_OP_SAVE ? tc_load_npy(path, err) : tc_load_csv(path, in[0]->dtype, err);
+    tc_tensor *back = c->op == TC_OP_SAVE ? tc_load_npy(path, err)
+                      : c->op == TC_OP_SAVE_NPZ ? tc_load_npz(path, name, err) : tc_load_csv(path, in[0]->dtype, err);
     tc_set_engine(e);
     remove(path);
     tc_tensor *moved = back ? tc_to_engine(back, e, err) : NULL;
@@ -1271,17 +1275,19 @@ static void io_rows(row *r) {
   pcase c;
   int64_t s[2] = {33, 65};
   bool json = r->op == TC_OP_LOAD_JSON || r->op == TC_OP_FROM_JSON;
-  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV || json;
+  bool npz = r->op == TC_OP_LOAD_NPZ || r->op == TC_OP_SAVE_NPZ;
+  bool load = r->op == TC_OP_LOAD || r->op == TC_OP_LOAD_CSV || r->op == TC_OP_LOAD_NPZ || json;
   case_begin(&c, r, load ? "a file written on the CPU" : "written from each engine, read on the CPU", load ? 0 : 1);
   snprintf(c.path, sizeof c.path, "/tmp/tcalc-parity-%d.%s", (int)getpid(),
-           json ? "json" : r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
+           json ? "json" : npz ? "npz" : r->op == TC_OP_LOAD || r->op == TC_OP_SAVE ? "npy" : "csv");
   spec x;
   x_spec(&x, r->dt, 2, s, true);
   if (load) {
     tc_err err;
     tc_err_clear(&err);
     tc_tensor *t = make(TC_ENGINE_CPU, &x, &err);
-    int rc = !t ? -1 : json ? write_json(c.path, t, &err)
+    const char *name = "x";
+    int rc = !t ? -1 : json ? write_json(c.path, t, &err) : npz ? tc_save_npz(c.path, 1, &name, &t, &err)
              : r->op == TC_OP_LOAD ? tc_save_npy(c.path, t, &err) : tc_save_csv(c.path, t, &err);
     tc_tensor_free(t);
     spec_free(&x);

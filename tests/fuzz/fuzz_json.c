@@ -19,17 +19,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_MEMORY ((uint64_t)16 << 20)
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      fprintf(stderr, "fuzz_json: check failed: %s: ", #cond); \
-      fprintf(stderr, __VA_ARGS__); \
-      fputc('\n', stderr); \
-      abort(); \
-    } \
-  } while (0)
+#define FUZZ_NAME "fuzz_json"
+#include "fuzz_check.h"
 
 /* t as a JSON line (malloc'd). */
 static char *to_json(tc_tensor *t, size_t *n) {

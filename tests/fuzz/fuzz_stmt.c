@@ -25,17 +25,8 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_MEMORY ((uint64_t)16 << 20)
-
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      fprintf(stderr, "fuzz_stmt: check failed: %s: ", #cond); \
-      fprintf(stderr, __VA_ARGS__); \
-      fputc('\n', stderr); \
-      abort(); \
-    } \
-  } while (0)
+#define FUZZ_NAME "fuzz_stmt"
+#include "fuzz_check.h"
 
 static char workdir[] = "/tmp/tcalc-fuzz-XXXXXX";
 

@@ -134,6 +134,62 @@ timeout -k 5 "$LIMIT" "$BIN" -j --max-memory 64K --arg x "$(cat "$TMP/jzeros")" 
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q '"out_of_memory","message":"--arg x: .*larger than the memory limit' "$TMP/json"; then ok; else bad "arg_over_limit: $(status_note $rc)"; head -c 300 "$TMP/json"; fi
 
+# .npz (SPEC 14): a real zip bomb (300 MB of zeros deflated to 300 KB)
+# under a 256 MiB limit is out_of_memory before it is inflated; the same
+# data declared as 176 bytes stops with io_error at the declared size;
+# ../ and absolute names; an archive cut at every 97th byte.
+python3 - "$TMP" <<'PY'
+import struct, sys, zlib
+tmp = sys.argv[1]
+def npz(name, data, usize=None, crc=None):
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    comp = c.compress(data) + c.flush()
+    usize = len(data) if usize is None else usize
+    crc = zlib.crc32(data) if crc is None else crc
+    nm = name.encode()
+    lh = struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, len(comp), usize, len(nm), 0) + nm
+    cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0x21, crc, len(comp), usize, len(nm),
+                     0, 0, 0, 0, 0, 0) + nm
+    return lh + comp + cd + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 1, 1, len(cd), len(lh) + len(comp), 0)
+hdr = b"{'descr': '<f8', 'fortran_order': False, 'shape': (37500000,), }"
+hdr = b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + hdr + b" " * (117 - len(hdr)) + b"\n"
+small = b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + (b"{'descr': '<f8', 'fortran_order': False, 'shape': (0,), }").ljust(117) + b"\n"
+open(f"{tmp}/bomb.npz", "wb").write(npz("x.npy", hdr + bytes(300_000_000)))
+open(f"{tmp}/bomb_lie.npz", "wb").write(npz("x.npy", small + bytes(300_000_000), len(small), zlib.crc32(small)))
+open(f"{tmp}/dotdot.npz", "wb").write(npz("../../x.npy", small))
+open(f"{tmp}/abs.npz", "wb").write(npz("/etc/x.npy", small))
+good = npz("x.npy", small)
+open(f"{tmp}/cuts.tc", "w").write("".join(f'load_npz("{tmp}/cut{i}.npz", "x")\n' for i in range(0, len(good), 7)))
+for i in range(0, len(good), 7):
+    open(f"{tmp}/cut{i}.npz", "wb").write(good[:i])
+PY
+printf ':set max_memory 256M\nload_npz("%s/bomb.npz", "x")\nload_npz("%s/bomb_lie.npz", "x")\nload_npz("%s/dotdot.npz", "x")\nload_npz("%s/abs.npz", "x")\n' \
+  "$TMP" "$TMP" "$TMP" "$TMP" > "$TMP/npz.tc"
+expect npz_bombs 1 "$TMP/npz.tc" '"out_of_memory".*inflates to 300000128 bytes, beyond the memory limit' \
+  '"io_error".*inflates to more than its declared 128 bytes' '"io_error".*dotdot.npz.*unsafe member name' '"io_error".*abs.npz.*unsafe member name'
+expect npz_truncated 1 "$TMP/cuts.tc" '"io_error"'
+count npz_truncated_all "$(grep -c . "$TMP/cuts.tc")" '"ok":false,"error":\{"code":"io_error"'
+
+# load(path, mmap=true): a 2 GiB sparse .npy under a 256 MiB limit is
+# reduced, sliced and indexed from the mapping; a file shorter than its
+# header says is io_error before it is mapped (no SIGBUS).
+python3 - "$TMP" <<'PY'
+import struct, sys
+tmp = sys.argv[1]
+def npy(path, n, size):
+    h = ("{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }" % n).encode().ljust(117) + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + h)
+        f.seek(size - 8)
+        f.write(struct.pack("<d", 2.5))
+npy(f"{tmp}/big.npy", 1 << 28, 128 + (8 << 28))
+npy(f"{tmp}/short.npy", 1 << 20, 128 + (8 << 19))
+PY
+printf ':set max_memory 256M\nx = load("%s/big.npy", mmap=true)\nshape(x)\nreduce_sum(x)\nx[-2:]\nx[123456789]\nload("%s/big.npy")\nload("%s/short.npy", mmap=true)\n' \
+  "$TMP" "$TMP" "$TMP" > "$TMP/mmap.tc"
+expect mmap_big 1 "$TMP/mmap.tc" '"shape":\[1\],"data":\[268435456\]' '"data":2.5}' '"data":\[0.0,2.5\]' '"data":0.0}' \
+  '"out_of_memory"' '"io_error".*short.npy.*truncated data: shape \[1048576\] of f64 needs 8388608 bytes, the file has 4194304'
+
 # Every JSON outcome line says "ok", :caps too.
 printf ':caps\n:help\n:vars\n:engine\n' > "$TMP/cmds"
 expect commands_json 0 "$TMP/cmds" '^\{"ok":true,"type":"caps","engines":'
