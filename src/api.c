@@ -357,7 +357,8 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
 
 int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
   tc_tensor *a = *pa;
-  if (a->ndim == 0 && a->refcnt == 1 && a->storage->refcnt == 1) {
+  /* not a read-only file mapping (load(path, mmap=true)) */
+  if (a->ndim == 0 && a->refcnt == 1 && a->storage->refcnt == 1 && !a->storage->map) {
     scalar_type st;
     int k = scalar_typing(op, a, b, &st, err);
     if (k < 0) return -1;

@@ -19,9 +19,11 @@ import itertools
 import os
 import subprocess
 import sys
+import tempfile
 
 TCALC = sys.argv[1] if len(sys.argv) > 1 else "build/tcalc"
 QUICK = "--quick" in sys.argv
+TMP = tempfile.mkdtemp(prefix="tcalc-paths-")
 
 DTYPES = ["bool", "i8", "i16", "i32", "i64", "bf16", "f16", "f32", "f64", "u8", "u16", "u32", "u64"]
 OPS = ["+", "-", "*", "/", "%", "//", "**", "&", "|", "<<", ">>", "==", "!=", "<", "<=", ">", ">="]
@@ -155,6 +157,9 @@ def programs():
             out.append("k = 0; while k < %s(3) do k += 1 end; k" % dt)
             out.append("k = %s; while k do k = false end; k" % vals[0])
             out.append("if %s then 1 else 2 end" % vals[-1])
+        # a value mapped read-only from a file (load(path, mmap=true)) is never written in place
+        out.append('save("%s/z.npy", i16(300)); s = load("%s/z.npy", mmap=true); s += 1; s = s * 2; [s]' % (TMP, TMP))
+        out.append('for i in load("%s/z.npy", mmap=true) + [0, 1] do i += 1; print(i) end' % TMP)
         # errors inside loops keep the variables (and their place in the loop)
         out.append("s = i8(100); for i in [1, 2, 3] do s += i8(20) end; s")
         out.append("s = 0; for i in [1, 0, 2] do s += 6 // i end; s")
@@ -167,7 +172,7 @@ def programs():
 def run(lines, env, json):
     p = subprocess.run([TCALC, "-k"] + (["--json"] if json else []), input="\n".join(lines) + "\n",
                        capture_output=True, text=True, env=env)
-    return p.returncode, p.stdout, p.stderr
+    return p.returncode, p.stdout.replace(TMP, "TMP"), p.stderr.replace(TMP, "TMP")
 
 
 def main():
@@ -204,4 +209,9 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        rc = main()
+    finally:
+        import shutil
+        shutil.rmtree(TMP, ignore_errors=True)
+    sys.exit(rc)
