@@ -179,6 +179,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	  tests/cli/install.sh $$d /opt/tcalc $(CUDA) && $(MAKE) --no-print-directory -s uninstall DESTDIR=$$d PREFIX=/opt/tcalc && \
 	  left=$$(find $$d -type f) && rm -rf $$d && if [ -n "$$left" ]; then echo "make uninstall left: $$left" >&2; exit 1; fi
 	tests/accuracy/ulp.py $(BUILD)/tcalc
+	tests/scalar/paths.py $(BUILD)/tcalc
 	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
 	$(if $(FAILMALLOC),tests/reliability/failmalloc.sh $(BUILD)/tcalc $(FAILMALLOC))
 ifeq ($(CUDA),1)

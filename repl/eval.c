@@ -208,7 +208,12 @@ void locate(ctx *c, const node *n) {
  * only where a u64 is wanted (SPEC 13): as an operand of an operator or a
  * list element (the weak rules then require a u64 to meet it), or in
  * u64(...). Elsewhere eval() gives literal_overflow. */
-static int eval_operand(ctx *c, node *n, tc_tensor **out) {
+int eval_operand(ctx *c, node *n, tc_tensor **out) {
+  if (n->kind == N_NAME) {   /* a variable (a loop's common operand): its tensor, without a value around it */
+    bool is_fn;
+    tc_tensor *t = scope_lookup(c, n->str, &n->slot, &is_fn);
+    if (t) { *out = tc_tensor_ref(t); return 0; }
+  }
   if (n->kind != N_INT || !n->ubig) return eval_tensor(c, n, out);
   tc_tensor *t = tc_scalar_i64((int64_t)n->uval, true, c->err), *u = t ? tc_cast(t, TC_DT_U64, c->err) : NULL;
   tc_tensor_free(t);
@@ -542,11 +547,10 @@ static int eval_chain(ctx *c, node *n, value *out) {
   for (int i = ns - 1; i >= 0 && rc == 0; i--) {
     tc_tensor *b;
     if (eval_operand(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
-    tc_tensor *r = tc_binary((tc_op)spine[i]->op, acc, b, c->err);
-    tc_tensor_free(acc);
+    /* acc = acc OP b: in acc's own storage when it is a scalar nothing else holds (the chain's temporary) */
+    rc = tc_binary_inplace((tc_op)spine[i]->op, &acc, b, c->err);
     tc_tensor_free(b);
-    acc = r;
-    if (!r) { locate(c, spine[i]); rc = -1; }
+    if (rc != 0) locate(c, spine[i]);
   }
   if (rc != 0) tc_tensor_free(acc);
   if (spine != small) free(spine);

@@ -87,6 +87,9 @@ void session_free_fn(ufunc *u);
 
 int eval(ctx *c, node *n, value *out);
 int eval_tensor(ctx *c, node *n, tc_tensor **out);
+/* eval_tensor for an operand of an operator, where a literal above the
+ * i64 maximum is a weak u64. */
+int eval_operand(ctx *c, node *n, tc_tensor **out);
 /* Sets an error of the given code at node n (if none is set yet); returns -1. */
 int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *arg);
 /* Points an error from the core at n's operator or function name. */

@@ -139,6 +139,11 @@ static int check_interrupt(ctx *c, node *loop) {
 static int truth(ctx *c, node *n, bool *out) {
   tc_tensor *t;
   if (eval_tensor(c, n, &t) != 0) return -1;
+  if (t->ndim == 0 && t->dtype == TC_DT_BOOL && tc_tensor_host_data(t) && tc_scalar_fast()) {   /* a comparison's result: read it */
+    *out = *(const uint8_t *)tc_tensor_host_data(t) != 0;
+    tc_tensor_free(t);
+    return 0;
+  }
   if (tc_numel(t) != 1) {
     char shape[TC_MAX_DIMS * 24 + 4];
     tc_format_dims(shape, sizeof shape, t->ndim, t->shape);
@@ -209,18 +214,55 @@ static int exec_for(ctx *c, node *n) {
                      "for iterates over the first axis of a tensor; a 0-d value has none (use [x] for one pass)");
   }
   int rc = X_OK;
+  tc_tensor *row = NULL;   /* the last row bound to the name; the loop holds a reference too */
+  bool step_ok = tc_numel(t) > 0 && tc_scalar_fast();   /* an empty tensor's rows all have its offset */
+  /* where the name's variable is: its table and index (a block neither removes nor reorders variables,
+     but may grow the table, which moves it) */
+  var *const *tabp = NULL, *tab = NULL;
+  int idx = 0;
   for (int64_t k = 0; k < t->shape[0]; k++) {
     if (check_interrupt(c, n) != 0) { rc = -1; break; }
-    tc_index_item it = {.kind = TC_IDX_INT, .i = k};
-    tc_tensor *row = tc_getitem(t, 1, &it, c->err);
-    if (!row) { locate(c, n->kids[0]); rc = -1; break; }
-    if (bind_name(c, n, n->str, row) != 0) { rc = -1; break; }
+    if (step_ok && row && row->refcnt == 2 && *tabp == tab && tab[idx].t == row) {
+      /* the name still holds the last row, and nothing else does: the same view, one row on */
+      row->offset += t->strides[0];
+    } else {
+      tc_index_item it = {.kind = TC_IDX_INT, .i = k};
+      tc_tensor_free(row);
+      row = tc_getitem(t, 1, &it, c->err);
+      if (!row) { locate(c, n->kids[0]); rc = -1; break; }
+      if (bind_name(c, n, n->str, tc_tensor_ref(row)) != 0) { rc = -1; break; }
+      bool local;
+      var *v = scope_find(c, n->str, &n->slot, &local);
+      tabp = local ? &c->s->frames[c->s->nframes - 1].locals : &c->s->vars;
+      tab = *tabp;
+      idx = (int)(v - tab);
+    }
     rc = exec_block(c, n->kids[1]);
     if (rc == X_BREAK) { rc = X_OK; break; }
     if (rc == X_CONTINUE) rc = X_OK;
     if (rc != X_OK) break;
   }
+  tc_tensor_free(row);
   tc_tensor_free(t);
+  return rc;
+}
+
+/* x OP= e (and x = x OP e) on a variable x of this scope: x's value goes
+ * into the op as the reference the variable holds, so that a scalar
+ * nothing else holds is updated where it is (tc_binary_inplace); an error
+ * points at `at`, the operator. 1: not that case. */
+static int update_in_scope(ctx *c, node *at, tc_op op, node *target, node *e) {
+  bool local;
+  var *x = scope_find(c, target->str, &target->slot, &local);
+  if (!x || x->fn || (!local && c->s->nframes > 0)) return 1;
+  var *table = local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars;
+  tc_tensor *b;
+  if (eval_operand(c, e, &b) != 0) return -1;
+  if (table != (local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars))   /* e grew the table */
+    x = scope_find(c, target->str, &target->slot, &local);
+  int rc = tc_binary_inplace(op, &x->t, b, c->err);
+  tc_tensor_free(b);
+  if (rc != 0) locate(c, at);
   return rc;
 }
 
@@ -228,6 +270,13 @@ static int exec_for(ctx *c, node *n) {
  * evaluate x OP (e) (x[i] OP (e)) and assign that. */
 static int exec_assign(ctx *c, node *n) {
   node *target = n->kids[0], *val = n->kids[1];
+  if (target->kind == N_NAME && tc_scalar_fast()) {
+    int rc = 1;
+    if (n->op >= 0) rc = update_in_scope(c, n, (tc_op)n->op, target, val);
+    else if (val->kind == N_BINOP && val->kids[0]->kind == N_NAME && !strcmp(val->kids[0]->str, target->str))
+      rc = update_in_scope(c, val, (tc_op)val->op, target, val->kids[1]);   /* x = x OP e: the same */
+    if (rc <= 0) return rc;
+  }
   node op_node, *pair[2] = {target, val};
   if (n->op >= 0) {
     op_node = (node){.kind = N_BINOP, .start = n->start, .end = n->end, .ostart = n->ostart, .oend = n->oend,

@@ -277,8 +277,137 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
   return out;
 }
 
+/* ---- scalars ----
+ * A script's loop runs scalar statements millions of times. Two 0-d
+ * operands held by the CPU engine, when it is the current one, take a
+ * short path: the same typing, supported check, pre-check and kernel (or
+ * overflow judgement) as the general path, in the same order, without its
+ * broadcasting, views and operand references. TCALC_SCALAR_FAST=0 turns
+ * it off, with the interpreter's own shortcuts (tests/scalar compares the
+ * output of both). */
+bool tc_scalar_fast(void) {
+  static int on = -1;
+  if (on < 0) {
+    const char *v = getenv("TCALC_SCALAR_FAST");
+    on = !(v && !strcmp(v, "0"));
+  }
+  return on;
+}
+
+typedef struct { tc_dtype kdt, odt; bool weak; } scalar_type;
+
+/* The typing of a OP b, remembered for each (op, dtypes, weakness) whose
+ * typing does not read the values (all but a weak integer literal meeting
+ * a typed integer: whether it fits is judged each time). general: the
+ * general path's case (no kernel, an operand to convert first, matmul). */
+typedef struct { unsigned key; scalar_type st; bool general, check; } scalar_memo;
+#define SCALAR_MEMO 256
+static scalar_memo scalar_memos[SCALAR_MEMO];
+
+static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m, tc_err *err) {
+  m->general = true;
+  if (tc_op_family(op) == TC_FAM_MATMUL) return 0;
+  tc_dtype dt;
+  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return -1;
+  m->st.kdt = kernel_dtype(op, dt);
+  m->st.odt = result_dtype(op, m->st.kdt);
+  m->st.weak = a->weak && b->weak && tc_op_keeps_weak(op) && m->st.odt != TC_DT_BOOL;
+  m->check = tc_op_check(op) != TC_CHECK_NONE;
+  /* an op with a pre-check reads converted operands: the general path converts them; an op the engine
+     lacks: the general path says why */
+  m->general = !tc_op_supported(op, dt, TC_ENGINE_CPU) || (m->check && (a->dtype != m->st.kdt || b->dtype != m->st.kdt));
+  return 0;
+}
+
+/* 1: a OP b takes the short path (typed in *st, its pre-check passed);
+ * 0: the general path's case; -1: an error, as the general path gives it. */
+static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, tc_err *err) {
+  if (a->ndim != 0 || b->ndim != 0 || tc_get_engine() != TC_ENGINE_CPU || a->storage->engine != TC_ENGINE_CPU ||
+      b->storage->engine != TC_ENGINE_CPU || !tc_scalar_fast())
+    return 0;
+  unsigned key = ((unsigned)op << 10 | (unsigned)a->dtype << 6 | (unsigned)b->dtype << 2 | (unsigned)a->weak << 1 |
+                  (unsigned)b->weak) + 1;
+  scalar_memo *m = &scalar_memos[(key ^ key >> 8) % SCALAR_MEMO], fresh;
+  if (m->key != key) {
+    tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
+    bool by_value = a->weak != b->weak && w->dtype != TC_DT_F64 && tc_dtype_class(s->dtype) == TC_CLASS_INT;
+    if (by_value) m = &fresh;
+    if (scalar_memo_fill(op, a, b, m, err) != 0) { m->key = 0; return -1; }
+    m->key = by_value ? 0 : key;
+  }
+  if (m->general) return 0;
+  *st = m->st;
+  if (m->check && precheck(op, b, 0, NULL, err) != 0) { annotate(err, op, (int)st->kdt); return -1; }
+  return 1;
+}
+
+/* The kernel of a short-path a OP b into out, a 0-d CPU tensor of st's dtype. */
+static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
+  tc_call c;   /* the fields an elementwise call has (zeroing all of them is a cost of its own here) */
+  c.kind = TC_CALL_EW;
+  c.op = op;
+  c.dtype = st->kdt;
+  c.nin = 2;
+  c.in[0] = a;
+  c.in[1] = b;
+  c.in[2] = NULL;
+  c.out = out;
+  int rc = tc_overflow_judges(op, st->kdt) ? tc_overflow_ew(op, st->kdt, 2, c.in, out, err) : run(&c, err);
+  if (rc != 0) annotate(err, op, (int)st->kdt);
+  return rc;
+}
+
+int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
+  tc_tensor *a = *pa;
+  /* not a read-only file mapping (load(path, mmap=true)) */
+  if (a->ndim == 0 && a->refcnt == 1 && a->storage->refcnt == 1 && !a->storage->map) {
+    scalar_type st;
+    int k = scalar_typing(op, a, b, &st, err);
+    if (k < 0) return -1;
+    size_t size = k > 0 ? tc_dtype_size(st.odt) : 0;
+    uint64_t lim = tc_get_max_memory();
+    /* the result is a's dtype and kind: it goes where a's value is, unless the general path's new result
+       would not fit the memory limit (it reports that) */
+    if (k > 0 && st.odt == a->dtype && st.weak == a->weak && size <= lim && tc_mem_in_use() <= lim - size) {
+      _Alignas(8) char bits[8];   /* the kernel writes here first: an error leaves a as it was */
+      tc_storage s = {.refcnt = 1, .engine = TC_ENGINE_CPU, .data = bits, .nbytes = size};
+      tc_tensor out;
+      out.refcnt = 1;
+      out.dtype = st.odt;
+      out.weak = false;
+      out.ndim = 0;
+      out.offset = 0;
+      out.storage = &s;
+      if (scalar_kernel(op, &st, a, b, &out, err) != 0) return -1;
+      char *to = tc_tensor_data(a);
+      switch (size) {   /* fixed sizes: a memcpy of a variable size is a slow string move here */
+      case 1: memcpy(to, bits, 1); break;
+      case 2: memcpy(to, bits, 2); break;
+      case 4: memcpy(to, bits, 4); break;
+      default: memcpy(to, bits, 8); break;
+      }
+      return 0;
+    }
+  }
+  tc_tensor *r = tc_binary(op, a, b, err);
+  if (!r) return -1;
+  tc_tensor_free(a);
+  *pa = r;
+  return 0;
+}
+
 /* ---- operations ---- */
 tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  scalar_type st;
+  int k = scalar_typing(op, a, b, &st, err);
+  if (k < 0) return NULL;
+  if (k > 0) {
+    tc_tensor *out = tc_tensor_new(st.odt, 0, NULL, err);
+    if (!out) { annotate(err, op, (int)st.kdt); return NULL; }
+    if (scalar_kernel(op, &st, a, b, out, err) != 0) { tc_tensor_free(out); return NULL; }
+    out->weak = st.weak;
+    return out;
+  }
   if (tc_op_family(op) == TC_FAM_MATMUL) return tc_linalg_binary(op, a, b, err);   /* a @ b */
   tc_dtype dt;
   if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;

@@ -11,14 +11,18 @@
 #define TC_CLASS_OF_INT TC_CLASS_INT, false
 #define TC_CLASS_OF_UINT TC_CLASS_INT, true
 #define TC_CLASS_OF_FLT TC_CLASS_FLT, false
-static const struct { const char *name; size_t size; tc_class cls; bool uns; int bits; } dtype_info[] = {
-#define X(E, n, S, C, CLS, B, ...) {n, sizeof(S), TC_CLASS_OF_##CLS, B},
+static const struct { const char *name; tc_class cls; bool uns; int bits; } dtype_info[] = {
+#define X(E, n, S, C, CLS, B, ...) {n, TC_CLASS_OF_##CLS, B},
   TC_DTYPES(X, _)
 #undef X
 };
 
 const char *tc_dtype_name(tc_dtype dt) { return dtype_info[dt].name; }
-size_t tc_dtype_size(tc_dtype dt) { return dtype_info[dt].size; }
+const unsigned char tc_dtype_sizes[] = {
+#define X(E, n, S, ...) sizeof(S),
+  TC_DTYPES(X, _)
+#undef X
+};
 tc_class tc_dtype_class(tc_dtype dt) { return dtype_info[dt].cls; }
 int tc_dtype_bits(tc_dtype dt) { return dtype_info[dt].bits; }
 bool tc_dtype_is_unsigned(tc_dtype dt) { return dtype_info[dt].uns; }

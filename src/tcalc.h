@@ -108,7 +108,9 @@ typedef struct tc_tensor {
 /* ---- tables ---- */
 const char *tc_dtype_name(tc_dtype dt);
 int tc_dtype_from_name(const char *name);       /* -1 if none */
-size_t tc_dtype_size(tc_dtype dt);
+/* bytes per element; inline: every op on every tensor asks */
+extern const unsigned char tc_dtype_sizes[];
+static inline size_t tc_dtype_size(tc_dtype dt) { return tc_dtype_sizes[dt]; }
 tc_class tc_dtype_class(tc_dtype dt);
 int tc_dtype_bits(tc_dtype dt);
 bool tc_dtype_is_unsigned(tc_dtype dt);
@@ -221,6 +223,14 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
 
 /* ---- operations (borrow arguments, return a new reference or NULL) ---- */
 tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
+/* *a = *a OP b, where the caller owns the reference *a: a 0-d result of
+ * the same dtype and weakness goes into *a's storage when nothing else
+ * holds it (a scalar loop's accumulator), else *a is replaced by
+ * tc_binary's result. On error *a is unchanged. */
+int tc_binary_inplace(tc_op op, tc_tensor **a, tc_tensor *b, tc_err *err);
+/* Whether the short paths for scalars are on (TCALC_SCALAR_FAST=0 turns
+ * them off, to compare their output with the general path's). */
+bool tc_scalar_fast(void);
 tc_tensor *tc_unary(tc_op op, tc_tensor *x, tc_err *err);
 tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err);
 tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err);

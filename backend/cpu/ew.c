@@ -176,7 +176,7 @@ static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int6
 }
 
 static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
-  if (tc_numel(c->out) == 1) {   /* one element (a scalar loop's statement): no plan to make */
+  if (c->out->ndim == 0 || tc_numel(c->out) == 1) {   /* one element (a scalar loop's statement): no plan to make */
     char *p[CPU_MAX_OPS];
     int64_t s[CPU_MAX_OPS] = {0};
     ctx->nop = c->nin + 1;
