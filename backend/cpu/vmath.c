@@ -49,6 +49,21 @@ VM_FUNCS(VM_DECL)
 VM_FUNCS(VM_DECL1)
 
 /* ---- fix-ups outside SLEEF's 1-ulp range ---- */
+/* The x vm_fix replaces are 0 < |x| < tiny and finite |x| > huge (NaN is
+ * neither); the kernels test a whole block against the same bounds first. */
+static inline void vm_fix_range(tc_op op, bool f32, double *tiny, double *huge) {
+  *tiny = 0;
+  *huge = INFINITY;
+  switch (op) {
+  case TC_OP_SINH: *tiny = f32 ? 0x1p-12 : 0x1p-27; *huge = f32 ? 88.0 : 709.0; break;
+  case TC_OP_COSH: *huge = f32 ? 88.0 : 709.0; break;
+  case TC_OP_TANH: case TC_OP_TAN: *tiny = f32 ? 0x1p-12 : 0x1p-27; break;
+  case TC_OP_ERF: *tiny = f32 ? 0x1p-14 : 0; break;
+  case TC_OP_LOG1P: *tiny = f32 ? 0x1p-25 : 0x1p-54; *huge = f32 ? 1e30 : 1e300; break;
+  default: break;
+  }
+}
+
 /* Where SLEEF's result for x is replaced, *r is the replacement (in the
  * element's precision or better) and the answer true. Each case is a
  * scalar computation, the same on every path:
@@ -61,47 +76,23 @@ VM_FUNCS(VM_DECL1)
  *   log1p of tiny x (flushed): x, within x/2; f32 erf of tiny x (1.05
  *   ulp off near the subnormals): 2x/sqrt(pi) in f64. */
 static inline bool vm_fix(tc_op op, double x, bool f32, double *r) {
-  double ax = fabs(x);
-  switch (op) {
-  case TC_OP_SINH:
-  case TC_OP_COSH:
-    if (ax > (f32 ? 88.0 : 709.0) && ax <= DBL_MAX) {
-      double e = f32 ? exp(ax - 0.693147180559945309417232121458176568)
-                     : (double)expl((long double)ax - 0.693147180559945309417232121458176568L);
-      *r = op == TC_OP_SINH && x < 0 ? -e : e;
-      return true;
-    }
-    if (op == TC_OP_SINH && ax < (f32 ? 0x1p-12 : 0x1p-27) && x != 0) { *r = x; return true; }
-    return false;
-  case TC_OP_TANH:
-  case TC_OP_TAN:
-    if (ax < (f32 ? 0x1p-12 : 0x1p-27) && x != 0) { *r = x; return true; }
-    return false;
-  case TC_OP_ERF:
-    if (f32 && ax < 0x1p-14 && x != 0) { *r = x * 1.1283791670955125739; return true; }
-    return false;
-  case TC_OP_LOG1P:
-    if (x > (f32 ? 1e30 : 1e300) && x <= DBL_MAX) { *r = log(x); return true; }
-    if (ax < (f32 ? 0x1p-25 : 0x1p-54) && x != 0) { *r = x; return true; }
-    return false;
-  default:
-    return false;
+  double ax = fabs(x), tiny, huge;
+  vm_fix_range(op, f32, &tiny, &huge);
+  if (ax < tiny && x != 0) {
+    *r = op == TC_OP_ERF ? x * 1.1283791670955125739 : x;
+    return true;
   }
-}
-
-/* A superset of the x vm_fix replaces, cheap to test on a whole block:
- * 0 < |x| < tiny or |x| > huge (NaN is neither). */
-static inline void vm_fix_range(tc_op op, bool f32, double *tiny, double *huge) {
-  *tiny = 0;
-  *huge = INFINITY;
-  switch (op) {
-  case TC_OP_SINH: *tiny = f32 ? 0x1p-12 : 0x1p-27; *huge = f32 ? 88.0 : 709.0; break;
-  case TC_OP_COSH: *huge = f32 ? 88.0 : 709.0; break;
-  case TC_OP_TANH: case TC_OP_TAN: *tiny = f32 ? 0x1p-12 : 0x1p-27; break;
-  case TC_OP_ERF: *tiny = f32 ? 0x1p-14 : 0; break;
-  case TC_OP_LOG1P: *tiny = f32 ? 0x1p-25 : 0x1p-54; *huge = f32 ? 1e30 : 1e300; break;
-  default: break;
+  if (!(ax > huge && ax <= DBL_MAX)) return false;
+  if (op == TC_OP_LOG1P) {
+    if (x < 0) return false;
+    *r = log(x);
+    return true;
   }
+  /* sinh, cosh */
+  double e = f32 ? exp(ax - 0.693147180559945309417232121458176568)
+                 : (double)expl((long double)ax - 0.693147180559945309417232121458176568L);
+  *r = op == TC_OP_SINH && x < 0 ? -e : e;
+  return true;
 }
 
 /* ---- kernels ---- */
