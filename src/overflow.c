@@ -141,54 +141,6 @@ static char *host_copy(tc_tensor *t, tc_err *err) {
   return buf;
 }
 
-/* The common case, add/sub/mul of two operands already of the kernel
- * dtype: a typed loop over __builtin_*_overflow, stamped per integer dtype.
- * Blocks of OVF_BLOCK are computed wrapping with the overflow flags ORed
- * (a loop without exits, which the compiler vectorises); only a block whose
- * flag is set is gone over again for its first overflowing index (check)
- * or its clamped values (saturate). Returns the first overflowing index
- * under check, else -1 (o filled, clamped). */
-#define OVF_BLOCK 1024
-#define OVF_LOOP(BUILTIN, SAT) \
-  for (int64_t i0 = 0; i0 < n; i0 += OVF_BLOCK) { \
-    int64_t m = n - i0 < OVF_BLOCK ? n - i0 : OVF_BLOCK; \
-    bool any = false; \
-    for (int64_t i = i0; i < i0 + m; i++) { \
-      S r; \
-      any |= BUILTIN(a[i], b[i], &r); \
-      o[i] = r; \
-    } \
-    if (!any) continue; \
-    for (int64_t i = i0; i < i0 + m; i++) { \
-      S r, x = a[i], y = b[i]; \
-      if (!BUILTIN(x, y, &r)) continue; \
-      if (check) return i; \
-      o[i] = (SAT); \
-    } \
-  } \
-  return -1;
-#define K_OVF(E, n_, S_, ...) \
-  static int64_t ovf_##E(tc_op op, const void *a_, const void *b_, void *o_, int64_t n, bool check, S_ lo, S_ hi) { \
-    typedef S_ S; \
-    const S *a = a_, *b = b_; \
-    S *o = o_; \
-    switch (op) { \
-    case TC_OP_ADD: OVF_LOOP(__builtin_add_overflow, y > 0 ? hi : lo) \
-    case TC_OP_SUB: OVF_LOOP(__builtin_sub_overflow, x >= y ? hi : lo) \
-    default: OVF_LOOP(__builtin_mul_overflow, (x > 0) == (y > 0) ? hi : lo) \
-    } \
-  }
-TC_FOR_INT(K_OVF, _)
-
-static int64_t ovf_typed(tc_op op, tc_dtype dt, const void *a, const void *b, void *o, int64_t n, bool check) {
-  switch (dt) {
-#define OVF_CASE(E, n_, S, ...) case TC_DT_##E: return ovf_##E(op, a, b, o, n, check, (S)lo_of(dt), (S)hi_of(dt));
-  TC_FOR_INT(OVF_CASE, _)
-#undef OVF_CASE
-  default: return -2;
-  }
-}
-
 /* Element flat of a result of dtype dt: e clamped into o, or under check,
  * when e does not fit, integer_overflow at flat's index of shape. */
 static int put_judged(exact e, tc_dtype dt, char *o, int64_t flat, tc_op op, int ndim, const int64_t *shape,
@@ -289,55 +241,192 @@ static bool range_fits(tc_dtype dt, const char *a, int64_t n, i128 lo, i128 hi) 
   return true;
 }
 
-/* neg and abs of an operand of the kernel dtype: whether no element can
- * leave it (then the engine's kernel runs). */
-static bool unary_fits(tc_op op, tc_dtype kdt, tc_tensor *x) {
-  if (x->dtype != kdt || (op != TC_OP_NEG && op != TC_OP_ABS)) return false;
-  if (op == TC_OP_ABS && tc_dtype_is_unsigned(kdt)) return true;   /* the identity */
-  int64_t n = tc_numel(x);
-  if (n == 0) return true;
-  char *owned = NULL;
-  tc_err e;
-  tc_err_clear(&e);
-  const char *a = host_read(x, &owned, &e);
-  /* signed: every element but MIN; unsigned neg: zeros only */
-  bool ok = a && range_fits(kdt, a, n, tc_dtype_is_unsigned(kdt) ? 0 : lo_of(kdt) + 1, tc_dtype_is_unsigned(kdt) ? 0 : hi_of(kdt));
-  free(owned);
-  return ok;
+/* ---- elementwise ops and integer casts, on the CPU engine's threads ----
+ * A job is split in tasks of whole blocks of OVF_BLOCK elements. In the
+ * common case (add, sub, mul, neg, abs with operands of the kernel dtype;
+ * a cast between integer dtypes) one loop per block, which the compiler
+ * vectorises, computes the wrapping result and folds a flag that is clear
+ * when no element of the block can have left the dtype: add/sub the sign
+ * test of two's complement (the carry when unsigned); mul of 32 bits or
+ * fewer and neg/abs of those the result in 64 bits; 64-bit mul the
+ * operands' bit lengths, whose sum bounds the product's; 64-bit neg/abs no
+ * MIN (no non-zero when unsigned); a cast the block's least and greatest
+ * value. Only a flagged block (and every block of the other cases) is
+ * judged element by element on its exact results (judge_range): its first
+ * overflowing index under check, its clamped values under saturate. Each
+ * task's range is fixed by its index and under check the least index over
+ * the tasks is reported: nothing depends on the thread count. */
+#define OVF_BLOCK 1024
+#define OVF_MAXT 512   /* cpu_split's most tasks: twice the pool's most threads */
+
+typedef struct {
+  tc_op op;              /* TC_OP_CAST for a cast */
+  tc_dtype da, db, kdt;  /* the operands' dtypes (a cast's source), the result's */
+  const char *a, *b;     /* b: NULL for unary ops and casts */
+  int64_t sa, sb;        /* 1, or 0 for an operand broadcast from one element */
+  char *o;
+  int64_t n, per;
+  bool check, fused;     /* fused: the block loops below apply */
+  int64_t *bad;          /* per task: its first overflowing index, or -1 */
+} fjob;
+
+/* The exact result of each element of [i0, i1), clamped into o; under
+ * check, the first that does not fit (o then unfinished), else -1. The CPU
+ * engine hands operands over unconverted (it converts inside its kernels):
+ * each is read in its own dtype; a weak literal was checked to fit kdt, a
+ * promotion only widens, so the value is the same. */
+static int64_t judge_range(const fjob *j, int64_t i0, int64_t i1) {
+  size_t sza = tc_dtype_size(j->da), szb = tc_dtype_size(j->db), sz = tc_dtype_size(j->kdt);
+  for (int64_t i = i0; i < i1; i++) {
+    i128 x = load(j->da, j->a + (size_t)(i * j->sa) * sza), y = j->b ? load(j->db, j->b + (size_t)(i * j->sb) * szb) : 0;
+    exact e = j->op == TC_OP_CAST ? ex(x) : ew_exact(j->op, x, y);
+    if (!fits(e, j->kdt) && j->check) return i;
+    store(j->kdt, j->o + (size_t)i * sz, clamp(e, j->kdt));
+  }
+  return -1;
+}
+
+/* The block loops, stamped per dtype S of the operands (W: 64 bits of S's
+ * signedness). Each returns true when the block [i0, i0 + m) is computed
+ * and none of its elements can have overflowed. */
+#define OVF_W_INT int64_t
+#define OVF_W_UINT uint64_t
+/* a binary loop over x = a[i], y = b[i] (either one broadcast), folding f */
+#define FUSED_BIN(BODY) \
+  if (j->sa && j->sb) { for (int64_t i = 0; i < m; i++) { S x = a[i], y = b[i]; BODY } } \
+  else if (j->sa) { const S y = b[0]; for (int64_t i = 0; i < m; i++) { S x = a[i]; BODY } } \
+  else { const S x = a[0]; for (int64_t i = 0; i < m; i++) { S y = b[i]; BODY } }   /* b contiguous, or m == 1 */
+#define FUSED_UN(BODY) for (int64_t i = 0; i < m; i++) { S x = a[i]; BODY }
+/* r in 64 bits, stored in S; f notes whether it fits */
+#define FUSED_NARROW(R) { W r = (R); o[i] = (S)r; f |= (U)(r ^ (W)(S)r); }
+#define K_FUSED(E, n_, S_, C_, CLS, ...) \
+  CPU_CLONES static bool fused_##E(const fjob *j, int64_t i0, int64_t m) { \
+    typedef S_ S; \
+    typedef OVF_W_##CLS W; \
+    typedef uint64_t U; \
+    const bool uns = (S)-1 > 0, narrow = sizeof(S) < 8; \
+    const S mn = uns ? 0 : (S)((U)1 << (sizeof(S) * 8 - 1)); \
+    const S *a = (const S *)(const void *)j->a + i0 * j->sa, *b = j->b ? (const S *)(const void *)j->b + i0 * j->sb : NULL; \
+    S *o = (S *)(void *)j->o + i0; \
+    U f = 0, va = 0, vb = 0; \
+    switch (j->op) { \
+    case TC_OP_ADD: \
+      if (narrow) { FUSED_BIN(FUSED_NARROW((W)x + (W)y)) } \
+      else { FUSED_BIN(S r = (S)((U)x + (U)y); o[i] = r; f |= uns ? (U)(r < x) : (U)((x ^ r) & (y ^ r)) >> 63;) } \
+      return f == 0; \
+    case TC_OP_SUB: \
+      if (narrow) { FUSED_BIN(FUSED_NARROW((W)x - (W)y)) } \
+      else { FUSED_BIN(S r = (S)((U)x - (U)y); o[i] = r; f |= uns ? (U)(x < y) : (U)((x ^ y) & (x ^ r)) >> 63;) } \
+      return f == 0; \
+    case TC_OP_MUL: \
+      if (narrow) { FUSED_BIN(FUSED_NARROW((W)x * (W)y)) return f == 0; } \
+      /* |x| <= 2^la, |y| <= 2^lb: the product fits in la + lb bits (and a sign) */ \
+      FUSED_BIN(o[i] = (S)((U)x * (U)y); va |= uns ? (U)x : (U)((W)x ^ ((W)x >> 63)); vb |= uns ? (U)y : (U)((W)y ^ ((W)y >> 63));) \
+      return (va ? 64 - __builtin_clzll(va) : 0) + (vb ? 64 - __builtin_clzll(vb) : 0) <= (uns ? 64 : 62); \
+    case TC_OP_NEG: \
+      if (narrow) { FUSED_UN(FUSED_NARROW(-(W)x)) } \
+      else { FUSED_UN(o[i] = (S)(0 - (U)x); f |= uns ? (U)(x != 0) : (U)(x == mn);) } \
+      return f == 0; \
+    case TC_OP_ABS: \
+      if (uns) { FUSED_UN(o[i] = x;) } \
+      /* (x >> (width - 1)): x < 0, written so that it compiles for the unsigned types too */ \
+      else if (narrow) { FUSED_UN(FUSED_NARROW(x >> (sizeof(S) * 8 - 1) ? -(W)x : (W)x)) } \
+      else { FUSED_UN(o[i] = x >> (sizeof(S) * 8 - 1) ? (S)(0 - (U)x) : x; f |= (U)(x == mn);) } \
+      return f == 0; \
+    default: { /* a cast to kdt: the block's range, then its low bits */ \
+      S lo = a[0], hi = a[0]; \
+      FUSED_UN(lo = x < lo ? x : lo; hi = x > hi ? x : hi;) \
+      if ((i128)lo < lo_of(j->kdt) || (i128)hi > hi_of(j->kdt)) return false; \
+      switch (tc_dtype_size(j->kdt)) { \
+      case 1: { uint8_t *d = (uint8_t *)j->o + i0; FUSED_UN(d[i] = (uint8_t)x;) break; } \
+      case 2: { uint16_t *d = (uint16_t *)(void *)j->o + i0; FUSED_UN(d[i] = (uint16_t)x;) break; } \
+      case 4: { uint32_t *d = (uint32_t *)(void *)j->o + i0; FUSED_UN(d[i] = (uint32_t)x;) break; } \
+      default: { uint64_t *d = (uint64_t *)(void *)j->o + i0; FUSED_UN(d[i] = (uint64_t)x;) break; } \
+      } \
+      return true; \
+    } \
+    } \
+  }
+TC_FOR_INT(K_FUSED, _)
+
+static bool fused_block(const fjob *j, int64_t i0, int64_t m) {
+  switch (j->da) {
+#define FUSED_CASE(E, ...) case TC_DT_##E: return fused_##E(j, i0, m);
+  TC_FOR_INT(FUSED_CASE, _)
+#undef FUSED_CASE
+  default: return false;
+  }
+}
+
+static int fused_task(void *ctx, int task, int worker) {
+  fjob *j = ctx;
+  (void)worker;
+  int64_t lo = (int64_t)task * j->per, hi = j->n - lo < j->per ? j->n : lo + j->per;
+  j->bad[task] = -1;
+  for (int64_t i0 = lo; i0 < hi; i0 += OVF_BLOCK) {
+    if (tc_interrupt_flag) return -1;
+    int64_t m = hi - i0 < OVF_BLOCK ? hi - i0 : OVF_BLOCK;
+    if (j->fused && fused_block(j, i0, m)) continue;
+    if ((j->bad[task] = judge_range(j, i0, i0 + m)) >= 0) return 0;
+  }
+  return 0;
+}
+
+/* Runs j over its n elements into j->o: 0, or under check the first
+ * overflowing index (*bad), or -1 when interrupted. */
+static int fused_run(fjob *j, int64_t *bad) {
+  *bad = -1;
+  if (j->n == 0) return 0;
+  int64_t first[OVF_MAXT], tasks = cpu_split(j->n, CPU_PAR_MIN);
+  if (tasks > OVF_MAXT) tasks = OVF_MAXT;
+  j->per = (j->n + tasks - 1) / tasks;
+  j->per = (j->per + OVF_BLOCK - 1) / OVF_BLOCK * OVF_BLOCK;
+  int nt = (int)((j->n + j->per - 1) / j->per);
+  j->bad = first;
+  int rc = nt <= 1 ? fused_task(j, 0, 0) : cpu_parallel(nt, fused_task, j);
+  *bad = -1;
+  for (int t = 0; rc == 0 && t < nt && *bad < 0; t++) *bad = first[t];
+  return rc == 0 ? 0 : -1;
+}
+
+/* An operand for the block loops: contiguous in host memory (stride 1) or
+ * one element broadcast (stride 0); NULL when it is neither. */
+static const char *fused_operand(tc_tensor *t, int64_t *stride) {
+  const char *p = tc_tensor_host_data(t);
+  if (!p) return NULL;
+  bool one = true;
+  for (int d = 0; d < t->ndim; d++) one &= t->shape[d] == 1 || t->strides[d] == 0;
+  *stride = one ? 0 : 1;
+  return one || tc_is_contiguous(t) ? p : NULL;
 }
 
 int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err) {
-  if (nin == 1 && unary_fits(op, kdt, in[0])) return 1;
-  int64_t n = tc_numel(out);
-  size_t sz = tc_dtype_size(kdt);
+  if (op == TC_OP_ABS && tc_dtype_is_unsigned(kdt) && in[0]->dtype == kdt) return 1;   /* the identity: the engine's kernel */
+  int64_t n = tc_numel(out), bad;
   char *oa = NULL, *ob = NULL, *o = NULL, *direct = NULL;
-  const char *a = host_read(in[0], &oa, err), *b = nin > 1 && a ? host_read(in[1], &ob, err) : NULL;
+  fjob j = {.op = op, .da = in[0]->dtype, .db = nin > 1 ? in[1]->dtype : kdt, .kdt = kdt, .n = n,
+            .check = policy == TC_OVERFLOW_CHECK};
+  j.a = fused_operand(in[0], &j.sa);
+  if (nin > 1) j.b = fused_operand(in[1], &j.sb);
+  /* otherwise (another engine's memory, a strided view, a lone broadcast operand) a contiguous host copy */
+  if (!j.a || (n > 1 && j.sa == 0 && (nin == 1 || j.sb == 0))) { j.a = host_read(in[0], &oa, err); j.sa = 1; }
+  if (nin > 1 && j.a && !j.b) { j.b = host_read(in[1], &ob, err); j.sb = 1; }
   int rc = -1;
-  if (!a || (nin > 1 && !b)) goto done;
+  if (!j.a || (nin > 1 && !j.b)) goto done;
   /* the result is written in place when it lies in host memory (the CPU
    * engine's), else in a buffer copied to it at the end */
   direct = tc_tensor_host_data(out) ? tc_tensor_data(out) : NULL;
-  o = direct ? direct : malloc((size_t)(n ? n : 1) * sz);
+  o = direct ? direct : malloc((size_t)(n ? n : 1) * tc_dtype_size(kdt));
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
-  bool check = policy == TC_OVERFLOW_CHECK;
-  tc_dtype da = in[0]->dtype, db = nin > 1 ? in[1]->dtype : kdt;
-  size_t sza = tc_dtype_size(da), szb = tc_dtype_size(db);
-  char what[96];
-  snprintf(what, sizeof what, "the exact result of %s", tc_op_name(op));
-  if ((op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL) && da == kdt && db == kdt) {
-    int64_t bad = ovf_typed(op, kdt, a, b, o, n, check);
-    if (bad >= 0) {
-      rc = overflow_error(err, op, kdt, out->ndim, out->shape, bad, what);
-      goto done;
-    }
-    n = 0;   /* done: skip the general loop */
-  }
-  for (int64_t i = 0; i < n; i++) {
-    if ((i & 0xffff) == 0 && tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
-    /* the CPU engine hands operands over unconverted (it converts inside its kernels): read each in its
-       own dtype; a weak literal was checked to fit kdt, a promotion only widens, so the value is the same */
-    i128 x = load(da, a + (size_t)i * sza), y = b ? load(db, b + (size_t)i * szb) : 0;
-    if (put_judged(ew_exact(op, x, y), kdt, o, i, op, out->ndim, out->shape, what, err) != 0) goto done;
+  j.o = o;
+  j.fused = j.da == kdt && j.db == kdt &&
+            (op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL || op == TC_OP_NEG || op == TC_OP_ABS);
+  if (fused_run(&j, &bad) != 0) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
+  if (bad >= 0) {
+    char what[96];
+    snprintf(what, sizeof what, "the exact result of %s", tc_op_name(op));
+    rc = overflow_error(err, op, kdt, out->ndim, out->shape, bad, what);
+    goto done;
   }
   rc = direct ? 0 : tc_tensor_write(out, o, err);
 done:
@@ -353,10 +442,44 @@ bool tc_overflow_judges_cast(tc_dtype from, tc_dtype to) {
          tc_dtype_class(from) != TC_CLASS_BOOL;
 }
 
+/* A cast between integer dtypes: the block loops (their least and greatest
+ * value) on the CPU engine's threads. */
+static tc_tensor *int_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
+  int64_t n = tc_numel(x), bad;
+  char *owned = NULL, *o = NULL, *direct = NULL;
+  tc_tensor *out = tc_tensor_new(to, x->ndim, x->shape, err);
+  fjob j = {.op = TC_OP_CAST, .da = x->dtype, .db = x->dtype, .kdt = to, .n = n, .check = policy == TC_OVERFLOW_CHECK,
+            .fused = true};
+  j.a = fused_operand(x, &j.sa);
+  if (!j.a || (n > 1 && j.sa == 0)) { j.a = host_read(x, &owned, err); j.sa = 1; }
+  if (!out || !j.a) goto fail;
+  direct = tc_tensor_host_data(out) ? tc_tensor_data(out) : NULL;
+  o = direct ? direct : malloc((size_t)(n ? n : 1) * tc_dtype_size(to));
+  if (!o) { tc_err_set(err, TC_E_OOM, TC_OP_CAST, (int)x->dtype, "allocation failed"); goto fail; }
+  j.o = o;
+  if (fused_run(&j, &bad) != 0) { tc_err_set(err, TC_E_INTERRUPTED, TC_OP_CAST, (int)x->dtype, "interrupted"); goto fail; }
+  if (bad >= 0) {
+    char what[96];
+    snprintf(what, sizeof what, "a %s value cast to %s", tc_dtype_name(x->dtype), tc_dtype_name(to));
+    overflow_error(err, TC_OP_CAST, to, x->ndim, x->shape, bad, what);
+    goto fail;
+  }
+  if (direct || tc_tensor_write(out, o, err) == 0) goto done;
+fail:
+  tc_tensor_free(out);
+  out = NULL;
+done:
+  free(owned);
+  if (!direct) free(o);
+  return out;
+}
+
 tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
   const tc_op op = TC_OP_CAST;
   tc_dtype from = x->dtype;
   bool flt = tc_dtype_class(from) == TC_CLASS_FLT;
+  if (!flt && lo_of(from) >= lo_of(to) && hi_of(from) <= hi_of(to)) return tc_cast(x, to, err);   /* every value fits */
+  if (!flt) return int_cast(x, to, err);
   /* floats are read as f64 (exact for every float dtype), integers as they are */
   tc_tensor *src = flt ? tc_cast(x, TC_DT_F64, err) : tc_tensor_ref(x);
   if (!src) return NULL;
