@@ -1,0 +1,260 @@
+/* The overflow policy's blocked paths (src/overflow.c): add, sub, mul, neg,
+ * abs and casts between integer dtypes under check and saturate, on
+ * tensors of many blocks that the CPU engine splits across threads, for
+ * every integer dtype, against exact references written here in __int128:
+ * each element (the wrapping result where nothing overflows, the clamped
+ * exact one under saturate), and under check the first overflowing index
+ * wherever it lies (a block's first or last element, a later block, another
+ * thread's part, with more overflows after it), for each thread count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tt.h"
+
+typedef __int128 i128;
+
+static const tc_dtype idts[] = {TC_DT_I8, TC_DT_I16, TC_DT_I32, TC_DT_I64, TC_DT_U8, TC_DT_U16, TC_DT_U32, TC_DT_U64};
+#define NDT (sizeof idts / sizeof idts[0])
+static const int counts[] = {1, 3};   /* one task; three tasks on three threads */
+#define NCOUNTS (sizeof counts / sizeof counts[0])
+/* three tasks of 66 blocks of 1024 (cpu_split: n / 2^16, at most twice the
+ * threads), the last block ragged */
+#define N 200003
+static const int64_t TASK2 = 67584, TASK3 = 135168;   /* where the second and third task start */
+#define NF 5003   /* data of the whole range (judged element by element): a few blocks, one task */
+
+static void setup(void) { tc_set_threads(0); tc_set_overflow(TC_OVERFLOW_WRAP); }
+static void teardown(void) { tc_set_threads(0); tc_set_overflow(TC_OVERFLOW_WRAP); }
+TestSuite(overflow, .init = setup, .fini = teardown);
+
+static bool uns(tc_dtype dt) { return tt_is_uint(dt); }
+static i128 lo(tc_dtype dt) { return uns(dt) ? 0 : -((i128)1 << (tt_bits(dt) - 1)); }
+static i128 hi(tc_dtype dt) { return uns(dt) ? ((i128)1 << tt_bits(dt)) - 1 : ((i128)1 << (tt_bits(dt) - 1)) - 1; }
+static bool fits(i128 v, tc_dtype dt) { return v >= lo(dt) && v <= hi(dt); }
+static i128 clampv(i128 v, tc_dtype dt) { return v < lo(dt) ? lo(dt) : v > hi(dt) ? hi(dt) : v; }
+/* the value of the int64 bit pattern tt_read gives for dtype dt */
+static i128 val(tc_dtype dt, int64_t raw) { return uns(dt) && tt_bits(dt) == 64 ? (i128)(uint64_t)raw : (i128)raw; }
+
+/* The exact result (a u64 product beyond 2^127 coded as 2^126: beyond every dtype too). */
+static i128 exact(tc_op op, i128 x, i128 y) {
+  i128 r;
+  switch (op) {
+  case TC_OP_ADD: return x + y;
+  case TC_OP_SUB: return x - y;
+  case TC_OP_MUL: return __builtin_mul_overflow(x, y, &r) ? (i128)1 << 126 : r;
+  case TC_OP_NEG: return -x;
+  case TC_OP_ABS: return x < 0 ? -x : x;
+  default: return x;   /* a cast */
+  }
+}
+
+static uint64_t seed = 0x5eed0f10a7u;
+/* a random value of dt: all of its range, or when small, of magnitude below 2^(bits/2 - 1) */
+static i128 rnd(tc_dtype dt, bool small) {
+  uint64_t r = tt_rand(&seed);
+  int bits = tt_bits(dt);
+  if (small) {
+    i128 m = (i128)(r >> (64 - (bits / 2 - 1)));
+    return uns(dt) || (r & 1) ? m : -m;
+  }
+  return uns(dt) ? (i128)(r >> (64 - bits)) : (i128)((int64_t)r >> (64 - bits));
+}
+
+static tc_tensor *tensor_of(tc_dtype dt, int64_t n, const i128 *v) {
+  int64_t *iv = malloc(sizeof *iv * (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < n; i++) iv[i] = (int64_t)v[i];   /* the low bits */
+  tc_tensor *t = n == 1 ? tt_iscalar(dt, iv[0]) : tt_ivec(dt, n, iv);
+  free(iv);
+  return t;
+}
+
+/* op on xa (and xb, of n or 1 elements; NULL for unary ops) of dtype dt,
+ * or a cast of xa to `to`, checked under both policies and every thread
+ * count; returns the first overflowing index (or -1). */
+static int64_t judge(tc_op op, tc_dtype dt, tc_dtype to, const i128 *xa, int64_t na, const i128 *xb, int64_t nb,
+                     const char *what) {
+  int64_t n = na > nb ? na : nb, first = -1;
+  tc_dtype rdt = op == TC_OP_CAST ? to : dt;
+  tc_tensor *a = tensor_of(dt, na, xa), *b = xb ? tensor_of(dt, nb, xb) : NULL;
+  i128 *want = malloc(sizeof *want * (size_t)n);
+  int64_t *got = malloc(sizeof *got * (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    want[i] = exact(op, xa[na == 1 ? 0 : i], xb ? xb[nb == 1 ? 0 : i] : 0);
+    if (first < 0 && !fits(want[i], rdt)) first = i;
+  }
+  for (int pol = TC_OVERFLOW_CHECK; pol <= TC_OVERFLOW_SATURATE; pol++) {
+    tc_set_overflow((tc_overflow)pol);
+    for (size_t c = 0; c < NCOUNTS; c++) {
+      tc_set_threads(counts[c]);
+      tc_err err = tt_err();
+      tc_tensor *r = op == TC_OP_CAST ? tc_cast_user(a, to, &err) : b ? tc_binary(op, a, b, &err) : tc_unary(op, a, &err);
+      const char *pn = tc_overflow_name((tc_overflow)pol);
+      if (pol == TC_OVERFLOW_CHECK && first >= 0) {
+        TT_CHECK(!r && err.code == TC_E_INT_OVERFLOW && err.has_index && err.index_ndim == (n == 1 ? 0 : 1) &&
+                     (n == 1 || err.index[0] == first),
+                 "%s %s %s, %d threads: want integer_overflow at %lld, got %s (code %d, index %lld)", what, tt_name(dt),
+                 pn, counts[c], (long long)first, r ? "a result" : err.msg, (int)err.code,
+                 (long long)(err.has_index ? err.index[0] : -1));
+        tc_tensor_free(r);
+        continue;
+      }
+      if (!r) { TT_CHECK(false, "%s %s %s, %d threads: %s", what, tt_name(dt), pn, counts[c], err.msg); continue; }
+      TT_CHECK(r->dtype == rdt && tt_read(r, got, NULL) == n, "%s %s: result dtype or size", what, tt_name(dt));
+      int bad = 0;
+      for (int64_t i = 0; i < n && bad < 3; i++) {
+        i128 w = clampv(want[i], rdt);
+        if (val(rdt, got[i]) == w) continue;
+        bad++;
+        TT_CHECK(false, "%s %s %s, %d threads: element %lld is %lld, want %lld", what, tt_name(dt), pn, counts[c],
+                 (long long)i, (long long)got[i], (long long)w);
+      }
+      tc_tensor_free(r);
+    }
+  }
+  tc_set_overflow(TC_OVERFLOW_WRAP);
+  tc_set_threads(0);
+  tc_tensor_free(a);
+  tc_tensor_free(b);
+  free(want);
+  free(got);
+  return first;
+}
+
+/* A pair (x, y) whose op overflows dt: add MAX + 1, sub MIN - 1, mul MAX * 2, neg and abs MIN (neg of
+ * an unsigned 1); false when op cannot overflow dt (abs of an unsigned). */
+static bool overflowing(tc_op op, tc_dtype dt, i128 *x, i128 *y) {
+  switch (op) {
+  case TC_OP_ADD: *x = hi(dt); *y = 1; return true;
+  case TC_OP_SUB: *x = lo(dt); *y = 1; return true;
+  case TC_OP_MUL: *x = hi(dt); *y = 2; return true;
+  case TC_OP_NEG: *x = uns(dt) ? 1 : lo(dt); *y = 0; return true;
+  default: *x = lo(dt); *y = 0; return !uns(dt);
+  }
+}
+
+static const tc_op ew_ops[] = {TC_OP_ADD, TC_OP_SUB, TC_OP_MUL, TC_OP_NEG, TC_OP_ABS};
+
+/* Quiet data (nothing overflows) for op: small values (an unsigned a - b with b > a swapped), each pair
+ * whose exact result does not fit dt replaced by (0, 0). */
+static void quiet(tc_op op, tc_dtype dt, i128 *x, i128 *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    x[i] = rnd(dt, true);
+    y[i] = rnd(dt, true);
+    if (op == TC_OP_SUB && uns(dt) && x[i] < y[i]) { i128 t = x[i]; x[i] = y[i]; y[i] = t; }
+    if (!fits(exact(op, x[i], y[i]), dt)) { x[i] = 0; y[i] = 0; }
+  }
+}
+
+Test(overflow, elementwise_results_and_first_index_for_every_dtype_and_thread_count) {
+  i128 *x = malloc(sizeof *x * N), *y = malloc(sizeof *y * N);
+  for (size_t d = 0; d < NDT; d++) {
+    tc_dtype dt = idts[d];
+    for (size_t k = 0; k < sizeof ew_ops / sizeof ew_ops[0]; k++) {
+      tc_op op = ew_ops[k];
+      bool bin = op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL;
+      char what[64];
+      snprintf(what, sizeof what, "%s quiet", tc_op_name(op));
+      quiet(op, dt, x, y, N);
+      TT_CHECK(judge(op, dt, dt, x, N, bin ? y : NULL, N, what) == -1, "%s: quiet data overflowed", what);
+      i128 ox, oy;
+      if (!overflowing(op, dt, &ox, &oy)) continue;
+      /* overflows planted: the first one wins wherever it lies */
+      static const int64_t sets[][3] = {
+          {N - 1, -1, -1},              /* the last element: the last task's ragged block */
+          {1023, 1024, N - 1},          /* the last element of the first block */
+          {TASK2, TASK3 + 7, N - 2},    /* the second task's first element, the third's too */
+          {TASK3 + 1500, TASK2 + 3000, 1024},   /* the first of the second block */
+      };
+      for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
+        quiet(op, dt, x, y, N);
+        int64_t want = N;
+        for (int p = 0; p < 3; p++) {
+          int64_t at = sets[s][p];
+          if (at < 0) continue;
+          x[at] = ox;
+          y[at] = oy;
+          if (at < want) want = at;
+        }
+        snprintf(what, sizeof what, "%s planted set %zu", tc_op_name(op), s);
+        TT_CHECK(judge(op, dt, dt, x, N, bin ? y : NULL, N, what) == want, "%s: reference first index", what);
+      }
+      /* values of the whole range: most blocks overflow, saturate clamps each element (MIN/MAX edges included) */
+      int e = 0;
+      int64_t ev[64];
+      e = uns(dt) ? 0 : tt_edges_i(dt, ev);
+      for (int64_t i = 0; i < NF; i++) { x[i] = rnd(dt, false); y[i] = rnd(dt, false); }
+      for (int i = 0; i < e; i++)
+        for (int j = 0; j < e; j++) { x[i * e + j] = ev[i]; y[i * e + j] = ev[j]; }
+      if (uns(dt)) {   /* 0, 1, 2, MAX - 1, MAX pairwise */
+        i128 u[5] = {0, 1, 2, hi(dt) - 1, hi(dt)};
+        for (int i = 0; i < 5; i++)
+          for (int j = 0; j < 5; j++) { x[i * 5 + j] = u[i]; y[i * 5 + j] = u[j]; }
+      }
+      snprintf(what, sizeof what, "%s full range", tc_op_name(op));
+      judge(op, dt, dt, x, NF, bin ? y : NULL, NF, what);
+      if (!bin) continue;
+      /* a broadcast scalar operand on either side, and two 0-d operands */
+      quiet(op, dt, x, y, N);
+      x[TASK2 + 9] = ox;
+      i128 one = oy;
+      snprintf(what, sizeof what, "%s tensor with scalar", tc_op_name(op));
+      judge(op, dt, dt, x, N, &one, 1, what);
+      snprintf(what, sizeof what, "%s scalar with tensor", tc_op_name(op));
+      judge(op, dt, dt, &ox, 1, y, N, what);
+      snprintf(what, sizeof what, "%s two scalars", tc_op_name(op));
+      TT_CHECK(judge(op, dt, dt, &ox, 1, &oy, 1, what) == 0, "%s", what);
+    }
+  }
+  free(x);
+  free(y);
+  TT_DONE();
+}
+
+/* 64-bit mul: a block whose operands' bit lengths could overflow (2^40 in a, 2^40 in b) but whose
+ * products all fit is judged exactly and gives the wrapping (= exact) result. */
+Test(overflow, wide_operands_whose_products_fit) {
+  i128 *x = malloc(sizeof *x * N), *y = malloc(sizeof *y * N);
+  for (int u = 0; u < 2; u++) {
+    tc_dtype dt = u ? TC_DT_U64 : TC_DT_I64;
+    for (int64_t i = 0; i < N; i++) {
+      x[i] = i % 3 == 0 ? (i128)1 << 40 : (i % 7) - (u ? 0 : 3);
+      y[i] = i % 3 == 1 ? (u ? (i128)1 << 40 : -((i128)1 << 40)) : (i % 5) + 1;
+    }
+    TT_CHECK(judge(TC_OP_MUL, dt, dt, x, N, y, N, "mul of wide operands") == -1, "no product overflows");
+    x[TASK3 + 3] = (i128)1 << 40;   /* 2^80: the first overflow */
+    y[TASK3 + 3] = (i128)1 << 40;
+    TT_CHECK(judge(TC_OP_MUL, dt, dt, x, N, y, N, "mul of wide operands") == TASK3 + 3, "2^40 * 2^40 overflows");
+  }
+  free(x);
+  free(y);
+  TT_DONE();
+}
+
+Test(overflow, integer_casts_for_every_pair_and_thread_count) {
+  i128 *x = malloc(sizeof *x * N);
+  for (size_t f = 0; f < NDT; f++) {
+    for (size_t t = 0; t < NDT; t++) {
+      tc_dtype from = idts[f], to = idts[t];
+      if (from == to) continue;
+      char what[64];
+      snprintf(what, sizeof what, "cast to %s, quiet", tt_name(to));
+      for (int64_t i = 0; i < N; i++) x[i] = clampv(rnd(from, false) >> 1, to);   /* in both ranges */
+      TT_CHECK(judge(TC_OP_CAST, from, to, x, N, NULL, 0, what) == -1, "%s", what);
+      /* the first value out of range in the second task, another after it */
+      i128 out = hi(from) > hi(to) ? hi(to) + 1 : lo(from) < lo(to) ? lo(to) - 1 : 0;
+      if (out == 0) continue;   /* every value fits: the engine's cast */
+      x[TASK2 + 1023] = out;
+      x[N - 1] = out;
+      snprintf(what, sizeof what, "cast to %s, planted", tt_name(to));
+      TT_CHECK(judge(TC_OP_CAST, from, to, x, N, NULL, 0, what) == TASK2 + 1023, "%s", what);
+      /* the whole range: each element clamped (the edges first) */
+      for (int64_t i = 0; i < NF; i++) x[i] = rnd(from, false);
+      i128 e[] = {lo(from), lo(from) + 1, -1, 0, 1, hi(from) - 1, hi(from), lo(to), hi(to), lo(to) - 1, hi(to) + 1};
+      for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) x[i] = clampv(e[i], from);
+      snprintf(what, sizeof what, "cast to %s, full range", tt_name(to));
+      judge(TC_OP_CAST, from, to, x, NF, NULL, 0, what);
+    }
+  }
+  free(x);
+  TT_DONE();
+}
