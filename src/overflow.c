@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "kexpr.h"   /* the engines' integer quotient and power */
 #include "cpu/cpu.h"   /* the CPU engine's thread pool, for the host's exact sums */
 
 __extension__ typedef __int128 i128;
@@ -287,26 +288,31 @@ static int64_t judge_range(const fjob *j, int64_t i0, int64_t i1) {
 }
 
 /* The block loops, stamped per dtype S of the operands (W: 64 bits of S's
- * signedness). Each returns true when the block [i0, i0 + m) is computed
- * and none of its elements can have overflowed. */
+ * signedness), on operands a and b already at the block (converted to S).
+ * Each returns true when the block [i0, i0 + m) is computed and none of its
+ * elements can have overflowed. */
 #define OVF_W_INT int64_t
 #define OVF_W_UINT uint64_t
+#define OVF_DIV_INT(S, U, x, y) TC_IDIV(S, U, x, y)
+#define OVF_DIV_UINT(S, U, x, y) TC_UDIV(S, x, y)   /* (not reached: unsigned quotients never overflow) */
 /* a binary loop over x = a[i], y = b[i] (either one broadcast), folding f */
-#define FUSED_BIN(BODY) \
-  if (j->sa && j->sb) { for (int64_t i = 0; i < m; i++) { S x = a[i], y = b[i]; BODY } } \
-  else if (j->sa) { const S y = b[0]; for (int64_t i = 0; i < m; i++) { S x = a[i]; BODY } } \
-  else { const S x = a[0]; for (int64_t i = 0; i < m; i++) { S y = b[i]; BODY } }   /* b contiguous, or m == 1 */
-#define FUSED_UN(BODY) for (int64_t i = 0; i < m; i++) { S x = a[i]; BODY }
+#define FUSED_BIN(...) \
+  if (j->sa && j->sb) { for (int64_t i = 0; i < m; i++) { S x = a[i], y = b[i]; __VA_ARGS__ } } \
+  else if (j->sa) { const S y = b[0]; for (int64_t i = 0; i < m; i++) { S x = a[i]; __VA_ARGS__ } } \
+  else { const S x = a[0]; for (int64_t i = 0; i < m; i++) { S y = b[i]; __VA_ARGS__ } }   /* b contiguous, or m == 1 */
+#define FUSED_UN(...) for (int64_t i = 0; i < m; i++) { S x = a[i]; __VA_ARGS__ }
 /* r in 64 bits, stored in S; f notes whether it fits */
 #define FUSED_NARROW(R) { W r = (R); o[i] = (S)r; f |= (U)(r ^ (W)(S)r); }
+/* (x >> (width - 1)): x < 0, written so that it compiles for the unsigned types too */
+#define FUSED_NEG(x) ((x) >> (sizeof(S) * 8 - 1))
 #define K_FUSED(E, n_, S_, C_, CLS, ...) \
-  CPU_CLONES static bool fused_##E(const fjob *j, int64_t i0, int64_t m) { \
+  CPU_CLONES static bool fused_##E(const fjob *j, const char *a_, const char *b_, int64_t i0, int64_t m) { \
     typedef S_ S; \
     typedef OVF_W_##CLS W; \
     typedef uint64_t U; \
     const bool uns = (S)-1 > 0, narrow = sizeof(S) < 8; \
     const S mn = uns ? 0 : (S)((U)1 << (sizeof(S) * 8 - 1)); \
-    const S *a = (const S *)(const void *)j->a + i0 * j->sa, *b = j->b ? (const S *)(const void *)j->b + i0 * j->sb : NULL; \
+    const S *a = (const S *)(const void *)a_, *b = (const S *)(const void *)b_; \
     S *o = (S *)(void *)j->o + i0; \
     U f = 0, va = 0, vb = 0; \
     switch (j->op) { \
@@ -329,29 +335,56 @@ static int64_t judge_range(const fjob *j, int64_t i0, int64_t i1) {
       return f == 0; \
     case TC_OP_ABS: \
       if (uns) { FUSED_UN(o[i] = x;) } \
-      /* (x >> (width - 1)): x < 0, written so that it compiles for the unsigned types too */ \
-      else if (narrow) { FUSED_UN(FUSED_NARROW(x >> (sizeof(S) * 8 - 1) ? -(W)x : (W)x)) } \
-      else { FUSED_UN(o[i] = x >> (sizeof(S) * 8 - 1) ? (S)(0 - (U)x) : x; f |= (U)(x == mn);) } \
+      else if (narrow) { FUSED_UN(FUSED_NARROW(FUSED_NEG(x) ? -(W)x : (W)x)) } \
+      else { FUSED_UN(o[i] = FUSED_NEG(x) ? (S)(0 - (U)x) : x; f |= (U)(x == mn);) } \
       return f == 0; \
+    /* signed only (no zero divisor: the pre-check): MIN / -1; the quotient as the engine's kernel */ \
+    case TC_OP_DIV: \
+      FUSED_BIN(o[i] = OVF_DIV_##CLS(S, U, x, y); f |= (U)(x == mn && y == (S)-1);) \
+      return f == 0; \
+    case TC_OP_FLOOR_DIV: /* less one when inexact and the signs differ */ \
+      FUSED_BIN(S q = OVF_DIV_##CLS(S, U, x, y); o[i] = (S)(q - ((S)((U)q * (U)y) != x && FUSED_NEG(x) != FUSED_NEG(y))); \
+                f |= (U)(x == mn && y == (S)-1);) \
+      return f == 0; \
+    case TC_OP_POW: /* exponents are never negative (the pre-check); |x| <= 2^la and y <= vb: |x ** y| <= 2^(la * vb) */ \
+      FUSED_BIN(o[i] = (S)tc_ipow((uint64_t)(W)x, (uint64_t)(W)y); va |= uns ? (U)x : (U)((W)x ^ ((W)x >> 63)); vb |= (U)y;) \
+      return va == 0 || (vb <= 64 && (64 - __builtin_clzll(va)) * (int)vb <= (int)sizeof(S) * 8 - (uns ? 0 : 2)); \
     default: { /* a cast to kdt: the block's range, then its low bits */ \
       S lo = a[0], hi = a[0]; \
       FUSED_UN(lo = x < lo ? x : lo; hi = x > hi ? x : hi;) \
       if ((i128)lo < lo_of(j->kdt) || (i128)hi > hi_of(j->kdt)) return false; \
-      switch (tc_dtype_size(j->kdt)) { \
-      case 1: { uint8_t *d = (uint8_t *)j->o + i0; FUSED_UN(d[i] = (uint8_t)x;) break; } \
-      case 2: { uint16_t *d = (uint16_t *)(void *)j->o + i0; FUSED_UN(d[i] = (uint16_t)x;) break; } \
-      case 4: { uint32_t *d = (uint32_t *)(void *)j->o + i0; FUSED_UN(d[i] = (uint32_t)x;) break; } \
-      default: { uint64_t *d = (uint64_t *)(void *)j->o + i0; FUSED_UN(d[i] = (uint64_t)x;) break; } \
-      } \
+      convert_##E(a_, m, j->o + (size_t)i0 * tc_dtype_size(j->kdt), j->kdt); \
       return true; \
     } \
     } \
   }
+/* m values of S (each in to's range) stored in dtype to: their low bits */
+#define K_CONVERT(E, n_, S_, ...) \
+  CPU_CLONES static void convert_##E(const char *a_, int64_t m, char *o, tc_dtype to) { \
+    typedef S_ S; \
+    const S *a = (const S *)(const void *)a_; \
+    switch (tc_dtype_size(to)) { \
+    case 1: { uint8_t *d = (uint8_t *)o; FUSED_UN(d[i] = (uint8_t)x;) break; } \
+    case 2: { uint16_t *d = (uint16_t *)(void *)o; FUSED_UN(d[i] = (uint16_t)x;) break; } \
+    case 4: { uint32_t *d = (uint32_t *)(void *)o; FUSED_UN(d[i] = (uint32_t)x;) break; } \
+    default: { uint64_t *d = (uint64_t *)(void *)o; FUSED_UN(d[i] = (uint64_t)x;) break; } \
+    } \
+  }
+TC_FOR_INTB(K_CONVERT, _)
 TC_FOR_INT(K_FUSED, _)
 
-static bool fused_block(const fjob *j, int64_t i0, int64_t m) {
-  switch (j->da) {
-#define FUSED_CASE(E, ...) case TC_DT_##E: return fused_##E(j, i0, m);
+static void convert_block(tc_dtype from, const char *a, int64_t m, char *o, tc_dtype to) {
+  switch (from) {
+#define CONVERT_CASE(E, ...) case TC_DT_##E: convert_##E(a, m, o, to); break;
+  TC_FOR_INTB(CONVERT_CASE, _)
+#undef CONVERT_CASE
+  default: break;
+  }
+}
+
+static bool fused_block(const fjob *j, const char *a, const char *b, int64_t i0, int64_t m) {
+  switch (j->op == TC_OP_CAST ? j->da : j->kdt) {
+#define FUSED_CASE(E, ...) case TC_DT_##E: return fused_##E(j, a, b, i0, m);
   TC_FOR_INT(FUSED_CASE, _)
 #undef FUSED_CASE
   default: return false;
@@ -361,12 +394,20 @@ static bool fused_block(const fjob *j, int64_t i0, int64_t m) {
 static int fused_task(void *ctx, int task, int worker) {
   fjob *j = ctx;
   (void)worker;
+  _Alignas(64) char buf[2][OVF_BLOCK * 8];   /* an operand of another dtype, converted to kdt */
+  size_t sza = tc_dtype_size(j->da), szb = tc_dtype_size(j->db);
+  bool cva = j->op != TC_OP_CAST && j->da != j->kdt, cvb = j->b && j->db != j->kdt;
   int64_t lo = (int64_t)task * j->per, hi = j->n - lo < j->per ? j->n : lo + j->per;
   j->bad[task] = -1;
   for (int64_t i0 = lo; i0 < hi; i0 += OVF_BLOCK) {
     if (tc_interrupt_flag) return -1;
     int64_t m = hi - i0 < OVF_BLOCK ? hi - i0 : OVF_BLOCK;
-    if (j->fused && fused_block(j, i0, m)) continue;
+    if (j->fused) {
+      const char *a = j->a + (size_t)(i0 * j->sa) * sza, *b = j->b ? j->b + (size_t)(i0 * j->sb) * szb : NULL;
+      if (cva) { convert_block(j->da, a, m, buf[0], j->kdt); a = buf[0]; }
+      if (cvb) { convert_block(j->db, b, m, buf[1], j->kdt); b = buf[1]; }
+      if (fused_block(j, a, b, i0, m)) continue;
+    }
     if ((j->bad[task] = judge_range(j, i0, i0 + m)) >= 0) return 0;
   }
   return 0;
@@ -388,6 +429,8 @@ static int fused_run(fjob *j, int64_t *bad) {
   for (int t = 0; rc == 0 && t < nt && *bad < 0; t++) *bad = first[t];
   return rc == 0 ? 0 : -1;
 }
+
+static bool int_or_bool(tc_dtype dt) { return tc_dtype_class(dt) == TC_CLASS_INT || dt == TC_DT_BOOL; }
 
 /* An operand for the block loops: contiguous in host memory (stride 1) or
  * one element broadcast (stride 0); NULL when it is neither. */
@@ -413,14 +456,19 @@ int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_ten
   if (nin > 1 && j.a && !j.b) { j.b = host_read(in[1], &ob, err); j.sb = 1; }
   int rc = -1;
   if (!j.a || (nin > 1 && !j.b)) goto done;
+  /* a broadcast element of another dtype is converted once (the value is the same: a weak literal
+     was checked to fit kdt, a promotion only widens); a tensor of another dtype, a block at a time */
+  _Alignas(8) char sca[8], scb[8];
+  if (j.sa == 0 && j.da != kdt && int_or_bool(j.da)) { store(kdt, sca, load(j.da, j.a)); j.a = sca; j.da = kdt; }
+  if (j.b && j.sb == 0 && j.db != kdt && int_or_bool(j.db)) { store(kdt, scb, load(j.db, j.b)); j.b = scb; j.db = kdt; }
   /* the result is written in place when it lies in host memory (the CPU
    * engine's), else in a buffer copied to it at the end */
   direct = tc_tensor_host_data(out) ? tc_tensor_data(out) : NULL;
   o = direct ? direct : malloc((size_t)(n ? n : 1) * tc_dtype_size(kdt));
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
   j.o = o;
-  j.fused = j.da == kdt && j.db == kdt &&
-            (op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL || op == TC_OP_NEG || op == TC_OP_ABS);
+  /* every op tc_overflow_judges names: add, sub, mul, pow, neg, abs, and div, floor_div of signed dtypes */
+  j.fused = int_or_bool(j.da) && int_or_bool(j.db);
   if (fused_run(&j, &bad) != 0) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
   if (bad >= 0) {
     char what[96];

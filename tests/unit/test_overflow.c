@@ -1,5 +1,6 @@
 /* The overflow policy's blocked paths (src/overflow.c): add, sub, mul, neg,
- * abs and casts between integer dtypes under check and saturate, on
+ * abs, div, floor_div, pow (operands of the kernel dtype, of narrower ones,
+ * weak literals) and casts between integer dtypes under check and saturate, on
  * tensors of many blocks that the CPU engine splits across threads, for
  * every integer dtype, against exact references written here in __int128:
  * each element (the wrapping result where nothing overflows, the clamped
@@ -44,6 +45,17 @@ static i128 exact(tc_op op, i128 x, i128 y) {
   case TC_OP_MUL: return __builtin_mul_overflow(x, y, &r) ? (i128)1 << 126 : r;
   case TC_OP_NEG: return -x;
   case TC_OP_ABS: return x < 0 ? -x : x;
+  case TC_OP_DIV: return x / y;   /* truncated, as C */
+  case TC_OP_FLOOR_DIV: return x / y - (x % y != 0 && (x < 0) != (y < 0));
+  case TC_OP_POW: {   /* y >= 0; a power beyond 2^100 kept as +-2^100 */
+    const i128 big = (i128)1 << 100;
+    if (x == 0 || x == 1) return y == 0 ? 1 : x;
+    if (x == -1) return y & 1 ? -1 : 1;
+    r = 1;
+    for (i128 k = 0; k < y; k++)
+      if (__builtin_mul_overflow(r, x, &r) || r > big || r < -big) return x < 0 && (y & 1) ? -big : big;
+    return r;
+  }
   default: return x;   /* a cast */
   }
 }
@@ -53,6 +65,7 @@ static uint64_t seed = 0x5eed0f10a7u;
 static i128 rnd(tc_dtype dt, bool small) {
   uint64_t r = tt_rand(&seed);
   int bits = tt_bits(dt);
+  if (dt == TC_DT_BOOL) return (i128)(r & 1);
   if (small) {
     i128 m = (i128)(r >> (64 - (bits / 2 - 1)));
     return uns(dt) || (r & 1) ? m : -m;
@@ -68,14 +81,17 @@ static tc_tensor *tensor_of(tc_dtype dt, int64_t n, const i128 *v) {
   return t;
 }
 
-/* op on xa (and xb, of n or 1 elements; NULL for unary ops) of dtype dt,
- * or a cast of xa to `to`, checked under both policies and every thread
- * count; returns the first overflowing index (or -1). */
-static int64_t judge(tc_op op, tc_dtype dt, tc_dtype to, const i128 *xa, int64_t na, const i128 *xb, int64_t nb,
-                     const char *what) {
+/* op on xa of dtype dt (and xb of dtype db, each of n or 1 elements; NULL
+ * for unary ops), or a cast of xa to rdt, checked under both policies and
+ * every thread count against the exact results in rdt; returns the first
+ * overflowing index (or -1). */
+static bool weak_b;   /* b is a weak integer literal (one element) */
+static int64_t judge(tc_op op, tc_dtype dt, tc_dtype db, tc_dtype rdt, const i128 *xa, int64_t na, const i128 *xb,
+                     int64_t nb, const char *what) {
   int64_t n = na > nb ? na : nb, first = -1;
-  tc_dtype rdt = op == TC_OP_CAST ? to : dt;
-  tc_tensor *a = tensor_of(dt, na, xa), *b = xb ? tensor_of(dt, nb, xb) : NULL;
+  tc_dtype to = rdt;
+  tc_err e0 = tt_err();
+  tc_tensor *a = tensor_of(dt, na, xa), *b = !xb ? NULL : weak_b ? tc_scalar_i64((int64_t)xb[0], true, &e0) : tensor_of(db, nb, xb);
   i128 *want = malloc(sizeof *want * (size_t)n);
   int64_t *got = malloc(sizeof *got * (size_t)n);
   for (int64_t i = 0; i < n; i++) {
@@ -121,9 +137,12 @@ static int64_t judge(tc_op op, tc_dtype dt, tc_dtype to, const i128 *xa, int64_t
 }
 
 /* A pair (x, y) whose op overflows dt: add MAX + 1, sub MIN - 1, mul MAX * 2, neg and abs MIN (neg of
- * an unsigned 1); false when op cannot overflow dt (abs of an unsigned). */
+ * an unsigned 1), div and floor_div MIN / -1, pow 2 ** bits; false when op cannot overflow dt (abs of
+ * an unsigned) or is not judged (an unsigned quotient). */
 static bool overflowing(tc_op op, tc_dtype dt, i128 *x, i128 *y) {
   switch (op) {
+  case TC_OP_DIV: case TC_OP_FLOOR_DIV: *x = lo(dt); *y = -1; return !uns(dt);   /* MIN / -1 */
+  case TC_OP_POW: *x = 2; *y = tt_bits(dt); return true;
   case TC_OP_ADD: *x = hi(dt); *y = 1; return true;
   case TC_OP_SUB: *x = lo(dt); *y = 1; return true;
   case TC_OP_MUL: *x = hi(dt); *y = 2; return true;
@@ -132,16 +151,24 @@ static bool overflowing(tc_op op, tc_dtype dt, i128 *x, i128 *y) {
   }
 }
 
-static const tc_op ew_ops[] = {TC_OP_ADD, TC_OP_SUB, TC_OP_MUL, TC_OP_NEG, TC_OP_ABS};
+static const tc_op ew_ops[] = {TC_OP_ADD, TC_OP_SUB, TC_OP_MUL, TC_OP_NEG, TC_OP_ABS, TC_OP_DIV, TC_OP_FLOOR_DIV, TC_OP_POW};
+static bool binary(tc_op op) { return op != TC_OP_NEG && op != TC_OP_ABS; }
+/* a divisor is never zero, an exponent never negative (those are other errors) */
+static i128 fix_y(tc_op op, i128 y) {
+  if ((op == TC_OP_DIV || op == TC_OP_FLOOR_DIV) && y == 0) return 1;
+  if (op == TC_OP_POW) return (y < 0 ? -y : y) % 70;
+  return y;
+}
 
-/* Quiet data (nothing overflows) for op: small values (an unsigned a - b with b > a swapped), each pair
- * whose exact result does not fit dt replaced by (0, 0). */
+/* Quiet data (nothing overflows) for op: small values (an unsigned a - b with b > a swapped, exponents
+ * below 6 on bases below 4), each pair whose exact result does not fit dt replaced by (0, 1). */
 static void quiet(tc_op op, tc_dtype dt, i128 *x, i128 *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     x[i] = rnd(dt, true);
-    y[i] = rnd(dt, true);
+    y[i] = fix_y(op, rnd(dt, true));
+    if (op == TC_OP_POW) { x[i] %= 4; y[i] %= 6; }   /* blocks the bit-length bound passes (from i16) */
     if (op == TC_OP_SUB && uns(dt) && x[i] < y[i]) { i128 t = x[i]; x[i] = y[i]; y[i] = t; }
-    if (!fits(exact(op, x[i], y[i]), dt)) { x[i] = 0; y[i] = 0; }
+    if (!fits(exact(op, x[i], y[i]), dt)) { x[i] = 0; y[i] = 1; }
   }
 }
 
@@ -151,11 +178,12 @@ Test(overflow, elementwise_results_and_first_index_for_every_dtype_and_thread_co
     tc_dtype dt = idts[d];
     for (size_t k = 0; k < sizeof ew_ops / sizeof ew_ops[0]; k++) {
       tc_op op = ew_ops[k];
-      bool bin = op == TC_OP_ADD || op == TC_OP_SUB || op == TC_OP_MUL;
+      bool bin = binary(op);
+      if ((op == TC_OP_DIV || op == TC_OP_FLOOR_DIV) && uns(dt)) continue;   /* never judged */
       char what[64];
       snprintf(what, sizeof what, "%s quiet", tc_op_name(op));
       quiet(op, dt, x, y, N);
-      TT_CHECK(judge(op, dt, dt, x, N, bin ? y : NULL, N, what) == -1, "%s: quiet data overflowed", what);
+      TT_CHECK(judge(op, dt, dt, dt, x, N, bin ? y : NULL, N, what) == -1, "%s: quiet data overflowed", what);
       i128 ox, oy;
       if (!overflowing(op, dt, &ox, &oy)) continue;
       /* overflows planted: the first one wins wherever it lies */
@@ -165,44 +193,49 @@ Test(overflow, elementwise_results_and_first_index_for_every_dtype_and_thread_co
           {TASK2, TASK3 + 7, N - 2},    /* the second task's first element, the third's too */
           {TASK3 + 1500, TASK2 + 3000, 1024},   /* the first of the second block */
       };
-      for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
-        quiet(op, dt, x, y, N);
+      /* (the quiet data of the run above, planted and restored; the ops after abs take sets 1 and 2) */
+      for (size_t s = k < 5 ? 0 : 1; s < (k < 5 ? sizeof sets / sizeof sets[0] : 3); s++) {
         int64_t want = N;
+        i128 keep[3][2];
         for (int p = 0; p < 3; p++) {
           int64_t at = sets[s][p];
           if (at < 0) continue;
+          keep[p][0] = x[at];
+          keep[p][1] = y[at];
           x[at] = ox;
           y[at] = oy;
           if (at < want) want = at;
         }
         snprintf(what, sizeof what, "%s planted set %zu", tc_op_name(op), s);
-        TT_CHECK(judge(op, dt, dt, x, N, bin ? y : NULL, N, what) == want, "%s: reference first index", what);
+        TT_CHECK(judge(op, dt, dt, dt, x, N, bin ? y : NULL, N, what) == want, "%s: reference first index", what);
+        for (int p = 2; p >= 0; p--)
+          if (sets[s][p] >= 0) { x[sets[s][p]] = keep[p][0]; y[sets[s][p]] = keep[p][1]; }
       }
       /* values of the whole range: most blocks overflow, saturate clamps each element (MIN/MAX edges included) */
       int e = 0;
       int64_t ev[64];
       e = uns(dt) ? 0 : tt_edges_i(dt, ev);
-      for (int64_t i = 0; i < NF; i++) { x[i] = rnd(dt, false); y[i] = rnd(dt, false); }
+      for (int64_t i = 0; i < NF; i++) { x[i] = rnd(dt, false); y[i] = fix_y(op, rnd(dt, false)); }
       for (int i = 0; i < e; i++)
-        for (int j = 0; j < e; j++) { x[i * e + j] = ev[i]; y[i * e + j] = ev[j]; }
+        for (int j = 0; j < e; j++) { x[i * e + j] = ev[i]; y[i * e + j] = fix_y(op, ev[j]); }
       if (uns(dt)) {   /* 0, 1, 2, MAX - 1, MAX pairwise */
         i128 u[5] = {0, 1, 2, hi(dt) - 1, hi(dt)};
         for (int i = 0; i < 5; i++)
-          for (int j = 0; j < 5; j++) { x[i * 5 + j] = u[i]; y[i * 5 + j] = u[j]; }
+          for (int j = 0; j < 5; j++) { x[i * 5 + j] = u[i]; y[i * 5 + j] = fix_y(op, u[j]); }
       }
       snprintf(what, sizeof what, "%s full range", tc_op_name(op));
-      judge(op, dt, dt, x, NF, bin ? y : NULL, NF, what);
+      judge(op, dt, dt, dt, x, NF, bin ? y : NULL, NF, what);
       if (!bin) continue;
       /* a broadcast scalar operand on either side, and two 0-d operands */
       quiet(op, dt, x, y, N);
       x[TASK2 + 9] = ox;
       i128 one = oy;
       snprintf(what, sizeof what, "%s tensor with scalar", tc_op_name(op));
-      judge(op, dt, dt, x, N, &one, 1, what);
+      judge(op, dt, dt, dt, x, N, &one, 1, what);
       snprintf(what, sizeof what, "%s scalar with tensor", tc_op_name(op));
-      judge(op, dt, dt, &ox, 1, y, N, what);
+      judge(op, dt, dt, dt, &ox, 1, y, N, what);
       snprintf(what, sizeof what, "%s two scalars", tc_op_name(op));
-      TT_CHECK(judge(op, dt, dt, &ox, 1, &oy, 1, what) == 0, "%s", what);
+      TT_CHECK(judge(op, dt, dt, dt, &ox, 1, &oy, 1, what) == 0, "%s", what);
     }
   }
   free(x);
@@ -211,8 +244,8 @@ Test(overflow, elementwise_results_and_first_index_for_every_dtype_and_thread_co
 }
 
 /* 64-bit mul: a block whose operands' bit lengths could overflow (2^40 in a, 2^40 in b) but whose
- * products all fit is judged exactly and gives the wrapping (= exact) result. */
-Test(overflow, wide_operands_whose_products_fit) {
+ * products all fit is judged exactly and gives the wrapping (= exact) result; pow at the block bound. */
+Test(overflow, wide_operands_and_the_bounds_of_the_block_tests) {
   i128 *x = malloc(sizeof *x * N), *y = malloc(sizeof *y * N);
   for (int u = 0; u < 2; u++) {
     tc_dtype dt = u ? TC_DT_U64 : TC_DT_I64;
@@ -220,10 +253,20 @@ Test(overflow, wide_operands_whose_products_fit) {
       x[i] = i % 3 == 0 ? (i128)1 << 40 : (i % 7) - (u ? 0 : 3);
       y[i] = i % 3 == 1 ? (u ? (i128)1 << 40 : -((i128)1 << 40)) : (i % 5) + 1;
     }
-    TT_CHECK(judge(TC_OP_MUL, dt, dt, x, N, y, N, "mul of wide operands") == -1, "no product overflows");
+    TT_CHECK(judge(TC_OP_MUL, dt, dt, dt, x, N, y, N, "mul of wide operands") == -1, "no product overflows");
     x[TASK3 + 3] = (i128)1 << 40;   /* 2^80: the first overflow */
     y[TASK3 + 3] = (i128)1 << 40;
-    TT_CHECK(judge(TC_OP_MUL, dt, dt, x, N, y, N, "mul of wide operands") == TASK3 + 3, "2^40 * 2^40 overflows");
+    TT_CHECK(judge(TC_OP_MUL, dt, dt, dt, x, N, y, N, "mul of wide operands") == TASK3 + 3, "2^40 * 2^40 overflows");
+  }
+  /* pow at its block bound (|x| <= 2^la, exponents <= vb: fits when la * vb <= bits - 2): (-2^((bits-2)/2))^2
+   * fits everywhere, (-2^(bits/4))^4 = 2^bits does not */
+  for (int s = 0; s < 4; s++) {
+    tc_dtype dt = idts[s];
+    int b = tt_bits(dt);
+    for (int64_t i = 0; i < N; i++) { x[i] = -((i128)1 << ((b - 2) / 2)); y[i] = 2; }
+    TT_CHECK(judge(TC_OP_POW, dt, dt, dt, x, N, y, N, "pow at the bound") == -1, "pow at the bound fits");
+    for (int64_t i = TASK2; i < TASK2 + 1024; i++) { x[i] = -((i128)1 << (b / 4)); y[i] = 4; }   /* a whole block */
+    TT_CHECK(judge(TC_OP_POW, dt, dt, dt, x, N, y, N, "pow past the bound") == TASK2, "pow past the bound");
   }
   free(x);
   free(y);
@@ -239,22 +282,71 @@ Test(overflow, integer_casts_for_every_pair_and_thread_count) {
       char what[64];
       snprintf(what, sizeof what, "cast to %s, quiet", tt_name(to));
       for (int64_t i = 0; i < N; i++) x[i] = clampv(rnd(from, false) >> 1, to);   /* in both ranges */
-      TT_CHECK(judge(TC_OP_CAST, from, to, x, N, NULL, 0, what) == -1, "%s", what);
+      TT_CHECK(judge(TC_OP_CAST, from, from, to, x, N, NULL, 0, what) == -1, "%s", what);
       /* the first value out of range in the second task, another after it */
       i128 out = hi(from) > hi(to) ? hi(to) + 1 : lo(from) < lo(to) ? lo(to) - 1 : 0;
       if (out == 0) continue;   /* every value fits: the engine's cast */
       x[TASK2 + 1023] = out;
       x[N - 1] = out;
       snprintf(what, sizeof what, "cast to %s, planted", tt_name(to));
-      TT_CHECK(judge(TC_OP_CAST, from, to, x, N, NULL, 0, what) == TASK2 + 1023, "%s", what);
+      TT_CHECK(judge(TC_OP_CAST, from, from, to, x, N, NULL, 0, what) == TASK2 + 1023, "%s", what);
       /* the whole range: each element clamped (the edges first) */
       for (int64_t i = 0; i < NF; i++) x[i] = rnd(from, false);
       i128 e[] = {lo(from), lo(from) + 1, -1, 0, 1, hi(from) - 1, hi(from), lo(to), hi(to), lo(to) - 1, hi(to) + 1};
       for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) x[i] = clampv(e[i], from);
       snprintf(what, sizeof what, "cast to %s, full range", tt_name(to));
-      judge(TC_OP_CAST, from, to, x, NF, NULL, 0, what);
+      judge(TC_OP_CAST, from, from, to, x, NF, NULL, 0, what);
     }
   }
   free(x);
+  TT_DONE();
+}
+
+/* Operands of another dtype than the kernel's (converted a block at a time, or once when broadcast):
+ * tensors of two dtypes, and a weak literal against a tensor of each integer dtype. */
+Test(overflow, operands_of_another_dtype) {
+  static const tc_dtype pairs[][3] = {{TC_DT_I32, TC_DT_I64, TC_DT_I64}, {TC_DT_I8, TC_DT_U8, TC_DT_I16},
+                                      {TC_DT_U8, TC_DT_U16, TC_DT_U16}, {TC_DT_U32, TC_DT_I64, TC_DT_I64},
+                                      {TC_DT_BOOL, TC_DT_I16, TC_DT_I16}, {TC_DT_I64, TC_DT_I16, TC_DT_I64}};
+  static const tc_op ops[] = {TC_OP_ADD, TC_OP_SUB, TC_OP_MUL, TC_OP_FLOOR_DIV, TC_OP_POW};
+  i128 *x = malloc(sizeof *x * N), *y = malloc(sizeof *y * N);
+  char what[80];
+  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+      tc_op op = ops[k];
+      tc_dtype da = pairs[p][0], db = pairs[p][1], kd = pairs[p][2];
+      if (op == TC_OP_FLOOR_DIV && uns(kd)) continue;
+      for (int small = 1; small >= 0; small--) {   /* small values on N elements, the whole range on NF */
+        int64_t n = small ? N : NF;
+        for (int64_t i = 0; i < n; i++) {
+          x[i] = rnd(da, small);
+          y[i] = rnd(db, small);
+          y[i] = fix_y(op, op == TC_OP_POW && small ? y[i] % 4 : y[i]);
+        }
+        if (small) x[TASK2 + 77] = da == TC_DT_BOOL ? 1 : hi(da);   /* in the second task: MAX of a with b's value */
+        snprintf(what, sizeof what, "%s %s with %s (%s)", tc_op_name(op), tt_name(da), tt_name(db), small ? "small" : "all");
+        judge(op, da, db, kd, x, n, y, n, what);
+        for (int64_t i = 0; i < n; i++) { i128 t = fix_y(op, x[i]); x[i] = y[i]; y[i] = t; }
+        judge(op, db, da, kd, x, n, y, n, what);
+      }
+    }
+  static const int64_t lits[] = {1, 2, -1};
+  weak_b = true;
+  for (size_t d = 0; d < NDT; d++)
+    for (size_t l = 0; l < 3; l++) {
+      tc_dtype dt = idts[d];
+      if (lits[l] < 0 && uns(dt)) continue;   /* a negative literal does not fit an unsigned dtype */
+      for (size_t k = 0; k < 3; k++) {
+        tc_op op = ops[k];
+        quiet(op, dt, x, y, N);
+        x[TASK3 + 2] = lits[l] < 0 ? lo(dt) : hi(dt);
+        i128 lit = lits[l];
+        snprintf(what, sizeof what, "%s %s with the literal %d", tc_op_name(op), tt_name(dt), (int)lits[l]);
+        judge(op, dt, TC_DT_I64, dt, x, N, &lit, 1, what);
+      }
+    }
+  weak_b = false;
+  free(x);
+  free(y);
   TT_DONE();
 }
