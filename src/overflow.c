@@ -612,9 +612,29 @@ bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt) {
   }
 TC_FOR_INT(K_XSUM, _)
 
-CPU_CLONES static i128 xsum(tc_dtype dt, const void *x, int64_t n) {
+/* The product of a row of n values, stamped per dtype: four running
+ * products in S with their overflow flags (a product of some of the values,
+ * none zero, is no larger than the product of all). PROD_UNSURE when a flag
+ * is set: the caller then computes the exact product (a zero after an
+ * overflow makes it 0). */
+#define PROD_UNSURE ((i128)(~(u128)0 >> 1))
+#define K_XPROD(E, n_, S, ...) \
+  static i128 xprod_##E(const void *x_, int64_t n) { \
+    const S *x = x_; \
+    S p[4] = {1, 1, 1, 1}; \
+    bool of = false; \
+    int64_t j = 0; \
+    for (; j + 4 <= n; j += 4) \
+      for (int l = 0; l < 4; l++) of |= __builtin_mul_overflow(p[l], x[j + l], &p[l]); \
+    for (; j < n; j++) of |= __builtin_mul_overflow(p[0], x[j], &p[0]); \
+    for (int l = 1; l < 4; l++) of |= __builtin_mul_overflow(p[0], p[l], &p[0]); \
+    return of ? PROD_UNSURE : (i128)p[0]; \
+  }
+TC_FOR_INT(K_XPROD, _)
+
+CPU_CLONES static i128 xsum(tc_dtype dt, bool prod, const void *x, int64_t n) {
   switch (dt) {
-#define XSUM_CASE(E, ...) case TC_DT_##E: return xsum_##E(x, n);
+#define XSUM_CASE(E, ...) case TC_DT_##E: return prod ? xprod_##E(x, n) : xsum_##E(x, n);
   TC_FOR_INT(XSUM_CASE, _)
 #undef XSUM_CASE
   default: return 0;
@@ -629,6 +649,7 @@ typedef struct {
   const char *a;
   int64_t n, nc, clen, units, per;
   i128 *part;
+  bool prod;   /* products (xprod) instead of sums */
 } xsum_job;
 
 static int xsum_task(void *ctx, int task, int worker) {
@@ -638,32 +659,37 @@ static int xsum_task(void *ctx, int task, int worker) {
   for (int64_t u = (int64_t)task * j->per; u < j->units && u < ((int64_t)task + 1) * j->per; u++) {
     if (tc_interrupt_flag) return -1;
     int64_t r = u / j->nc, c0 = (u % j->nc) * j->clen, len = j->n - c0 < j->clen ? j->n - c0 : j->clen;
-    j->part[u] = xsum(j->dt, j->a + (size_t)(r * j->n + c0) * sz, len);
+    j->part[u] = xsum(j->dt, j->prod, j->a + (size_t)(r * j->n + c0) * sz, len);
   }
   return 0;
 }
 
 /* sums[r] = the exact sum of row r; -1 when interrupted or out of memory. */
-static int xsum_rows(tc_dtype dt, const char *a, int64_t m, int64_t n, i128 *sums) {
+static int xsum_rows(tc_dtype dt, bool prod, const char *a, int64_t m, int64_t n, i128 *sums) {
   int64_t total = m * n, tasks = cpu_split(total, CPU_PAR_MIN);
   if (tasks <= 1) {
     for (int64_t r = 0; r < m; r++) {
       if (tc_interrupt_flag) return -1;
-      sums[r] = xsum(dt, a + (size_t)(r * n) * tc_dtype_size(dt), n);
+      sums[r] = xsum(dt, prod, a + (size_t)(r * n) * tc_dtype_size(dt), n);
     }
     return 0;
   }
   /* rows split in chunks when there are fewer rows than tasks */
   int64_t nc = m >= tasks ? 1 : (tasks + m - 1) / m;
   if (nc > n / 4096 + 1) nc = n / 4096 + 1;
-  xsum_job j = {dt, a, n, nc, (n + nc - 1) / nc, m * nc, 0, NULL};
+  xsum_job j = {dt, a, n, nc, (n + nc - 1) / nc, m * nc, 0, NULL, prod};
   j.per = (j.units + tasks - 1) / tasks;
   j.part = nc == 1 ? sums : malloc((size_t)j.units * sizeof(i128));
   if (!j.part) return -1;
   int rc = cpu_parallel((int)((j.units + j.per - 1) / j.per), xsum_task, &j);
   for (int64_t r = 0; rc == 0 && nc > 1 && r < m; r++) {
-    sums[r] = 0;
-    for (int64_t c = 0; c < nc; c++) sums[r] += j.part[r * nc + c];
+    sums[r] = prod ? 1 : 0;
+    for (int64_t c = 0; c < nc; c++) {
+      i128 v = j.part[r * nc + c];
+      if (!prod) sums[r] += v;
+      else if (sums[r] != PROD_UNSURE && (v == PROD_UNSURE || __builtin_mul_overflow(sums[r], v, &sums[r])))
+        sums[r] = PROD_UNSURE;   /* a chunk's product, or theirs, overflowed: the caller computes it exactly */
+    }
   }
   if (nc > 1) free(j.part);
   return rc == 0 ? 0 : -1;
@@ -678,10 +704,11 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
   int rc = -1;
   if (!a) goto done;
   o = malloc((size_t)(m ? m : 1) * sz);
-  /* n < 2^62 values of at most 2^64 each: a sum is exact in 128 bits */
-  sums = op == TC_OP_REDUCE_SUM ? malloc((size_t)(m ? m : 1) * sizeof(i128)) : NULL;
-  if (!o || (op == TC_OP_REDUCE_SUM && !sums)) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
-  if (sums && xsum_rows(kdt, a, m, n, sums) != 0) {
+  /* n < 2^62 values of at most 2^64 each: a sum is exact in 128 bits; a product, unless PROD_UNSURE */
+  bool prod = op == TC_OP_REDUCE_PROD;
+  sums = malloc((size_t)(m ? m : 1) * sizeof(i128));
+  if (!o || !sums) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
+  if (xsum_rows(kdt, prod, a, m, n, sums) != 0) {
     if (tc_interrupt_flag) tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted");
     else tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed");
     goto done;
@@ -690,7 +717,7 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
     if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
     const char *row = a + (size_t)(r * n) * sz;
     exact e;
-    if (sums) {
+    if (!prod || sums[r] != PROD_UNSURE) {
       e = ex(sums[r]);
     } else {
       e = ex(1);

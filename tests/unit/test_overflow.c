@@ -350,3 +350,72 @@ Test(overflow, operands_of_another_dtype) {
   free(y);
   TT_DONE();
 }
+
+/* reduce_prod: each row's product in running products of the dtype, in chunks on the threads; a
+ * product that may have overflowed computed exactly. Rows of N / 2 (chunks in several tasks) of ones
+ * with twos, minus ones and zeros planted in different chunks, for every integer dtype. */
+static void prod_case(tc_dtype dt, int rows, const int *twos, const int *negs, const bool *zero, const char *what) {
+  int64_t len = N / 2, n = len * rows;
+  int64_t *v = malloc(sizeof *v * (size_t)n);
+  for (int64_t i = 0; i < n; i++) v[i] = 1;
+  i128 want[4];
+  int first = -1;
+  for (int r = 0; r < rows; r++) {
+    int64_t *row = v + r * len;
+    /* twos and minus ones spread over the row (every 9973rd element from a row-dependent start), a zero last */
+    int64_t at = 17 + r;
+    for (int k = 0; k < twos[r]; k++, at = (at + 9973) % len) row[at] = 2;
+    for (int k = 0; k < negs[r]; k++, at = (at + 9973) % len) row[at] = -1;
+    if (zero[r]) row[len - 1] = 0;
+    i128 p = zero[r] ? 0 : (negs[r] & 1 ? -1 : 1) * ((i128)1 << twos[r]);
+    want[r] = p;
+    if (first < 0 && !fits(p, dt)) first = r;
+  }
+  int64_t shape[2] = {rows, len};
+  tc_tensor *x = tt_tensor(dt, 2, shape, v, NULL);
+  tc_axes ax = {.all = false, .n = 1, .axis = {1}};
+  for (int pol = TC_OVERFLOW_CHECK; pol <= TC_OVERFLOW_SATURATE; pol++) {
+    tc_set_overflow((tc_overflow)pol);
+    for (size_t c = 0; c < NCOUNTS; c++) {
+      tc_set_threads(counts[c]);
+      tc_err err = tt_err();
+      tc_tensor *r = tc_reduce(TC_OP_REDUCE_PROD, x, &ax, false, &err);
+      if (pol == TC_OVERFLOW_CHECK && first >= 0) {
+        TT_CHECK(!r && err.code == TC_E_INT_OVERFLOW && err.has_index && err.index[0] == first,
+                 "%s %s check, %d threads: want integer_overflow at row %d, got %s", what, tt_name(dt), counts[c], first,
+                 r ? "a result" : err.msg);
+        tc_tensor_free(r);
+        continue;
+      }
+      int64_t got[4];
+      TT_CHECK(r && tt_read(r, got, NULL) == rows, "%s %s: %s", what, tt_name(dt), r ? "size" : err.msg);
+      for (int k = 0; r && k < rows; k++)
+        TT_CHECK(val(dt, got[k]) == clampv(want[k], dt), "%s %s %s, %d threads: row %d is %lld, want %lld", what, tt_name(dt),
+                 tc_overflow_name((tc_overflow)pol), counts[c], k, (long long)got[k], (long long)clampv(want[k], dt));
+      tc_tensor_free(r);
+    }
+  }
+  tc_set_overflow(TC_OVERFLOW_WRAP);
+  tc_set_threads(0);
+  tc_tensor_free(x);
+  free(v);
+}
+
+Test(overflow, reduce_prod_for_every_dtype_and_thread_count) {
+  for (size_t d = 0; d < NDT; d++) {
+    tc_dtype dt = idts[d];
+    int b = tt_bits(dt), top = uns(dt) ? b - 1 : b - 2;   /* 2^top fits, 2^(top + 1) may not */
+    const int n0[] = {0, 0, 0, 0}, one[] = {1, 1, 1, 1};
+    const bool nz[] = {false, false, false, false}, z[] = {false, true, false, false};
+    int fit[] = {top, top, 2, 0}, past[] = {top, top + 1, top + 2, 1};
+    prod_case(dt, 4, fit, uns(dt) ? n0 : one, nz, "products that fit");
+    prod_case(dt, 4, past, n0, nz, "products past MAX");
+    if (!uns(dt)) {
+      int minv[] = {b - 1, b - 1, b, 0};   /* -2^(b-1) is MIN: it fits */
+      prod_case(dt, 4, minv, one, nz, "products at and past MIN");
+    }
+    int big[] = {3, 200, 200, 1};
+    prod_case(dt, 4, big, n0, z, "a zero after an overflow");
+  }
+  TT_DONE();
+}
