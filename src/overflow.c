@@ -243,16 +243,18 @@ static bool range_fits(tc_dtype dt, const char *a, int64_t n, i128 lo, i128 hi) 
 }
 
 /* ---- elementwise ops and integer casts, on the CPU engine's threads ----
- * A job is split in tasks of whole blocks of OVF_BLOCK elements. In the
- * common case (add, sub, mul, neg, abs with operands of the kernel dtype;
- * a cast between integer dtypes) one loop per block, which the compiler
- * vectorises, computes the wrapping result and folds a flag that is clear
- * when no element of the block can have left the dtype: add/sub the sign
- * test of two's complement (the carry when unsigned); mul of 32 bits or
- * fewer and neg/abs of those the result in 64 bits; 64-bit mul the
- * operands' bit lengths, whose sum bounds the product's; 64-bit neg/abs no
- * MIN (no non-zero when unsigned); a cast the block's least and greatest
- * value. Only a flagged block (and every block of the other cases) is
+ * A job is split in tasks of whole blocks of OVF_BLOCK elements. For
+ * integer operands (an operand of another dtype than the kernel's is
+ * converted a block at a time into a buffer; a broadcast one once) one
+ * loop per block, which the compiler vectorises where the op allows,
+ * computes the wrapping result and folds a flag that is clear when no
+ * element of the block can have left the dtype: add/sub the sign test of
+ * two's complement (the carry when unsigned); mul of 32 bits or fewer and
+ * neg/abs of those the result in 64 bits; 64-bit mul the operands' bit
+ * lengths, whose sum bounds the product's; 64-bit neg/abs no MIN (no
+ * non-zero when unsigned); div/floor_div MIN / -1; pow the bases' bit
+ * length times the exponents' bound; a cast between integer dtypes the
+ * block's least and greatest value. Only a flagged block (and every block of a float operand) is
  * judged element by element on its exact results (judge_range): its first
  * overflowing index under check, its clamped values under saturate. Each
  * task's range is fixed by its index and under check the least index over
@@ -921,6 +923,14 @@ bool tc_overflow_judges_scan(tc_op op, tc_dtype kdt) {
       } \
       return -1; \
     } \
+    /* a running product of the dtype with its overflow flag; exactly only when the flag is set */ \
+    S q = 1; \
+    bool of = false; \
+    for (int64_t i = 0; i < n; i++) { \
+      of |= __builtin_mul_overflow(q, x[i], &q); \
+      o[i] = q; \
+    } \
+    if (!of) return -1; \
     exact p = ex(1); \
     for (int64_t i = 0; i < n; i++) { \
       p = mul(p, ex(x[i])); \

@@ -419,3 +419,60 @@ Test(overflow, reduce_prod_for_every_dtype_and_thread_count) {
   }
   TT_DONE();
 }
+
+/* cumprod: a running product of the dtype per row; a row whose product may have overflowed is done
+ * again exactly, each element judged alone (a zero after an overflow gives zeros). Two rows of 5000:
+ * twos, minus ones and a zero at known places; the reference is the exact prefix product. */
+Test(overflow, cumprod_for_every_dtype) {
+  enum { LEN = 5000 };
+  static int64_t v[2 * LEN], got[2 * LEN];
+  static i128 want[2 * LEN];
+  for (size_t d = 0; d < NDT; d++) {
+    tc_dtype dt = idts[d];
+    int b = tt_bits(dt);
+    for (int fitting = 0; fitting < 2; fitting++) {
+      int64_t first = -1;
+      for (int64_t i = 0; i < 2 * LEN; i++) v[i] = 1;
+      /* row 0: b - 2 twos (fits) then, unless fitting, b more; row 1: a -1 (signed), twos, a zero */
+      for (int k = 0; k < b - 2 + (fitting ? 0 : b); k++) v[100 + 37 * k] = 2;
+      if (!uns(dt)) v[LEN + 3] = -1;
+      for (int k = 0; k < (fitting ? b - 2 : b + 3); k++) v[LEN + 200 + 41 * k] = 2;
+      v[LEN + 4000] = 0;
+      for (int r = 0; r < 2; r++) {
+        i128 p = 1;
+        bool big = false;
+        for (int64_t i = r * LEN; i < (r + 1) * LEN; i++) {
+          if (v[i] == 0) { p = 0; big = false; }
+          else if (!big && __builtin_mul_overflow(p, (i128)v[i], &p)) big = true;   /* never at these sizes */
+          want[i] = p;
+          if (first < 0 && !fits(p, dt)) first = i;
+        }
+      }
+      int64_t shape[2] = {2, LEN};
+      tc_tensor *x = tt_tensor(dt, 2, shape, v, NULL);
+      for (int pol = TC_OVERFLOW_CHECK; pol <= TC_OVERFLOW_SATURATE; pol++) {
+        tc_set_overflow((tc_overflow)pol);
+        tc_err err = tt_err();
+        tc_tensor *r = tc_scan(TC_OP_CUMPROD, x, true, 1, &err);
+        if (pol == TC_OVERFLOW_CHECK && first >= 0) {
+          TT_CHECK(!r && err.code == TC_E_INT_OVERFLOW && err.has_index && err.index[0] * LEN + err.index[1] == first,
+                   "cumprod %s check: want integer_overflow at flat %lld, got %s", tt_name(dt), (long long)first,
+                   r ? "a result" : err.msg);
+        } else {
+          TT_CHECK(r && tt_read(r, got, NULL) == 2 * LEN, "cumprod %s: %s", tt_name(dt), r ? "size" : err.msg);
+          for (int64_t i = 0, bad = 0; r && i < 2 * LEN && bad < 3; i++)
+            if (val(dt, got[i]) != clampv(want[i], dt)) {
+              bad++;
+              TT_CHECK(false, "cumprod %s %s: element %lld is %lld, want %lld", tt_name(dt), tc_overflow_name((tc_overflow)pol),
+                       (long long)i, (long long)got[i], (long long)clampv(want[i], dt));
+            }
+        }
+        tc_tensor_free(r);
+      }
+      tc_set_overflow(TC_OVERFLOW_WRAP);
+      TT_CHECK(fitting ? first < 0 : first >= 0, "cumprod %s: the reference %s", tt_name(dt), fitting ? "fits" : "overflows");
+      tc_tensor_free(x);
+    }
+  }
+  TT_DONE();
+}
