@@ -367,7 +367,7 @@ static void prod_case(tc_dtype dt, int rows, const int *twos, const int *negs, c
     for (int k = 0; k < twos[r]; k++, at = (at + 9973) % len) row[at] = 2;
     for (int k = 0; k < negs[r]; k++, at = (at + 9973) % len) row[at] = -1;
     if (zero[r]) row[len - 1] = 0;
-    i128 p = zero[r] ? 0 : (negs[r] & 1 ? -1 : 1) * ((i128)1 << twos[r]);
+    i128 p = zero[r] ? 0 : (negs[r] & 1 ? -1 : 1) * ((i128)1 << (twos[r] < 100 ? twos[r] : 100));   /* 2^100: beyond every dtype */
     want[r] = p;
     if (first < 0 && !fits(p, dt)) first = r;
   }
