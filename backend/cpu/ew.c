@@ -192,7 +192,12 @@ static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
   ctx->nop = plan.nop;
   for (int k = 0; k < plan.nop; k++) ctx->size[k] = plan.esize[k];
   plan.tiles = true;
-  int rc = cpu_plan_run_par(&plan, tc_numel(c->out), CPU_PAR_MIN, ew_row, ctx);
+  /* elements per task: 2^15 (some 10 us of adds), and 4096
+   * for a transcendental function (one with a parity tolerance, 10 to 50
+   * times an add per element); with the pool's workers spinning between
+   * jobs, a task this size is worth a thread */
+  int64_t min = tc_op_tolerance(c->op, c->dtype).ulps > 0 ? 4096 : CPU_PAR_MIN / 2;
+  int rc = cpu_plan_run_par(&plan, tc_numel(c->out), min, ew_row, ctx);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
 

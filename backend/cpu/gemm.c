@@ -450,18 +450,24 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
         for (int64_t o = 0; o < w; o++) acc[l][o] = acc[l][o] + acc[l + h][o]; \
     for (int64_t o = 0; o < w; o++) out[o * os] = acc[0][o]; \
   } \
-  /* one block of output o (rows) or of outputs o .. o + w - 1 (columns) */ \
-  static void block_##SUF(const mm_prob *p, bool cols, int64_t o, int64_t w, int64_t blk, void *out, int64_t os) { \
+  /* one block of output o (rows) or of outputs o .. o + w - 1 (columns), \
+   * stored to out or (add) added to what out holds: the blocks of an \
+   * output added left to right */ \
+  static void block_##SUF(const mm_prob *p, bool cols, int64_t o, int64_t w, int64_t blk, void *out, int64_t os, \
+                          bool add) { \
     int64_t k0 = blk * DOT_BLOCK, n = p->K - k0 < DOT_BLOCK ? p->K - k0 : DOT_BLOCK; \
     const T *a = (const T *)(const void *)p->a + k0 * p->acs, *b = (const T *)(const void *)p->b + k0 * p->brs; \
+    T *y = out; \
     if (!cols) { \
       int64_t i = o / p->N, j = o % p->N; \
-      *(T *)out = lanes_##SUF(a + i * p->ars, p->acs, b + j * p->bcs, p->brs, n); \
-    } else if (p->N == 1) { \
-      cols_##SUF(a + o * p->ars, p->acs, p->ars, b, p->brs, false, n, w, out, os); \
-    } else { \
-      cols_##SUF(b + o * p->bcs, p->brs, p->bcs, a, p->acs, true, n, w, out, os); \
+      T s = lanes_##SUF(a + i * p->ars, p->acs, b + j * p->bcs, p->brs, n); \
+      *y = add ? *y + s : s; \
+      return; \
     } \
+    T part[LANE_SPAN]; \
+    if (p->N == 1) cols_##SUF(a + o * p->ars, p->acs, p->ars, b, p->brs, false, n, w, part, 1); \
+    else cols_##SUF(b + o * p->bcs, p->brs, p->bcs, a, p->acs, true, n, w, part, 1); \
+    for (int64_t q = 0; q < w; q++) y[q * os] = add ? y[q * os] + part[q] : part[q]; \
   } \
   static void fold_##SUF(const void *parts, int64_t nblk, void *out) { \
     const T *v = parts; \
@@ -471,7 +477,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
   }
 K_LANES(float, f32, , MV_MADD)
 K_LANES(double, f64, , MV_MADD)
-typedef void (*dblock_fn)(const mm_prob *, bool, int64_t, int64_t, int64_t, void *, int64_t);
+typedef void (*dblock_fn)(const mm_prob *, bool, int64_t, int64_t, int64_t, void *, int64_t, bool);
 typedef void (*dfold_fn)(const void *, int64_t, void *);
 #if GM_X86
 K_LANES(float, fma_f32, TGT_256, MV_FMA_F32)
@@ -504,38 +510,48 @@ typedef struct {
   bool cols;            /* the columns form */
   int64_t nout, nunit;  /* outputs and units (outputs or spans) per product */
   int64_t nblk;         /* blocks per output */
-  int64_t per;          /* one block each: units per task */
+  int64_t per;          /* whole units: units per task */
   int64_t units;        /* units of all products */
-  char *parts;          /* several blocks: nblk sums for each output; else NULL */
+  char *parts;          /* split units: nblk sums for each output; else NULL */
   size_t es;
 } dot_job;
 
-/* Unit u of product bi, block blk: its sums to dst, os apart. */
-static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os) {
+/* Unit u of product bi, block blk: its sums to dst, os apart (add: added
+ * to dst's). */
+static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os, bool add) {
   mm_prob p;
   cpu_matmul_prob(j->call, bi, &p);
   int64_t o = j->cols ? u * LANE_SPAN : u, w = j->cols ? min64(LANE_SPAN, j->nout - o) : 1;
-  j->block(&p, j->cols, o, w, blk, dst, os);
+  j->block(&p, j->cols, o, w, blk, dst, os, add);
 }
 
 static int dot_task(void *ctx, int task, int worker) {
   const dot_job *j = ctx;
   (void)worker;
   if (tc_interrupt_flag) return -1;
-  if (j->parts) {   /* one block of one unit */
+  if (j->parts) {   /* split units: one block of one unit */
     int64_t ub = task / j->nblk, blk = task % j->nblk, bi = ub / j->nunit, u = ub % j->nunit;
     int64_t o = bi * j->nout + (j->cols ? u * LANE_SPAN : u);
-    dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk);
+    dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk, false);
     return 0;
   }
+  /* whole units: each unit's blocks in order, added into the output */
   char *out = tc_tensor_data(j->call->out);
   int64_t lo = task * j->per, hi = lo + j->per < j->units ? lo + j->per : j->units;
   for (int64_t ub = lo; ub < hi; ub++) {
     int64_t bi = ub / j->nunit, u = ub % j->nunit;
-    dot_unit(j, bi, u, 0, out + (size_t)(bi * j->nout + (j->cols ? u * LANE_SPAN : u)) * j->es, 1);
+    char *dst = out + (size_t)(bi * j->nout + (j->cols ? u * LANE_SPAN : u)) * j->es;
+    for (int64_t blk = 0; blk < j->nblk; blk++) {
+      if (blk > 0 && tc_interrupt_flag) return -1;
+      dot_unit(j, bi, u, blk, dst, 1, blk > 0);
+    }
   }
   return 0;
 }
+
+/* Units are split into blocks across threads when there are too few of
+ * them to go round and their partial sums fit in DOT_PARTS_MAX. */
+#define DOT_PARTS_MAX ((int64_t)1 << 20)
 
 int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   int w = call->dtype == TC_DT_F64, fused = cpu_float_isa() > CPU_ISA_BASE;
@@ -544,24 +560,23 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   bool cols = lanes_by_cols(&p0);
   int64_t nout = p0.M * p0.N, nunit = cols ? cdiv(nout, LANE_SPAN) : nout;
   dot_job j = {call, dblock_table[fused][w], cols, nout, nunit, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL, w ? 8 : 4};
-  int64_t total, ntasks;
+  int64_t total, ntasks, nparts;
   if (__builtin_mul_overflow(nbatch, nout, &total) || __builtin_mul_overflow(nbatch, nunit, &j.units))
     return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
-  if (j.nblk > 1) {
-    int64_t nparts;   /* units * nblk tasks, total * nblk partial sums */
-    if (__builtin_mul_overflow(j.units, j.nblk, &ntasks) || ntasks > INT_MAX ||
-        __builtin_mul_overflow(total, j.nblk, &nparts) || nparts > INT_MAX)
-      return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
+  if (j.nblk > 1 && j.units < 2 * cpu_threads() && !__builtin_mul_overflow(total, j.nblk, &nparts) &&
+      nparts <= DOT_PARTS_MAX) {
+    ntasks = j.units * j.nblk;
     j.parts = malloc((size_t)nparts * j.es);
     if (!j.parts) return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "allocation failed");
   } else {
-    j.per = max64(1, ((int64_t)1 << 16) / max64(p0.K * (nout / nunit), 1));
+    int64_t work = p0.K > INT64_MAX / (nout / nunit) ? INT64_MAX : p0.K * (nout / nunit);
+    j.per = max64(1, ((int64_t)1 << 16) / max64(work, 1));
     ntasks = cdiv(j.units, j.per);
     if (ntasks > INT_MAX) { j.per = cdiv(j.units, INT_MAX); ntasks = cdiv(j.units, j.per); }
   }
-  /* under 2^18 multiply-adds, waking the pool costs more than it saves */
+  /* under 2^15 multiply-adds, handing work to the pool costs more than it saves */
   int64_t macs;
-  bool one = ntasks == 1 || (!__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 18));
+  bool one = ntasks == 1 || (!__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 15));
   int rc = 0;
   if (one)
     for (int64_t t = 0; t < ntasks && rc == 0; t++) rc = dot_task(&j, (int)t, 0);
