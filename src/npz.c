@@ -223,15 +223,42 @@ static size_t inflate_read(tc_rd *r, void *buf, size_t n) {
   return got;
 }
 
-/* After the declared size: nothing more may inflate, and the CRC matches. */
+/* Past the declared size (a header that lies): inflating goes on into a
+ * scratch buffer until the stream ends or its actual size passes what the
+ * memory limit leaves (budget), whichever comes first, so a zip bomb that
+ * declares little is out_of_memory without inflating it all, and one that
+ * stays under the limit is io_error with its true size. */
+static int member_overrun(zmember *m, const zentry *e, const char *path, uint64_t budget, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_NPZ;
+  unsigned char scratch[ZIP_CHUNK];
+  uint64_t total = e->usize + 1; /* the byte member_end saw */
+  tc_rd r = {inflate_read, "corrupt deflate data: no end of stream", NULL, m};
+  for (size_t got; (got = inflate_read(&r, scratch, sizeof scratch)) != 0;) {
+    total += got;
+    if (total > budget)
+      return tc_err_set(err, TC_E_OOM, (int)op, -1, "member %s of '%s' inflates to more than %llu bytes (it declares"
+                        " %llu), beyond the memory limit (:set max_memory)", e->name, path,
+                        (unsigned long long)budget, (unsigned long long)e->usize);
+    if (tc_interrupt_flag)
+      return tc_err_set(err, TC_E_INTERRUPTED, (int)op, -1, "interrupted; variables and files are unchanged");
+  }
+  if (!m->ended) return tc_io_fail(err, op, -1, path, "member %s: %s", e->name, r.why);
+  return tc_io_fail(err, op, -1, path, "member %s inflates to %llu bytes, more than its declared %llu", e->name,
+                    (unsigned long long)total, (unsigned long long)e->usize);
+}
+
+/* After the declared size: nothing more may inflate, and the CRC matches.
+ * The member's tensor is allocated and counted in use by now. */
 static int member_end(zmember *m, const zentry *e, const char *path, tc_err *err) {
   const tc_op op = TC_OP_LOAD_NPZ;
   if (m->deflated && !m->ended) {
-    unsigned char extra[64];
+    unsigned char extra[1];
     tc_rd r = {inflate_read, "corrupt deflate data: no end of stream", NULL, m};
-    if (inflate_read(&r, extra, sizeof extra) != 0)
-      return tc_io_fail(err, op, -1, path, "member %s inflates to more than its declared %llu bytes", e->name,
-                        (unsigned long long)e->usize);
+    if (inflate_read(&r, extra, sizeof extra) != 0) {
+      uint64_t limit = tc_get_max_memory(), other = tc_mem_in_use(); /* counts the tensor: about usize */
+      other = other > e->usize ? other - e->usize : 0;
+      return member_overrun(m, e, path, other < limit ? limit - other : 0, err);
+    }
     if (!m->ended) return tc_io_fail(err, op, -1, path, "member %s: %s", e->name, r.why);
   }
   if (m->crc != e->crc)

@@ -105,7 +105,7 @@ void cpu_matmul_prob(const tc_call *call, int64_t bi, mm_prob *p);
  * kernel (gemm.c); each element is its products summed in k order. */
 int cpu_gemm(const tc_call *call, int64_t nbatch, tc_err *err);
 const char *cpu_gemm_isa_name(void);
-/* f32/f64 products with fewer than 8 outputs, each summed in the fixed
+/* f32/f64 products with one row, one column or fewer than 8 outputs, each summed in the fixed
  * lane order of gemm.c (not k order); whether a call takes that path. */
 bool cpu_dot_lanes_applies(const tc_call *call, const mm_prob *p0);
 int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err);

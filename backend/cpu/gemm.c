@@ -8,7 +8,9 @@
  * computes an element and when, never the operations or their order, so
  * the bits of a result do not depend on the thread count, the block sizes,
  * or which of the two FMA kernels ran; the plain kernel small products use
- * (matmul.c) does the same operations in the same order. */
+ * (matmul.c) does the same operations in the same order. Products with
+ * one row, one column or fewer than 8 outputs are summed in the lane order
+ * below instead (vector products). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,168 +364,35 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
   return 0;
 }
 
-/* ---- matrix-vector products (M or N is 1) ----
- * Packing would cost more than the arithmetic here, so they stream the
- * matrix once, with the same chains: the "dot" form, y[i] = the sum of
- * A[i,k] x[k] over k with rows of A contiguous, interleaves 8 rows' chains;
- * the "axpy" form, y[j] = the sum of s[k] X[k,j], adds one row of X at a
- * time into y, vectorised along j. */
-typedef struct {
-  bool dot;
-  const char *m, *v;   /* the matrix (A or X), the vector (x or s) */
-  int64_t mrs, mcs;    /* dot: rows of A (k stride 1); axpy: rows k of X, along j */
-  int64_t vs, len, K;  /* vector stride; outputs; terms */
-  char *y;             /* the outputs, contiguous */
-} mv_form;
-
-/* The form of a product with M == 1 or N == 1 (C is then a contiguous
- * vector): the dot form where the matrix is contiguous along k. */
-static void mv_of(const mm_prob *p, mv_form *f) {
-  if (p->N == 1 && p->acs == 1) {          /* A @ x */
-    *f = (mv_form){true, p->a, p->b, p->ars, 1, p->brs, p->M, p->K, p->c};
-  } else if (p->M == 1 && p->brs == 1) {   /* x @ B with B's columns contiguous: B^T @ x */
-    *f = (mv_form){true, p->b, p->a, p->bcs, 1, p->acs, p->N, p->K, p->c};
-  } else if (p->M == 1) {                  /* row of A times the rows of B */
-    *f = (mv_form){false, p->b, p->a, p->brs, p->bcs, p->acs, p->N, p->K, p->c};
-  } else {                                 /* N == 1: columns of A times b */
-    *f = (mv_form){false, p->a, p->b, p->acs, p->ars, p->brs, p->M, p->K, p->c};
-  }
-}
-
-#define K_MV(T, SUF, TGT, MADD) \
-  TGT static void dot_##SUF(const void *a_, int64_t ars, const void *x_, int64_t xs, int64_t K, void *y_, \
-                            int64_t lo, int64_t hi) { \
-    const T *a = a_, *x = x_; \
-    T *y = y_; \
-    int64_t i = lo, done = 0; \
-    for (; i + 8 <= hi && !cpu_poll(&done, 8 * K); i += 8) { \
-      const T *r = a + i * ars; \
-      T s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0; \
-      CPU_POLLED_FOR(k, 0, K) { \
-        const T xv = x[k * xs]; \
-        s0 = MADD(s0, r[k], xv); \
-        s1 = MADD(s1, r[ars + k], xv); \
-        s2 = MADD(s2, r[2 * ars + k], xv); \
-        s3 = MADD(s3, r[3 * ars + k], xv); \
-        s4 = MADD(s4, r[4 * ars + k], xv); \
-        s5 = MADD(s5, r[5 * ars + k], xv); \
-        s6 = MADD(s6, r[6 * ars + k], xv); \
-        s7 = MADD(s7, r[7 * ars + k], xv); \
-      } \
-      y[i] = s0; y[i + 1] = s1; y[i + 2] = s2; y[i + 3] = s3; \
-      y[i + 4] = s4; y[i + 5] = s5; y[i + 6] = s6; y[i + 7] = s7; \
-    } \
-    for (; i < hi; i++) { \
-      const T *r = a + i * ars; \
-      T s = 0; \
-      CPU_POLLED_FOR(k, 0, K) s = MADD(s, r[k], x[k * xs]); \
-      y[i] = s; \
-    } \
-  } \
-  TGT static void axpy_##SUF(const void *x_, int64_t xrs, int64_t xcs, const void *s_, int64_t ss, int64_t K, \
-                             void *y_, int64_t lo, int64_t hi) { \
-    const T *X = x_, *s = s_; \
-    T *y = y_; \
-    for (int64_t j = lo; j < hi; j++) y[j] = 0; \
-    int64_t k = 0, done = 0; \
-    if (xcs == 1) /* four rows of X per pass over y, each element still in k order */ \
-      for (; k + 4 <= K && !cpu_poll(&done, 4 * (hi - lo)); k += 4) { \
-        const T s0 = s[k * ss], s1 = s[(k + 1) * ss], s2 = s[(k + 2) * ss], s3 = s[(k + 3) * ss]; \
-        const T *x0 = X + k * xrs, *x1 = x0 + xrs, *x2 = x1 + xrs, *x3 = x2 + xrs; \
-        for (int64_t j = lo; j < hi; j++) \
-          y[j] = MADD(MADD(MADD(MADD(y[j], s0, x0[j]), s1, x1[j]), s2, x2[j]), s3, x3[j]); \
-      } \
-    for (; k < K && !cpu_poll(&done, hi - lo); k++) { \
-      const T sv = s[k * ss], *xr = X + k * xrs; \
-      if (xcs == 1) { for (int64_t j = lo; j < hi; j++) y[j] = MADD(y[j], sv, xr[j]); } \
-      else { for (int64_t j = lo; j < hi; j++) y[j] = MADD(y[j], sv, xr[j * xcs]); } \
-    } \
-  }
 #define MV_MADD(acc, x, y) ((acc) + (x) * (y))
-K_MV(float, f32, , MV_MADD)
-K_MV(double, f64, , MV_MADD)
-typedef void (*dot_fn)(const void *, int64_t, const void *, int64_t, int64_t, void *, int64_t, int64_t);
-typedef void (*axpy_fn)(const void *, int64_t, int64_t, const void *, int64_t, int64_t, void *, int64_t, int64_t);
 #if GM_X86
 #define MV_FMA_F32(acc, x, y) __builtin_fmaf(x, y, acc)
 #define MV_FMA_F64(acc, x, y) __builtin_fma(x, y, acc)
-K_MV(float, fma_f32, TGT_256, MV_FMA_F32)
-K_MV(double, fma_f64, TGT_256, MV_FMA_F64)
-/* [fused][0 f32, 1 f64] */
-static const dot_fn dot_table[2][2] = {{dot_f32, dot_f64}, {dot_fma_f32, dot_fma_f64}};
-static const axpy_fn axpy_table[2][2] = {{axpy_f32, axpy_f64}, {axpy_fma_f32, axpy_fma_f64}};
-#else
-static const dot_fn dot_table[2][2] = {{dot_f32, dot_f64}, {dot_f32, dot_f64}};
-static const axpy_fn axpy_table[2][2] = {{axpy_f32, axpy_f64}, {axpy_f32, axpy_f64}};
 #endif
 
-/* Outputs per unit of splitting (dot: one interleaved group; axpy: a few
- * vectors), and most outputs an axpy task keeps in L1. */
-#define MV_DOT_UNIT 8
-#define MV_AXPY_UNIT 64
-#define MV_AXPY_SPAN 4096
-
-typedef struct {
-  const tc_call *call;
-  int64_t parts;       /* tasks per product */
-  dot_fn dot;
-  axpy_fn axpy;
-} mv_job;
-
-static int mv_part(const mv_job *j, int64_t bi, int64_t part) {
-  if (tc_interrupt_flag) return -1;
-  mm_prob p;
-  cpu_matmul_prob(j->call, bi, &p);
-  mv_form f;
-  mv_of(&p, &f);
-  int64_t unit = f.dot ? MV_DOT_UNIT : MV_AXPY_UNIT, nu = cdiv(f.len, unit);
-  int64_t lo = min64(part * nu / j->parts * unit, f.len), hi = min64((part + 1) * nu / j->parts * unit, f.len);
-  if (f.dot) j->dot(f.m, f.mrs, f.v, f.vs, f.K, f.y, lo, hi);
-  else j->axpy(f.m, f.mrs, f.mcs, f.v, f.vs, f.K, f.y, lo, hi);
-  return 0;
-}
-
-static int mv_task(void *ctx, int task, int worker) {
-  const mv_job *j = ctx;
-  (void)worker;
-  return mv_part(j, task / j->parts, task % j->parts);
-}
-
-static int run_mv(const tc_call *call, int64_t nbatch, const mm_prob *p0) {
-  int threads = cpu_threads(), w = call->dtype == TC_DT_F64, fused = cpu_float_isa() > CPU_ISA_BASE;
-  mv_form f;
-  mv_of(p0, &f);
-  int64_t unit = f.dot ? MV_DOT_UNIT : MV_AXPY_UNIT, nu = cdiv(f.len, unit);
-  /* enough tasks for the threads when the batch is short, and axpy spans in L1 */
-  int64_t parts = 1, macs = f.len * f.K;
-  if (threads > 1 && nbatch < 2 * threads && macs >= ((int64_t)1 << 16)) parts = TASKS_PER_THREAD * threads;
-  if (!f.dot) parts = max64(parts, cdiv(f.len, MV_AXPY_SPAN));
-  parts = min64(parts, nu);
-  if (parts < 1) parts = 1;
-  mv_job j = {call, parts, dot_table[fused][w], axpy_table[fused][w]};
-  if (nbatch > INT_MAX / parts) {   /* more tasks than an int counts: one thread */
-    for (int64_t bi = 0; bi < nbatch; bi++)
-      for (int64_t part = 0; part < parts; part++)
-        if (mv_part(&j, bi, part) < 0) return -1;
-    return 0;
-  }
-  return cpu_parallel((int)(nbatch * parts), mv_task, &j);
-}
-
-/* ---- products with few outputs: the lane order ----
- * A product with fewer than DOT_FEW outputs (a dot product, a matrix times
- * a vector with under 8 rows) would be one long chain of dependent
- * multiply-adds per output if summed in k order. Each output is summed
- * instead in a fixed order that does not depend on the machine's width or
- * the thread count: the k terms go in blocks of DOT_BLOCK; in a block, lane
- * l (of DOT_LANES) adds the terms k = l, l + 32, l + 64, ... in k order,
- * starting from 0, one fused multiply-add each (a multiply and an add
- * without FMA); the lanes are then folded in halves (lane l += lane l + 16,
- * then l + 8, 4, 2, 1); the blocks' sums are added left to right. Blocks
- * of one long product run on different threads. */
+/* ---- vector products: the lane order ----
+ * A product with one row or one column (a dot product, a matrix times a
+ * vector, a vector times a matrix) or fewer than DOT_FEW outputs would be
+ * one long chain of dependent multiply-adds per output if summed in k
+ * order, and a matrix times a vector could not be vectorised along k. Each
+ * output is summed instead in a fixed order that does not depend on the
+ * machine's width, the layout or the thread count: the k terms go in
+ * blocks of DOT_BLOCK; in a block, lane l (of DOT_LANES) adds the terms
+ * k = l, l + 32, l + 64, ... in k order, starting from 0, one fused
+ * multiply-add each (a multiply and an add without FMA); the lanes are
+ * then folded in halves (lane l += lane l + 16, then l + 8, 4, 2, 1); the
+ * blocks' sums are added left to right.
+ * Two forms compute it: "rows" sums one output at a time along its row of
+ * the matrix (the matrix contiguous along k: A @ x with A row-major), and
+ * "columns" sums LANE_SPAN neighbouring outputs at once, adding row k of
+ * the matrix into the span's lane k mod 32 (the matrix contiguous along the
+ * outputs: x @ B with B row-major, or A @ x with A transposed). Both do
+ * the same operations on each output. Units (an output or a span) and
+ * blocks of one long product run on different threads. */
 #define DOT_FEW 8
 #define DOT_LANES 32
 #define DOT_BLOCK ((int64_t)1 << 14)
+#define LANE_SPAN 1024   /* outputs of the columns form at a time: its sums stay in L2 */
 #define K_LANES(T, SUF, TGT, MADD) \
   TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n) { \
     T acc[DOT_LANES]; \
@@ -540,12 +409,59 @@ static int run_mv(const tc_call *call, int64_t nbatch, const mm_prob *p0) {
       for (int l = 0; l < w; l++) acc[l] = acc[l] + acc[l + w]; \
     return acc[0]; \
   } \
-  static void block_##SUF(const mm_prob *p, int64_t o, int64_t blk, void *out) { \
-    int64_t i = o / p->N, j = o % p->N, k0 = blk * DOT_BLOCK; \
-    int64_t n = p->K - k0 < DOT_BLOCK ? p->K - k0 : DOT_BLOCK; \
-    const T *a = (const T *)(const void *)p->a + i * p->ars + k0 * p->acs; \
-    const T *b = (const T *)(const void *)p->b + k0 * p->brs + j * p->bcs; \
-    *(T *)out = lanes_##SUF(a, p->acs, b, p->brs, n); \
+  /* w outputs: out[o * os] = the lane sum of sum over k of x(k) m(k, o), \
+   * m(k, o) = m[k * mrs + o * mcs], x(k) = v[k * vs]; vfirst: v is the \
+   * left operand of each product (kept so that NaN payloads do not swap) */ \
+  TGT static void cols_##SUF(const T *m, int64_t mrs, int64_t mcs, const T *v, int64_t vs, bool vfirst, int64_t n, \
+                             int64_t w, T *out, int64_t os) { \
+    T acc[DOT_LANES][LANE_SPAN]; \
+    for (int l = 0; l < DOT_LANES; l++) \
+      for (int64_t o = 0; o < w; o++) acc[l][o] = 0; \
+    int64_t k = 0; \
+    /* rows k + l, + 32, + 64, + 96 are lane l's next four terms: one pass \
+     * over the lane's sums adds them in k order */ \
+    for (; k + 4 * DOT_LANES <= n; k += 4 * DOT_LANES) \
+      for (int l = 0; l < DOT_LANES; l++) { \
+        const int64_t q = k + l; \
+        const T x0 = v[q * vs], x1 = v[(q + 32) * vs], x2 = v[(q + 64) * vs], x3 = v[(q + 96) * vs]; \
+        const T *r0 = m + q * mrs, *r1 = r0 + 32 * mrs, *r2 = r1 + 32 * mrs, *r3 = r2 + 32 * mrs; \
+        T *ac = acc[l]; \
+        if (vfirst && mcs == 1) \
+          for (int64_t o = 0; o < w; o++) \
+            ac[o] = MADD(MADD(MADD(MADD(ac[o], x0, r0[o]), x1, r1[o]), x2, r2[o]), x3, r3[o]); \
+        else if (mcs == 1) \
+          for (int64_t o = 0; o < w; o++) \
+            ac[o] = MADD(MADD(MADD(MADD(ac[o], r0[o], x0), r1[o], x1), r2[o], x2), r3[o], x3); \
+        else if (vfirst) \
+          for (int64_t o = 0; o < w; o++) \
+            ac[o] = MADD(MADD(MADD(MADD(ac[o], x0, r0[o * mcs]), x1, r1[o * mcs]), x2, r2[o * mcs]), x3, r3[o * mcs]); \
+        else \
+          for (int64_t o = 0; o < w; o++) \
+            ac[o] = MADD(MADD(MADD(MADD(ac[o], r0[o * mcs], x0), r1[o * mcs], x1), r2[o * mcs], x2), r3[o * mcs], x3); \
+      } \
+    for (; k < n; k++) { \
+      T *ac = acc[k % DOT_LANES]; \
+      const T x = v[k * vs], *r = m + k * mrs; \
+      if (vfirst) { for (int64_t o = 0; o < w; o++) ac[o] = MADD(ac[o], x, r[o * mcs]); } \
+      else { for (int64_t o = 0; o < w; o++) ac[o] = MADD(ac[o], r[o * mcs], x); } \
+    } \
+    for (int h = DOT_LANES / 2; h >= 1; h /= 2) \
+      for (int l = 0; l < h; l++) \
+        for (int64_t o = 0; o < w; o++) acc[l][o] = acc[l][o] + acc[l + h][o]; \
+    for (int64_t o = 0; o < w; o++) out[o * os] = acc[0][o]; \
+  } \
+  /* one block of output o (rows) or of outputs o .. o + w - 1 (columns) */ \
+  static void block_##SUF(const mm_prob *p, bool cols, int64_t o, int64_t w, int64_t blk, void *out, int64_t os) { \
+    int64_t k0 = blk * DOT_BLOCK, n = p->K - k0 < DOT_BLOCK ? p->K - k0 : DOT_BLOCK; \
+    const T *a = (const T *)(const void *)p->a + k0 * p->acs, *b = (const T *)(const void *)p->b + k0 * p->brs; \
+    if (!cols) { \
+      int64_t i = o / p->N, j = o % p->N; \
+      *(T *)out = lanes_##SUF(a + i * p->ars, p->acs, b + j * p->bcs, p->brs, n); \
+    } else if (p->N == 1) { \
+      cols_##SUF(a + o * p->ars, p->acs, p->ars, b, p->brs, false, n, w, out, os); \
+    } else { \
+      cols_##SUF(b + o * p->bcs, p->brs, p->bcs, a, p->acs, true, n, w, out, os); \
+    } \
   } \
   static void fold_##SUF(const void *parts, int64_t nblk, void *out) { \
     const T *v = parts; \
@@ -555,7 +471,7 @@ static int run_mv(const tc_call *call, int64_t nbatch, const mm_prob *p0) {
   }
 K_LANES(float, f32, , MV_MADD)
 K_LANES(double, f64, , MV_MADD)
-typedef void (*dblock_fn)(const mm_prob *, int64_t, int64_t, void *);
+typedef void (*dblock_fn)(const mm_prob *, bool, int64_t, int64_t, int64_t, void *, int64_t);
 typedef void (*dfold_fn)(const void *, int64_t, void *);
 #if GM_X86
 K_LANES(float, fma_f32, TGT_256, MV_FMA_F32)
@@ -568,35 +484,55 @@ static const dfold_fn dfold_table[2][2] = {{fold_f32, fold_f64}, {fold_f32, fold
 #endif
 
 bool cpu_dot_lanes_applies(const tc_call *call, const mm_prob *p0) {
-  return (call->dtype == TC_DT_F32 || call->dtype == TC_DT_F64) && p0->M * p0->N < DOT_FEW;
+  return (call->dtype == TC_DT_F32 || call->dtype == TC_DT_F64) &&
+         (p0->M * p0->N < DOT_FEW || p0->M == 1 || p0->N == 1);
+}
+
+static int64_t absi(int64_t v) { return v < 0 ? -v : v; }
+
+/* The columns form, where the matrix's stride along the outputs is
+ * shorter than along k (a matrix times or by a vector only). */
+static bool lanes_by_cols(const mm_prob *p) {
+  if (p->M * p->N < 2) return false;
+  if (p->N == 1) return absi(p->ars) < absi(p->acs);
+  return p->M == 1 && absi(p->bcs) < absi(p->brs);
 }
 
 typedef struct {
   const tc_call *call;
   dblock_fn block;
-  int64_t nout, nblk;   /* outputs per product, blocks per output */
-  int64_t per;          /* one block each: outputs per task */
-  int64_t total;        /* outputs of all products */
+  bool cols;            /* the columns form */
+  int64_t nout, nunit;  /* outputs and units (outputs or spans) per product */
+  int64_t nblk;         /* blocks per output */
+  int64_t per;          /* one block each: units per task */
+  int64_t units;        /* units of all products */
   char *parts;          /* several blocks: nblk sums for each output; else NULL */
   size_t es;
 } dot_job;
+
+/* Unit u of product bi, block blk: its sums to dst, os apart. */
+static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os) {
+  mm_prob p;
+  cpu_matmul_prob(j->call, bi, &p);
+  int64_t o = j->cols ? u * LANE_SPAN : u, w = j->cols ? min64(LANE_SPAN, j->nout - o) : 1;
+  j->block(&p, j->cols, o, w, blk, dst, os);
+}
 
 static int dot_task(void *ctx, int task, int worker) {
   const dot_job *j = ctx;
   (void)worker;
   if (tc_interrupt_flag) return -1;
-  mm_prob p;
-  if (j->parts) {   /* one block of one output */
-    int64_t per = j->nout * j->nblk, r = task % per;
-    cpu_matmul_prob(j->call, task / per, &p);
-    j->block(&p, r / j->nblk, r % j->nblk, j->parts + (size_t)task * j->es);
+  if (j->parts) {   /* one block of one unit */
+    int64_t ub = task / j->nblk, blk = task % j->nblk, bi = ub / j->nunit, u = ub % j->nunit;
+    int64_t o = bi * j->nout + (j->cols ? u * LANE_SPAN : u);
+    dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk);
     return 0;
   }
   char *out = tc_tensor_data(j->call->out);
-  int64_t lo = task * j->per, hi = lo + j->per < j->total ? lo + j->per : j->total;
-  for (int64_t o = lo; o < hi; o++) {
-    cpu_matmul_prob(j->call, o / j->nout, &p);
-    j->block(&p, o % j->nout, 0, out + (size_t)o * j->es);
+  int64_t lo = task * j->per, hi = lo + j->per < j->units ? lo + j->per : j->units;
+  for (int64_t ub = lo; ub < hi; ub++) {
+    int64_t bi = ub / j->nunit, u = ub % j->nunit;
+    dot_unit(j, bi, u, 0, out + (size_t)(bi * j->nout + (j->cols ? u * LANE_SPAN : u)) * j->es, 1);
   }
   return 0;
 }
@@ -605,23 +541,27 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   int w = call->dtype == TC_DT_F64, fused = cpu_float_isa() > CPU_ISA_BASE;
   mm_prob p0;
   cpu_matmul_prob(call, 0, &p0);
-  dot_job j = {call, dblock_table[fused][w], p0.M * p0.N, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL, w ? 8 : 4};
-  if (__builtin_mul_overflow(nbatch, j.nout, &j.total))
+  bool cols = lanes_by_cols(&p0);
+  int64_t nout = p0.M * p0.N, nunit = cols ? cdiv(nout, LANE_SPAN) : nout;
+  dot_job j = {call, dblock_table[fused][w], cols, nout, nunit, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL, w ? 8 : 4};
+  int64_t total, ntasks;
+  if (__builtin_mul_overflow(nbatch, nout, &total) || __builtin_mul_overflow(nbatch, nunit, &j.units))
     return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
-  int64_t ntasks;
   if (j.nblk > 1) {
-    if (__builtin_mul_overflow(j.total, j.nblk, &ntasks) || ntasks > INT_MAX)
+    int64_t nparts;   /* units * nblk tasks, total * nblk partial sums */
+    if (__builtin_mul_overflow(j.units, j.nblk, &ntasks) || ntasks > INT_MAX ||
+        __builtin_mul_overflow(total, j.nblk, &nparts) || nparts > INT_MAX)
       return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
-    j.parts = malloc((size_t)ntasks * j.es);
+    j.parts = malloc((size_t)nparts * j.es);
     if (!j.parts) return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "allocation failed");
   } else {
-    j.per = max64(1, ((int64_t)1 << 16) / max64(p0.K, 1));
-    ntasks = cdiv(j.total, j.per);
-    if (ntasks > INT_MAX) { j.per = cdiv(j.total, INT_MAX); ntasks = cdiv(j.total, j.per); }
+    j.per = max64(1, ((int64_t)1 << 16) / max64(p0.K * (nout / nunit), 1));
+    ntasks = cdiv(j.units, j.per);
+    if (ntasks > INT_MAX) { j.per = cdiv(j.units, INT_MAX); ntasks = cdiv(j.units, j.per); }
   }
   /* under 2^18 multiply-adds, waking the pool costs more than it saves */
   int64_t macs;
-  bool one = ntasks == 1 || (!__builtin_mul_overflow(j.total, p0.K, &macs) && macs < ((int64_t)1 << 18));
+  bool one = ntasks == 1 || (!__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 18));
   int rc = 0;
   if (one)
     for (int64_t t = 0; t < ntasks && rc == 0; t++) rc = dot_task(&j, (int)t, 0);
@@ -630,7 +570,7 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   if (rc == 0 && j.parts) {
     char *out = tc_tensor_data(call->out);
     dfold_fn fold = dfold_table[fused][w];
-    for (int64_t o = 0; o < j.total; o++)
+    for (int64_t o = 0; o < total; o++)
       fold(j.parts + (size_t)(o * j.nblk) * j.es, j.nblk, out + (size_t)o * j.es);
   }
   free(j.parts);
@@ -677,8 +617,7 @@ int cpu_gemm(const tc_call *call, int64_t nbatch, tc_err *err) {
   tc_dtype dt = call->dtype;
   mm_prob p0;
   cpu_matmul_prob(call, 0, &p0);
-  if (p0.M == 1 || p0.N == 1)
-    return run_mv(call, nbatch, &p0) < 0 || tc_interrupt_flag ? cpu_interrupted(err) : 0;
+  if (cpu_dot_lanes_applies(call, &p0)) return cpu_dot_lanes(call, nbatch, err);
   int threads = cpu_threads();
   int64_t macs;
   bool whole = nbatch >= 2 * threads && threads > 1 && nbatch <= INT_MAX &&

@@ -45,7 +45,7 @@ static double chain(tc_dtype kd, bool fused, const double *a, int64_t acs, const
   return s;
 }
 
-/* A product with fewer than 8 outputs sums each in the lane order of
+/* A product with fewer than 8 outputs, or one row or one column, sums each in the lane order of
  * backend/cpu/gemm.c instead: blocks of 2^14 terms, 32 lanes per block
  * (lane l takes k = l, l + 32, ... in k order from 0), the lanes folded in
  * halves (l += l + 16, 8, 4, 2, 1), the blocks added left to right. */
@@ -97,7 +97,7 @@ static void check_product(tc_dtype kd, const double *a, const double *b, const d
   bool fused = fused_now();
   for (int64_t i = 0; i < M; i++)
     for (int64_t j = 0; j < N; j++) {
-      bool few = M * N < 8;
+      bool few = M * N < 8 || M == 1 || N == 1;
       double want = few ? lanes(kd, fused, a + i * K, 1, b + j, N, K) : chain(kd, fused, a + i * K, 1, b + j, N, K);
       double got = c[i * N + j];
       TT_CHECK(same(got, want), "%s %s %lldx%lldx%lld on %s: [%lld,%lld] is %a, the %s %s sum is %a", what,
@@ -232,7 +232,7 @@ static tc_tensor *laid_out(tc_dtype dt, const double *v, int64_t rows, int64_t c
 }
 
 Test(gemm, transposed_strided_and_reversed_operands) {
-  const int64_t shapes[][3] = {{65, 129, 33}, {130, 17, 200}, {7, 600, 31}, {40, 50, 1}, {1, 50, 40}};
+  const int64_t shapes[][3] = {{65, 129, 33}, {130, 17, 200}, {7, 600, 31}, {40, 50, 1}, {1, 50, 40}, {200, 130, 1}, {1, 300, 150}};
   int lv[CPU_ISA_COUNT], nl = levels(lv);
   for (int l = 0; l < nl; l++) {
     cpu_matmul_isa(lv[l]);
@@ -510,10 +510,13 @@ Test(gemm, a_named_cblas_is_used) {
   TT_DONE();
 }
 
-/* Products with fewer than 8 outputs: the lane order over several blocks,
- * unit and strided b, on every level and thread count. */
+/* Products with fewer than 8 outputs, one row or one column: the lane
+ * order over one and several blocks, in both forms (rows: the matrix
+ * contiguous along k; columns: along the outputs, spans of 128 and a part
+ * span), on every level and thread count. */
 Test(gemm, few_outputs_lane_order_any_threads) {
-  const int64_t shapes[][3] = {{1, 100003, 1}, {3, 40000, 2}, {1, 50000, 5}, {7, 16385, 1}, {1, 31, 1}};
+  const int64_t shapes[][3] = {{1, 100003, 1}, {3, 40000, 2}, {1, 50000, 5}, {7, 16385, 1}, {1, 31, 1},
+                               {1, 20000, 300}, {300, 17000, 1}, {1, 3, 1000}, {129, 45, 1}, {1, 33, 257}};
   int lv[CPU_ISA_COUNT], nl = levels(lv);
   for (int l = 0; l < nl; l++) {
     cpu_matmul_isa(lv[l]);
