@@ -446,7 +446,7 @@ static int call_clip(barg *b, value *out, tc_err *err) {
 }
 
 /* One call per family; the binder has checked and converted the arguments. */
-static int call_op(ctx *c, tc_op op, args *a, value *out) {
+static int call_by_family(ctx *c, tc_op op, args *a, value *out) {
   barg *b = a->b;
   tc_err *err = c->err;
   switch (tc_op_family(op)) {
@@ -458,13 +458,22 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   case TC_FAM_CLIP: return call_clip(b, out, err);
   case TC_FAM_CAST: return set_tensor(out, tc_cast_user(b[0].t, (tc_dtype)b[1].dt, err));
   case TC_FAM_REDUCE: return set_tensor(out, tc_reduce(op, b[0].t, &b[1].axes, a->n > 2 && b[2].b, err));
-  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: return call_family(c, op, a, out);
+  case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO: case TC_FAM_FN: return call_special(c, op, a, out);
   case TC_FAM_MATMUL: return call_matmul(c, op, a, out);
   case TC_FAM_LINALG: return call_linalg(c, op, a, out);
-  case TC_FAM_FN: return call_fn(c, op, a, out);
   case TC_FAM_INFO: return call_info(c, op, b[0].t, out);
+  default: break;   /* a family whose built-ins are all TC_CALLS rows needs no case */
   }
   return tc_err_set(err, TC_E_DTYPE, (int)op, -1, "%s", "not implemented");
+}
+
+/* A built-in's call: its TC_CALLS row (src/ops.def), else by its family. An
+ * error of an op an everyday function is built from names the function. */
+static int call_op(ctx *c, tc_op op, args *a, value *out) {
+  int rc;
+  if (!call_row(c, op, a->b, out, &rc)) rc = call_by_family(c, op, a, out);
+  if (rc != 0 && tc_op_family(op) == TC_FAM_FN) tc_reattribute(c->err, op);
+  return rc;
 }
 
 static int eval_call(ctx *c, node *n, value *out) {

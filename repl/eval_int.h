@@ -96,12 +96,23 @@ int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *
 void locate(ctx *c, const node *n);
 int set_tensor(value *out, tc_tensor *t);   /* -1 when t is NULL */
 
-/* Indexing, shape ops, constructors and files (fn_index.c). */
+/* Subscripts (fn_index.c). */
 int eval_index(ctx *c, node *n, value *out);                          /* x[...] */
 int eval_index_assign(ctx *c, node *target, node *val);               /* name[...] = val */
-int call_family(ctx *c, tc_op op, args *a, value *out);               /* SHAPE, INDEX, CTOR, IO families */
+
+/* The built-ins' calls (calls.c). call_row: false when op has no TC_CALLS
+ * row (src/ops.def); else true, and *rc is the call's outcome. */
+bool call_row(ctx *c, tc_op op, const barg *b, value *out, int *rc);
+/* The arguments of op's TC_CALLS row, for tests: their count (-1: no row),
+ * the first cap of them in out. */
+typedef enum {
+  CALL_ARG_OP, CALL_ARG_K, CALL_ARG_T, CALL_ARG_INT, CALL_ARG_GIVEN, CALL_ARG_NUM, CALL_ARG_BOOL, CALL_ARG_STR,
+  CALL_ARG_AXES, CALL_ARG_DT, CALL_ARG_MODE, CALL_ARG_RED, CALL_ARG_SEED, CALL_ARG_INTS, CALL_ARG_TS, CALL_ARG_KW
+} call_arg_kind;
+typedef struct call_arg { call_arg_kind kind; int param; } call_arg;
+int call_row_args(tc_op op, call_arg *out, int cap);
+int call_special(ctx *c, tc_op op, args *a, value *out);   /* eye, load, from_json, searchsorted */
 /* Function families in their own files (repl/fn_*.c). */
 int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_MATMUL */
 int call_linalg(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_LINALG (fn_linalg.c) */
-int call_fn(ctx *c, tc_op op, args *a, value *out);       /* TC_FAM_FN (fn_more.c) */
 #endif

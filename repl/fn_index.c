@@ -1,60 +1,10 @@
-/* The evaluator's indexing family: subscripts x[...] and indexed
- * assignment, and the calls of the shape, indexing, constructor and file
- * ops (SPEC 5.3-5.7). Arguments are read here; everything that touches
- * tensor data is in src/. */
+/* The evaluator's subscripts: x[...] and indexed assignment (SPEC 5.4).
+ * The items are read here; everything that touches tensor data is in src/.
+ * (The shape, indexing, constructor and file built-ins are called from
+ * their TC_CALLS rows, repl/calls.c.) */
 #include <stdlib.h>
 #include <string.h>
 #include "eval_int.h"
-
-/* ---- calls: one line each, the arguments bound and typed (repl/bind.c) ---- */
-static int call_shape(ctx *c, tc_op op, barg *b, value *out) {
-  tc_err *err = c->err;
-  switch (op) {
-  case TC_OP_RESHAPE: return set_tensor(out, tc_reshape(b[0].t, b[1].n, b[1].ints, err));
-  case TC_OP_BROADCAST_TO: return set_tensor(out, tc_broadcast_to(b[0].t, b[1].n, b[1].ints, err));
-  case TC_OP_TRANSPOSE: return set_tensor(out, tc_transpose(b[0].t, b[1].n, b[1].ints, err));
-  case TC_OP_EXPAND_DIMS: return set_tensor(out, tc_expand_dims(b[0].t, b[1].i, err));
-  case TC_OP_SQUEEZE: return set_tensor(out, tc_squeeze(b[0].t, &b[1].axes, err));
-  case TC_OP_FLIP: return set_tensor(out, tc_flip(b[0].t, &b[1].axes, err));
-  case TC_OP_FLATTEN: return set_tensor(out, tc_flatten(b[0].t, err));
-  case TC_OP_CONCAT: return set_tensor(out, tc_concat(b[0].nts, b[0].ts, b[1].i, err));
-  case TC_OP_STACK: return set_tensor(out, tc_stack(b[0].nts, b[0].ts, b[1].i, err));
-  case TC_OP_TRIL: case TC_OP_TRIU: return set_tensor(out, tc_tri(op, b[0].t, b[1].i, err));
-  case TC_OP_DIAG: return set_tensor(out, tc_diag(b[0].t, b[1].i, err));
-  case TC_OP_TAKE: return set_tensor(out, tc_take(b[0].t, b[1].t, b[2].i, b[3].mode, b[4].t, err));
-  case TC_OP_TAKE_ALONG_AXIS:
-    return set_tensor(out, tc_take_along_axis(b[0].t, b[1].t, b[2].i, b[3].mode, b[4].t, err));
-  case TC_OP_DYNAMIC_SLICE: return set_tensor(out, tc_dynamic_slice(b[0].t, b[1].n, b[1].ints, b[2].n, b[2].ints, err));
-  case TC_OP_SCATTER:
-    return set_tensor(out, tc_scatter(b[0].t, b[1].t, b[2].t, b[3].i, b[4].mode, b[5].mode, err));
-  default: return tc_err_set(err, TC_E_DTYPE, (int)op, -1, "%s", "not implemented");
-  }
-}
-
-int call_family(ctx *c, tc_op op, args *a, value *out) {
-  barg *b = a->b;
-  tc_err *err = c->err;
-  switch (op) {
-  case TC_OP_ZEROS: return set_tensor(out, tc_zeros(b[0].n, b[0].ints, (tc_dtype)b[1].dt, err));
-  case TC_OP_ONES: return set_tensor(out, tc_ones(b[0].n, b[0].ints, (tc_dtype)b[1].dt, err));
-  case TC_OP_FULL: return set_tensor(out, tc_full(b[0].n, b[0].ints, b[1].t, b[2].dt, err));
-  case TC_OP_ARANGE: return set_tensor(out, tc_arange(b[0].t, b[1].t, b[2].t, b[3].dt, err));
-  case TC_OP_LINSPACE: return set_tensor(out, tc_linspace(b[0].f, b[1].f, b[2].i, (tc_dtype)b[3].dt, err));
-  case TC_OP_EYE: return set_tensor(out, tc_eye(b[0].i, b[1].given ? b[1].i : b[0].i, b[2].i, (tc_dtype)b[3].dt, err));
-  case TC_OP_RAND: return set_tensor(out, tc_random(TC_DIST_UNIFORM, b[0].n, b[0].ints, b[1].seed, 0, 0, err));
-  case TC_OP_RANDN: return set_tensor(out, tc_random(TC_DIST_NORMAL, b[0].n, b[0].ints, b[1].seed, 0, 0, err));
-  case TC_OP_RANDINT: return set_tensor(out, tc_randint(b[0].t, b[1].t, b[2].n, b[2].ints, b[3].seed, (tc_dtype)b[4].dt, err));
-  case TC_OP_LOAD: return set_tensor(out, b[1].b ? tc_map_npy(b[0].s, err) : tc_load_npy(b[0].s, err));
-  case TC_OP_LOAD_NPZ: return set_tensor(out, tc_load_npz(b[0].s, b[1].s, err));
-  case TC_OP_SAVE_NPZ: return tc_save_npz(b[0].s, b[1].nts, b[1].names, b[1].ts, err);
-  case TC_OP_LOAD_CSV: return set_tensor(out, tc_load_csv_with(b[0].s, (tc_dtype)b[1].dt, b[2].s, b[3].i, err));
-  case TC_OP_SAVE: return tc_save_npy(b[0].s, b[1].t, err);
-  case TC_OP_SAVE_CSV: return tc_save_csv(b[0].s, b[1].t, err);
-  case TC_OP_FROM_JSON: return set_tensor(out, tc_from_json(b[0].s, strlen(b[0].s), op, err));
-  case TC_OP_LOAD_JSON: return set_tensor(out, tc_load_json(b[0].s, err));
-  default: return call_shape(c, op, b, out);
-  }
-}
 
 /* ---- subscripts ---- */
 /* One integer from a slice bound. */

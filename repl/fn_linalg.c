@@ -1,5 +1,6 @@
-/* einsum and linear algebra in the language (SPEC 12), reached from
- * call_op() by their family, TC_FAM_LINALG. */
+/* einsum, norm and matrix_rank in the language (SPEC 12), reached from
+ * call_op() by their family, TC_FAM_LINALG; the other linear algebra
+ * built-ins are called from their TC_CALLS rows (repl/calls.c). */
 #include <math.h>
 #include <string.h>
 #include "eval_int.h"
@@ -38,13 +39,6 @@ int call_linalg(ctx *c, tc_op op, args *a, value *out) {
     }
     return set_tensor(out, r);
   }
-  case TC_OP_SOLVE: return set_tensor(out, tc_solve(b[0].t, b[1].t, err));
-  case TC_OP_INV: return set_tensor(out, tc_inv(b[0].t, err));
-  case TC_OP_DET: return set_tensor(out, tc_det(b[0].t, err));
-  case TC_OP_CHOLESKY: return set_tensor(out, tc_cholesky(b[0].t, err));
-  case TC_OP_EIGVALSH: return set_tensor(out, tc_eigvalsh(b[0].t, err));
-  case TC_OP_SVDVALS: return set_tensor(out, tc_svdvals(b[0].t, err));
-  case TC_OP_PINV: return set_tensor(out, tc_pinv(b[0].t, b[1].f, err));
   case TC_OP_MATRIX_RANK:
     if (b[1].given && !(b[1].f >= 0))
       return fail_node(c, a->at[1], TC_E_BAD_ARG, "%s", "tol must be a number >= 0");

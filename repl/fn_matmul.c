@@ -1,5 +1,6 @@
-/* Matrix products in the language: matmul, dot, outer, tensordot and
- * trace (SPEC 5.2), reached from call_op() by their kind. */
+/* Matrix products in the language: matmul, dot, outer and tensordot
+ * (SPEC 5.2), reached from call_op() by their family (trace: its
+ * TC_CALLS row). */
 #include <string.h>
 #include "eval_int.h"
 
@@ -36,8 +37,6 @@ int call_matmul(ctx *c, tc_op op, args *a, value *out) {
   tc_tensor *x = a->b[0].t, *y = a->n > 1 ? a->b[1].t : NULL;
   tc_err *err = c->err;
   switch (op) {
-  case TC_OP_TRACE:
-    return set_tensor(out, tc_trace(x, err));
   case TC_OP_TENSORDOT: {
     int n = 0;
     int64_t xa[TC_MAX_DIMS], xb[TC_MAX_DIMS];

@@ -279,14 +279,8 @@ static int parse(const char *spec, int nops, tc_tensor *const *xs, term *terms, 
   return 0;
 }
 
-tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *err) {
-  const tc_op op = TC_OP_EINSUM;
-  static term terms[MAX_OPS];   /* (not reentrant: the evaluator is single-threaded) */
-  term out;
-  int ell_rank = 0;
-  if (parse(spec, nops, xs, terms, &out, &ell_rank, err) != 0) return NULL;
-  /* sizes of every label; letters must agree, broadcast dims broadcast */
-  int64_t gsize[NLAB];
+/* The size of every label; letters must agree, broadcast dims broadcast. */
+static int label_sizes(int nops, tc_tensor *const *xs, const term *terms, int ell_rank, int64_t *gsize, tc_err *err) {
   int where[NLAB];
   for (int l = 0; l < NLAB; l++) gsize[l] = -1;
   for (int i = 0; i < nops; i++) {
@@ -311,63 +305,69 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
                  where[l] + 1, i + 1);
       char msg[200];
       snprintf(msg, sizeof msg, what, (long long)(same_op ? xs[i]->shape[first] : gsize[l]), (long long)s);
-      tc_err_set(err, TC_E_SHAPE, (int)op, -1, "%s", msg);
+      tc_err_set(err, TC_E_SHAPE, TC_OP_EINSUM, -1, "%s", msg);
       err->start = pos[d];
       err->end = pos[d] + (l < NLET ? 1 : 3);
-      return NULL;
+      return -1;
     }
   }
-  /* the compute dtype: the strong operands' (all, when every one is weak) */
-  tc_dtype dt = TC_DT_BOOL;
+  return 0;
+}
+
+/* The compute dtype: the strong operands' (all, when every one is weak). */
+static int compute_dtype(int nops, tc_tensor *const *xs, tc_dtype *dt, tc_err *err) {
   bool any_strong = false;
+  *dt = TC_DT_BOOL;
   for (int i = 0; i < nops; i++) any_strong |= !xs[i]->weak;
   for (int i = 0; i < nops; i++)
-    if ((!any_strong || !xs[i]->weak) && tc_promote_err(dt, xs[i]->dtype, (int)op, &dt, err) != 0) return NULL;
-  if (tc_check_supported(op, dt, err) != 0) return NULL;
-  tc_dtype k = dt == TC_DT_BOOL ? TC_DT_I64 : dt;
-  opnd ops[MAX_OPS];
-  memset(ops, 0, sizeof ops);
-  int rc = 0;
-  for (int i = 0; i < nops && rc == 0; i++) {
-    /* cast, then the diagonal view over repeated labels */
-    int lab[TC_MAX_DIMS], pos[TC_MAX_DIMS];
-    dim_labels(&terms[i], xs[i]->ndim - terms[i].n, ell_rank, lab, pos);
-    tc_tensor *c = tc_cast(xs[i], k, err);
-    if (!c) { rc = -1; break; }
-    int64_t shape[TC_MAX_DIMS], strides[TC_MAX_DIMS];
-    opnd *o = &ops[i];
-    for (int d = 0; d < c->ndim; d++) {
-      int u = find(o->lab, o->n, lab[d]);
-      if (u >= 0) { strides[u] += c->strides[d]; continue; }
-      o->lab[o->n] = lab[d];
-      shape[o->n] = c->shape[d];
-      strides[o->n++] = c->strides[d];
-    }
-    o->t = tc_view(c, o->n, shape, strides, c->offset, err);
-    tc_tensor_free(c);
-    if (!o->t) rc = -1;
+    if ((!any_strong || !xs[i]->weak) && tc_promote_err(*dt, xs[i]->dtype, TC_OP_EINSUM, dt, err) != 0) return -1;
+  return tc_check_supported(TC_OP_EINSUM, *dt, err);
+}
+
+/* Operand o: x cast to k, then viewed with repeated labels as a diagonal. */
+static int take_operand(opnd *o, tc_tensor *x, const term *t, int ell_rank, tc_dtype k, tc_err *err) {
+  int lab[TC_MAX_DIMS], pos[TC_MAX_DIMS];
+  dim_labels(t, x->ndim - t->n, ell_rank, lab, pos);
+  tc_tensor *c = tc_cast(x, k, err);
+  if (!c) return -1;
+  int64_t shape[TC_MAX_DIMS], strides[TC_MAX_DIMS];
+  for (int d = 0; d < c->ndim; d++) {
+    int u = find(o->lab, o->n, lab[d]);
+    if (u >= 0) { strides[u] += c->strides[d]; continue; }
+    o->lab[o->n] = lab[d];
+    shape[o->n] = c->shape[d];
+    strides[o->n++] = c->strides[d];
   }
-  /* check / saturate (SPEC 13): when an output could leave the dtype, the
-   * exact sums of products (src/overflow.c); else the lowering below,
-   * wrapping, which is then exact */
-  tc_overflow policy = tc_get_overflow();
-  tc_tensor *r = NULL;
-  if (rc == 0 && tc_dtype_class(dt) == TC_CLASS_INT && tc_overflow_judges_einsum(k)) {
-    int sumlab[NLAB], nsum = 0;
-    for (int l = 0; l < NLAB; l++) {
-      bool used = false;
-      for (int i = 0; i < nops && !used; i++) used = find(ops[i].lab, ops[i].n, l) >= 0;
-      if (used && find(out.lab, out.n, l) < 0) sumlab[nsum++] = l;
-    }
-    if (!tc_overflow_einsum_fits(k, nops, ops, gsize, nsum, sumlab)) {
-      r = tc_overflow_einsum(k, nops, ops, gsize, out.n, out.lab, nsum, sumlab, err);
-      rc = r ? 1 : -1;   /* done */
-    } else {
-      tc_set_overflow(TC_OVERFLOW_WRAP);
-    }
+  o->t = tc_view(c, o->n, shape, strides, c->offset, err);
+  tc_tensor_free(c);
+  return o->t ? 0 : -1;
+}
+
+/* check / saturate (SPEC 13): when an output could leave the dtype, the
+ * exact sums of products (src/overflow.c): 1 with *r set, or -1. Else 0,
+ * with the policy set to wrap for the lowering, which is then exact. */
+static int exact_if_needed(tc_dtype k, int nops, const opnd *ops, const int64_t *gsize, const term *out, tc_tensor **r,
+                           tc_err *err) {
+  if (!tc_overflow_judges_einsum(k)) return 0;
+  int sumlab[NLAB], nsum = 0;
+  for (int l = 0; l < NLAB; l++) {
+    bool used = false;
+    for (int i = 0; i < nops && !used; i++) used = find(ops[i].lab, ops[i].n, l) >= 0;
+    if (used && find(out->lab, out->n, l) < 0) sumlab[nsum++] = l;
   }
-  int live = nops;
-  for (int i = 0; i < nops && rc == 0; i++) rc = sum_private(ops, nops, i, &out, err);
+  if (tc_overflow_einsum_fits(k, nops, ops, gsize, nsum, sumlab)) {
+    tc_set_overflow(TC_OVERFLOW_WRAP);
+    return 0;
+  }
+  *r = tc_overflow_einsum(k, nops, ops, gsize, out->n, out->lab, nsum, sumlab, err);
+  return *r ? 1 : -1;
+}
+
+/* Sums private labels, then contracts the pair with the smallest result
+ * until one operand is left. */
+static int contract_all(opnd *ops, int nops, const term *out, const int64_t *gsize, tc_err *err) {
+  int rc = 0, live = nops;
+  for (int i = 0; i < nops && rc == 0; i++) rc = sum_private(ops, nops, i, out, err);
   while (rc == 0 && live > 1) {
     int bi = -1, bj = -1;
     double best = 0;
@@ -375,26 +375,52 @@ tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *e
     for (int i = 0; i < nops; i++)
       for (int j = i + 1; j < nops; j++) {
         if (!ops[i].t || !ops[j].t) continue;
-        double s = plan_pair(ops, nops, i, j, &out, gsize, &p);
+        double s = plan_pair(ops, nops, i, j, out, gsize, &p);
         if (bi < 0 || s < best) { best = s; bi = i; bj = j; bp = p; }
       }
     rc = contract(ops, bi, bj, &bp, gsize, err);
     live--;
-    if (rc == 0) rc = sum_private(ops, nops, bi, &out, err);
+    if (rc == 0) rc = sum_private(ops, nops, bi, out, err);
   }
+  return rc;
+}
+
+/* The one operand left, in the output's label order; bool as (sum != 0). */
+static tc_tensor *result_of(const opnd *ops, const term *out, const int64_t *gsize, tc_dtype dt, tc_err *err) {
+  const opnd *o = &ops[0];
+  while (!o->t) o++;
+  tc_tensor *r = arrange(o, out->n, out->lab, gsize, err);
+  if (r && dt == TC_DT_BOOL) {
+    tc_tensor *z = tc_scalar_i64(0, true, err);
+    tc_tensor *b = z ? tc_binary(TC_OP_NOT_EQUAL, r, z, err) : NULL;
+    tc_tensor_free(z);
+    tc_tensor_free(r);
+    r = b;
+  }
+  return r;
+}
+
+tc_tensor *tc_einsum(const char *spec, int nops, tc_tensor *const *xs, tc_err *err) {
+  const tc_op op = TC_OP_EINSUM;
+  static term terms[MAX_OPS];   /* (not reentrant: the evaluator is single-threaded) */
+  term out;
+  int ell_rank = 0;
+  int64_t gsize[NLAB];
+  tc_dtype dt;
+  if (parse(spec, nops, xs, terms, &out, &ell_rank, err) != 0 || label_sizes(nops, xs, terms, ell_rank, gsize, err) != 0 ||
+      compute_dtype(nops, xs, &dt, err) != 0)
+    return NULL;
+  tc_dtype k = dt == TC_DT_BOOL ? TC_DT_I64 : dt;
+  opnd ops[MAX_OPS];
+  memset(ops, 0, sizeof ops);
+  int rc = 0;
+  for (int i = 0; i < nops && rc == 0; i++) rc = take_operand(&ops[i], xs[i], &terms[i], ell_rank, k, err);
+  tc_overflow policy = tc_get_overflow();
+  tc_tensor *r = NULL;
+  if (rc == 0 && tc_dtype_class(dt) == TC_CLASS_INT) rc = exact_if_needed(k, nops, ops, gsize, &out, &r, err);
+  if (rc == 0) rc = contract_all(ops, nops, &out, gsize, err);
   tc_set_overflow(policy);
-  if (rc == 0) {
-    opnd *o = &ops[0];
-    while (!o->t) o++;
-    r = arrange(o, out.n, out.lab, gsize, err);
-    if (r && dt == TC_DT_BOOL) {
-      tc_tensor *z = tc_scalar_i64(0, true, err);
-      tc_tensor *b = z ? tc_binary(TC_OP_NOT_EQUAL, r, z, err) : NULL;
-      tc_tensor_free(z);
-      tc_tensor_free(r);
-      r = b;
-    }
-  }
+  if (rc == 0) r = result_of(ops, &out, gsize, dt, err);
   if (r) r->weak = false;
   for (int i = 0; i < nops; i++) tc_tensor_free(ops[i].t);
   if (!r && err->op < 0) err->op = (int)op;

@@ -450,6 +450,117 @@ static tc_tensor *quantile_of(tc_tensor *s, double q, int method, bool median, t
   return done(&p, quantile_rows(&p, s, q, method, median, err));
 }
 
+/* The quantiles asked for, scaled to [0, 1] (0.5 for the median), in *qv:
+ * buf, or memory the caller frees when there are more than 64. */
+static int quantile_qs(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, double *buf, double **qv, int64_t *nq,
+                       tc_err *err) {
+  bool median = op == TC_OP_MEDIAN;
+  double scale = op == TC_OP_PERCENTILE ? 100 : 1;
+  *nq = median ? 1 : tc_numel(q);
+  tc_tensor *qh = median ? NULL : keep(p, tc_cast(q, TC_DT_F64, err));
+  if (!median && !qh) return -1;
+  *qv = *nq <= 64 ? buf : malloc(sizeof(double) * (size_t)*nq);
+  if (!*qv) { *qv = buf; return tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory"); }
+  double *v = *qv;
+  if (median) v[0] = 0.5;
+  else if (*nq && tc_tensor_to_host(qh, v, err) != 0) return -1;
+  for (int64_t i = 0; i < *nq; i++) {
+    if (!(v[i] >= 0 && v[i] <= scale)) return bad(err, op, x, "q must be in [0, %g]; it holds %g", scale, v[i]);
+    v[i] /= scale;
+  }
+  return 0;
+}
+
+/* The kept axes of x (not in mask) and the shape they make: what a
+ * quantile's reduction leaves. */
+typedef struct { int nk; int64_t n, perm[TC_MAX_DIMS], kshape[TC_MAX_DIMS]; } kept_axes;
+
+static kept_axes kept_of(const tc_tensor *x, const bool *mask) {
+  kept_axes k = {.nk = 0, .n = 1};
+  for (int i = 0; i < x->ndim; i++)
+    if (!mask[i]) { k.perm[k.nk] = i; k.kshape[k.nk] = x->shape[i]; k.nk++; }
+  for (int i = 0, j = k.nk; i < x->ndim; i++)
+    if (mask[i]) { k.perm[j++] = i; k.n *= x->shape[i]; }
+  return k;
+}
+
+/* x in dtype dt with the reduced axes moved last and merged into one of n
+ * elements: [kshape..., n]. */
+static tc_tensor *reduced_last(pool *p, tc_tensor *x, const kept_axes *ka, tc_dtype dt, tc_err *err) {
+  tc_tensor *xf = keep(p, tc_cast(x, dt, err));
+  tc_tensor *tp = xf ? keep(p, tc_transpose(xf, x->ndim, ka->perm, err)) : NULL;
+  tc_tensor *cp = tp ? keep(p, tc_contiguous(tp, err)) : NULL;
+  int64_t rshape[TC_MAX_DIMS + 1];
+  memcpy(rshape, ka->kshape, sizeof(int64_t) * (size_t)ka->nk);
+  rshape[ka->nk] = ka->n;
+  return cp ? keep(p, tc_reshape(cp, ka->nk + 1, rshape, err)) : NULL;
+}
+
+/* The quantiles qv of the rows of rs (n > 0 long), stacked first, with
+ * q's shape then the kept dims; a row holding NaN gives NaN. */
+static tc_tensor *quantiles_of_rows(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, tc_tensor *rs, const kept_axes *ka,
+                                    int meth, const double *qv, int64_t nq, tc_err *err) {
+  bool median = op == TC_OP_MEDIAN;
+  int nk = ka->nk;
+  tc_tensor *s = keep(p, sort_last(TC_OP_SORT, rs, nk, false, err));
+  tc_tensor **pp = s ? calloc((size_t)(nq ? nq : 1), sizeof(tc_tensor *)) : NULL;
+  if (!pp) {
+    if (s) tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory");
+    return NULL;
+  }
+  bool ok = true;
+  for (int64_t i = 0; i < nq && ok; i++) ok = (pp[i] = quantile_of(s, qv[i], meth, median, err)) != NULL;
+  tc_tensor *st = ok && nq > INT32_MAX ? NULL : ok ? keep(p, tc_stack((int)nq, pp, 0, err)) : NULL;
+  for (int64_t i = 0; i < nq; i++) tc_tensor_free(pp[i]);
+  free(pp);
+  /* the NaN rows: NaN sorts last, so a row holds one when its last element is */
+  tc_tensor *res = st;
+  if (st && tc_dtype_class(rs->dtype) == TC_CLASS_FLT) {
+    tc_tensor *lastc = keep(p, narrow(s, nk, ka->n - 1, 1, err));
+    tc_tensor *isn = lastc ? keep(p, tc_unary(TC_OP_ISNAN, lastc, err)) : NULL;
+    tc_tensor *nan = isn ? keep(p, tc_scalar_f64(NAN, true, err)) : NULL;
+    res = nan ? keep(p, tc_where(isn, nan, st, err)) : NULL;
+  }
+  /* [nq, ..., 1] to q's shape and the kept dims */
+  int64_t oshape[2 * TC_MAX_DIMS];
+  int on = 0;
+  if (!median)
+    for (int i = 0; i < q->ndim; i++) oshape[on++] = q->shape[i];
+  for (int i = 0; i < nk; i++) oshape[on++] = ka->kshape[i];
+  if (res && on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); return NULL; }
+  return res ? keep(p, tc_reshape(res, on, oshape, err)) : NULL;
+}
+
+/* res with the reduced axes back as size 1, after q's dims. */
+static tc_tensor *keep_reduced_dims(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, const bool *mask, tc_tensor *res,
+                                    tc_err *err) {
+  int qd = op == TC_OP_MEDIAN ? 0 : q->ndim, on = 0;
+  int64_t oshape[2 * TC_MAX_DIMS];
+  for (int i = 0; i < qd; i++) oshape[on++] = q->shape[i];
+  for (int i = 0; i < x->ndim; i++) oshape[on++] = mask[i] ? 1 : x->shape[i];
+  if (on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); return NULL; }
+  return keep(p, tc_reshape(res, on, oshape, err));
+}
+
+static tc_tensor *quantile_in(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, const bool *mask, int meth,
+                              const double *qv, int64_t nq, bool keepdims, tc_err *err) {
+  bool median = op == TC_OP_MEDIAN;
+  kept_axes ka = kept_of(x, mask);
+  if (ka.n == 0 && !median) { bad(err, op, x, "%s", "cannot take a quantile of zero elements"); return NULL; }
+  /* sorted in x's dtype for the selecting methods, else in the op's
+   * (floats their own, integers and bool f64) */
+  tc_dtype k = !median && method_selects(meth) ? x->dtype : tc_op_kernel_dtype(op, x->dtype);
+  tc_tensor *rs = reduced_last(p, x, &ka, k, err), *res;
+  if (!rs) return NULL;
+  if (ka.n == 0) {   /* median of nothing: NaN, as NumPy */
+    tc_tensor *nan = keep(p, tc_scalar_f64(NAN, false, err));
+    res = nan ? keep(p, tc_full(ka.nk, ka.kshape, nan, (int)k, err)) : NULL;
+  } else {
+    res = quantiles_of_rows(p, op, x, q, rs, &ka, meth, qv, nq, err);
+  }
+  return res && keepdims ? keep_reduced_dims(p, op, x, q, mask, res, err) : res;
+}
+
 tc_tensor *tc_quantile(tc_op op, tc_tensor *x, tc_tensor *q, const tc_axes *axes, const char *method, bool keepdims,
                        tc_err *err) {
   bool mask[TC_MAX_DIMS];
@@ -460,89 +571,14 @@ tc_tensor *tc_quantile(tc_op op, tc_tensor *x, tc_tensor *q, const tc_axes *axes
     return NULL;
   }
   pool p = {0};
-  bool median = op == TC_OP_MEDIAN;
-  double scale = op == TC_OP_PERCENTILE ? 100 : 1;
-  int64_t nq = median ? 1 : tc_numel(q);
-  tc_tensor *qh = median ? NULL : keep(&p, tc_cast(q, TC_DT_F64, err));
-  if (!median && !qh) return done(&p, NULL);
-  double qbuf[64];
-  double *qv = nq <= 64 ? qbuf : malloc(sizeof(double) * (size_t)nq);
-  if (!qv) { tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory"); return done(&p, NULL); }
-  if (median) qv[0] = 0.5;
-  else if (nq && tc_tensor_to_host(qh, qv, err) != 0) goto fail;
-  for (int64_t i = 0; i < nq; i++) {
-    if (!(qv[i] >= 0 && qv[i] <= scale)) {
-      bad(err, op, x, "q must be in [0, %g]; it holds %g", scale, qv[i]);
-      goto fail;
-    }
-    qv[i] /= scale;
-  }
-  /* the reduced axes moved last and merged into one of n elements, sorted */
-  int64_t perm[TC_MAX_DIMS], kshape[TC_MAX_DIMS], n = 1;
-  int nk = 0;
-  for (int i = 0; i < x->ndim; i++)
-    if (!mask[i]) { perm[nk] = i; kshape[nk] = x->shape[i]; nk++; }
-  for (int i = 0, j = nk; i < x->ndim; i++)
-    if (mask[i]) { perm[j++] = i; n *= x->shape[i]; }
-  if (n == 0 && !median) { bad(err, op, x, "%s", "cannot take a quantile of zero elements"); goto fail; }
-  /* sorted in x's dtype for the selecting methods, else in the op's
-   * (floats their own, integers and bool f64) */
-  tc_dtype k = !median && method_selects(meth) ? x->dtype : tc_op_kernel_dtype(op, x->dtype);
-  tc_tensor *xf = keep(&p, tc_cast(x, k, err));
-  tc_tensor *tp = xf ? keep(&p, tc_transpose(xf, x->ndim, perm, err)) : NULL;
-  tc_tensor *cp = tp ? keep(&p, tc_contiguous(tp, err)) : NULL;
-  int64_t rshape[TC_MAX_DIMS + 1];
-  memcpy(rshape, kshape, sizeof(int64_t) * (size_t)nk);
-  rshape[nk] = n;
-  tc_tensor *rs = cp ? keep(&p, tc_reshape(cp, (int)nk + 1, rshape, err)) : NULL;
-  if (!rs) goto fail;
-  tc_tensor *res;
-  if (n == 0) {   /* median of nothing: NaN, as NumPy */
-    tc_tensor *nan = keep(&p, tc_scalar_f64(NAN, false, err));
-    res = nan ? keep(&p, tc_full((int)nk, kshape, nan, (int)k, err)) : NULL;
-  } else {
-    tc_tensor *s = keep(&p, sort_last(TC_OP_SORT, rs, (int)nk, false, err));
-    tc_tensor **pp = s ? calloc((size_t)(nq ? nq : 1), sizeof(tc_tensor *)) : NULL;
-    if (!pp) {
-      if (s) tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory");
-      goto fail;
-    }
-    bool ok = true;
-    for (int64_t i = 0; i < nq && ok; i++) ok = (pp[i] = quantile_of(s, qv[i], meth, median, err)) != NULL;
-    tc_tensor *st = ok && nq > INT32_MAX ? NULL : ok ? keep(&p, tc_stack((int)nq, pp, 0, err)) : NULL;
-    for (int64_t i = 0; i < nq; i++) tc_tensor_free(pp[i]);
-    free(pp);
-    /* the NaN rows: NaN sorts last, so a row holds one when its last element is */
-    res = st;
-    if (st && tc_dtype_class(k) == TC_CLASS_FLT) {
-      tc_tensor *lastc = keep(&p, narrow(s, (int)nk, n - 1, 1, err));
-      tc_tensor *isn = lastc ? keep(&p, tc_unary(TC_OP_ISNAN, lastc, err)) : NULL;
-      tc_tensor *nan = isn ? keep(&p, tc_scalar_f64(NAN, true, err)) : NULL;
-      res = nan ? keep(&p, tc_where(isn, nan, st, err)) : NULL;
-    }
-    /* [nq, ..., 1] to q's shape and the kept dims */
-    int64_t oshape[2 * TC_MAX_DIMS];
-    int on = 0;
-    if (!median)
-      for (int i = 0; i < q->ndim; i++) oshape[on++] = q->shape[i];
-    for (int i = 0; i < nk; i++) oshape[on++] = kshape[i];
-    if (res && on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); goto fail; }
-    res = res ? keep(&p, tc_reshape(res, on, oshape, err)) : NULL;
-  }
-  if (res && keepdims) {   /* the reduced axes back as size 1, after q's dims */
-    int qd = median ? 0 : q->ndim, on = 0;
-    int64_t oshape[2 * TC_MAX_DIMS];
-    for (int i = 0; i < qd; i++) oshape[on++] = q->shape[i];
-    for (int i = 0; i < x->ndim; i++) oshape[on++] = mask[i] ? 1 : x->shape[i];
-    if (on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); goto fail; }
-    res = keep(&p, tc_reshape(res, on, oshape, err));
-  }
+  double qbuf[64], *qv = qbuf;
+  int64_t nq = 0;
+  tc_tensor *res = NULL;
+  if (quantile_qs(&p, op, x, q, qbuf, &qv, &nq, err) == 0)
+    res = quantile_in(&p, op, x, q, mask, meth, qv, nq, keepdims, err);
+  if (qv != qbuf) free(qv);
   if (res) res->weak = false;
-  if (qv != qbuf) free(qv);
   return done(&p, res);
-fail:
-  if (qv != qbuf) free(qv);
-  return done(&p, NULL);
 }
 
 /* ---- comparison ---- */

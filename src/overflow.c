@@ -1023,97 +1023,138 @@ static void words_add(uint64_t *acc, int nw, const uint64_t *m, int len, bool ne
   }
 }
 
+/* The exact einsum's operands: each one's host copy, the stride of each
+ * output and summed label in it (0: absent or broadcast), and its offset
+ * at the current term. */
+typedef struct {
+  tc_dtype kdt;
+  size_t sz;
+  int nops, nw, nsum;
+  const int64_t *gsize;
+  const int *sumlab;
+  char **h;
+  int64_t (*ost)[TC_MAX_DIMS];
+  int64_t (*sst)[TC_EINSUM_LABELS];
+  int64_t *off;
+} xein;
+
+static void xein_free(xein *e) {
+  for (int i = 0; e->h && i < e->nops; i++) free(e->h[i]);
+  free(e->h);
+  free(e->ost);
+  free(e->sst);
+  free(e->off);
+}
+
+static int xein_init(xein *e, const tc_einsum_opnd *ops, int nout, const int *outlab, tc_err *err) {
+  int nops = e->nops;
+  e->h = calloc((size_t)nops, sizeof *e->h);
+  e->ost = calloc((size_t)nops, sizeof *e->ost);
+  e->sst = calloc((size_t)nops, sizeof *e->sst);
+  e->off = calloc((size_t)nops, sizeof *e->off);
+  if (!e->h || !e->ost || !e->sst || !e->off)
+    return tc_err_set(err, TC_E_OOM, TC_OP_EINSUM, (int)e->kdt, "allocation failed");
+  for (int i = 0; i < nops; i++) {
+    const tc_einsum_opnd *p = &ops[i];
+    if (!(e->h[i] = host_copy(p->t, err))) return -1;
+    int64_t st = 1;
+    for (int d = p->n - 1; d >= 0; d--) {
+      int64_t s = p->t->shape[d] == e->gsize[p->lab[d]] ? st : 0;
+      st *= p->t->shape[d] ? p->t->shape[d] : 1;
+      for (int x = 0; x < nout; x++)
+        if (outlab[x] == p->lab[d]) e->ost[i][x] = s;
+      for (int x = 0; x < e->nsum; x++)
+        if (e->sumlab[x] == p->lab[d]) e->sst[i][x] = s;
+    }
+  }
+  return 0;
+}
+
+/* acc (words) += the current term, a product too wide for 128 bits: its
+ * magnitude m (len words) and sign, then acc += or -= m. */
+static void xein_add_wide(const xein *e, uint64_t *acc) {
+  uint64_t m[XW_MAX];
+  int len = 1;
+  bool neg = false;
+  m[0] = 1;
+  for (int i = 0; i < e->nops; i++) {
+    i128 v = load(e->kdt, e->h[i] + (size_t)e->off[i] * e->sz);
+    neg ^= v < 0;
+    uint64_t u = (uint64_t)(v < 0 ? -v : v), carry = 0;
+    for (int w = 0; w < len; w++) {
+      u128 q = (u128)m[w] * u + carry;
+      m[w] = (uint64_t)q;
+      carry = (uint64_t)(q >> 64);
+    }
+    if (carry) m[len++] = carry;
+  }
+  words_add(acc, e->nw, m, len, neg);
+}
+
+/* The exact sum of products of the output element at oidx. */
+static exact xein_element(const xein *e, int nout, const int64_t *oidx, int64_t terms) {
+  int64_t sidx[TC_EINSUM_LABELS] = {0};
+  uint64_t acc[XW_MAX] = {0};
+  int nops = e->nops;
+  for (int i = 0; i < nops; i++) {
+    e->off[i] = 0;
+    for (int x = 0; x < nout; x++) e->off[i] += oidx[x] * e->ost[i][x];
+  }
+  /* terms whose product fits 128 bits add into fs, counting its 2^128
+   * wraps in fw; the others, in words, into acc */
+  i128 fs = 0;
+  int64_t fw = 0;
+  for (int64_t t = 0; t < terms; t++) {
+    i128 p = 1;
+    bool zero = false, wide = false;
+    for (int i = 0; i < nops; i++) {
+      i128 v = load(e->kdt, e->h[i] + (size_t)e->off[i] * e->sz);
+      if (v == 0) { zero = true; break; }
+      if (!wide && __builtin_mul_overflow(p, v, &p)) wide = true;
+    }
+    if (!zero && !wide) {
+      i128 r;
+      if (__builtin_add_overflow(fs, p, &r)) fw += p > 0 ? 1 : -1;
+      fs = r;
+    } else if (!zero) {
+      xein_add_wide(e, acc);
+    }
+    /* the next term: the summed labels as an odometer, last fastest */
+    for (int s = e->nsum - 1; s >= 0; s--) {
+      for (int i = 0; i < nops; i++) e->off[i] += e->sst[i][s];
+      if (++sidx[s] < e->gsize[e->sumlab[s]]) break;
+      for (int i = 0; i < nops; i++) e->off[i] -= e->sst[i][s] * sidx[s];
+      sidx[s] = 0;
+    }
+  }
+  /* acc += fs + fw * 2^128 */
+  u128 mag = fs < 0 ? -(u128)fs : (u128)fs;
+  uint64_t m[3] = {(uint64_t)mag, (uint64_t)(mag >> 64), 0}, w[3] = {0, 0, fw < 0 ? -(uint64_t)fw : (uint64_t)fw};
+  words_add(acc, e->nw, m, 2, fs < 0);
+  words_add(acc, e->nw, w, 3, fw < 0);
+  uint64_t ext = acc[1] >> 63 ? UINT64_MAX : 0;
+  bool small = true;
+  for (int j = 2; j < e->nw; j++) small &= acc[j] == ext;
+  return small ? ex((i128)(((u128)acc[1] << 64) | acc[0])) : (exact){0, acc[e->nw - 1] >> 63 ? -1 : 1};
+}
+
 tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops, const int64_t *gsize, int nout,
                               const int *outlab, int nsum, const int *sumlab, tc_err *err) {
   const tc_op op = TC_OP_EINSUM;
-  size_t sz = tc_dtype_size(kdt);
-  int nw = nops + 2;
-  int64_t oshape[TC_MAX_DIMS], nout_el = 1, sidx[TC_EINSUM_LABELS] = {0}, oidx[TC_MAX_DIMS] = {0};
+  xein e = {.kdt = kdt, .sz = tc_dtype_size(kdt), .nops = nops, .nw = nops + 2, .nsum = nsum, .gsize = gsize,
+            .sumlab = sumlab};
+  int64_t oshape[TC_MAX_DIMS], nout_el = 1, oidx[TC_MAX_DIMS] = {0}, terms = 1;
   for (int d = 0; d < nout; d++) nout_el *= oshape[d] = gsize[outlab[d]];
-  /* per operand: its host copy and the stride of each output and summed label in it (0: absent or broadcast) */
-  char **h = calloc((size_t)nops, sizeof *h), *o = NULL;
-  int64_t (*ost)[TC_MAX_DIMS] = calloc((size_t)nops, sizeof *ost);
-  int64_t (*sst)[TC_EINSUM_LABELS] = calloc((size_t)nops, sizeof *sst);
-  int64_t *off = calloc((size_t)nops, sizeof *off);
-  tc_tensor *out = NULL;
-  if (!h || !ost || !sst || !off) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
-  for (int i = 0; i < nops; i++) {
-    const tc_einsum_opnd *p = &ops[i];
-    if (!(h[i] = host_copy(p->t, err))) goto done;
-    int64_t st = 1;
-    for (int d = p->n - 1; d >= 0; d--) {
-      int64_t s = p->t->shape[d] == gsize[p->lab[d]] ? st : 0;
-      st *= p->t->shape[d] ? p->t->shape[d] : 1;
-      for (int x = 0; x < nout; x++)
-        if (outlab[x] == p->lab[d]) ost[i][x] = s;
-      for (int x = 0; x < nsum; x++)
-        if (sumlab[x] == p->lab[d]) sst[i][x] = s;
-    }
-  }
-  int64_t terms = 1;
   for (int s = 0; s < nsum; s++) terms *= gsize[sumlab[s]];
-  o = malloc((size_t)(nout_el ? nout_el : 1) * sz);
+  char *o = NULL;
+  tc_tensor *out = NULL;
+  if (xein_init(&e, ops, nout, outlab, err) != 0) goto done;
+  o = malloc((size_t)(nout_el ? nout_el : 1) * e.sz);
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)kdt, "allocation failed"); goto done; }
   for (int64_t f = 0; f < nout_el; f++) {
     if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, (int)kdt, "interrupted"); goto done; }
-    uint64_t acc[XW_MAX] = {0};
-    for (int i = 0; i < nops; i++) {
-      off[i] = 0;
-      for (int x = 0; x < nout; x++) off[i] += oidx[x] * ost[i][x];
-    }
-    /* terms whose product fits 128 bits add into fs, counting its 2^128
-     * wraps in fw; the others, in words, into acc */
-    i128 fs = 0;
-    int64_t fw = 0;
-    for (int64_t t = 0; t < terms; t++) {
-      i128 p = 1;
-      bool zero = false, wide = false;
-      for (int i = 0; i < nops; i++) {
-        i128 v = load(kdt, h[i] + (size_t)off[i] * sz);
-        if (v == 0) { zero = true; break; }
-        if (!wide && __builtin_mul_overflow(p, v, &p)) wide = true;
-      }
-      if (!zero && !wide) {
-        i128 r;
-        if (__builtin_add_overflow(fs, p, &r)) fw += p > 0 ? 1 : -1;
-        fs = r;
-      } else if (!zero) {   /* the term's magnitude m (len words) and sign, then acc += or -= m */
-        uint64_t m[XW_MAX];
-        int len = 1;
-        bool neg = false;
-        m[0] = 1;
-        for (int i = 0; i < nops; i++) {
-          i128 v = load(kdt, h[i] + (size_t)off[i] * sz);
-          neg ^= v < 0;
-          uint64_t u = (uint64_t)(v < 0 ? -v : v), carry = 0;
-          for (int w = 0; w < len; w++) {
-            u128 q = (u128)m[w] * u + carry;
-            m[w] = (uint64_t)q;
-            carry = (uint64_t)(q >> 64);
-          }
-          if (carry) m[len++] = carry;
-        }
-        words_add(acc, nw, m, len, neg);
-      }
-      /* the next term: the summed labels as an odometer, last fastest */
-      for (int s = nsum - 1; s >= 0; s--) {
-        for (int i = 0; i < nops; i++) off[i] += sst[i][s];
-        if (++sidx[s] < gsize[sumlab[s]]) break;
-        for (int i = 0; i < nops; i++) off[i] -= sst[i][s] * sidx[s];
-        sidx[s] = 0;
-      }
-    }
-    {   /* acc += fs + fw * 2^128 */
-      u128 mag = fs < 0 ? -(u128)fs : (u128)fs;
-      uint64_t m[3] = {(uint64_t)mag, (uint64_t)(mag >> 64), 0}, w[3] = {0, 0, fw < 0 ? -(uint64_t)fw : (uint64_t)fw};
-      words_add(acc, nw, m, 2, fs < 0);
-      words_add(acc, nw, w, 3, fw < 0);
-    }
-    uint64_t ext = acc[1] >> 63 ? UINT64_MAX : 0;
-    bool small = true;
-    for (int j = 2; j < nw; j++) small &= acc[j] == ext;
-    exact e = small ? ex((i128)(((u128)acc[1] << 64) | acc[0])) : (exact){0, acc[nw - 1] >> 63 ? -1 : 1};
-    if (put_judged(e, kdt, o, f, op, nout, oshape, "the exact sum of products", err) != 0) goto done;
+    exact v = xein_element(&e, nout, oidx, terms);
+    if (put_judged(v, kdt, o, f, op, nout, oshape, "the exact sum of products", err) != 0) goto done;
     for (int x = nout - 1; x >= 0; x--) {   /* the next output element */
       if (++oidx[x] < oshape[x]) break;
       oidx[x] = 0;
@@ -1122,11 +1163,7 @@ tc_tensor *tc_overflow_einsum(tc_dtype kdt, int nops, const tc_einsum_opnd *ops,
   out = tc_tensor_new(kdt, nout, oshape, err);
   if (out && tc_tensor_write(out, o, err) != 0) { tc_tensor_free(out); out = NULL; }
 done:
-  for (int i = 0; h && i < nops; i++) free(h[i]);
-  free(h);
-  free(ost);
-  free(sst);
-  free(off);
+  xein_free(&e);
   free(o);
   return out;
 }

@@ -455,4 +455,34 @@ bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 #define TC_WRAP_MATMUL(E, name)
 TC_OPS(TC_X_, _)
 #undef TC_X_
+/* The built-ins' functions, declared from their TC_CALLS rows (src/ops.def):
+ * a function the table calls needs no declaration of its own (those above
+ * must agree with these, or the build fails). */
+#define A_OP tc_op
+#define A_T(i) tc_tensor *
+#define A_INT(i) int64_t
+#define A_GIVEN(i) bool
+#define A_NUM(i) double
+#define A_BOOL(i) bool
+#define A_STR(i) const char *
+#define A_AXES(i) const tc_axes *
+#define A_DT(i) tc_dtype
+#define A_DTN(i) int
+#define A_MODE(i) tc_index_mode
+#define A_RED(i) tc_scatter_red
+#define A_SEED(i) uint64_t
+#define A_K(type, value) type
+#define A_INTS(i) int, const int64_t *
+#define A_TS(i) int, tc_tensor *const *
+#define A_KW(i) int, const char *const *, tc_tensor *const *
+#define TC_CALL_TENSOR tc_tensor *
+#define TC_CALL_STATUS int
+#define TC_CALL_PARAMS_(...) (__VA_ARGS__, tc_err *)
+#define TC_X_(E, fn, result, params) TC_CALL_##result fn TC_CALL_PARAMS_ params;
+TC_CALLS(TC_X_)
+#undef TC_X_
+#undef TC_CALL_TENSOR
+#undef TC_CALL_STATUS
+#undef TC_CALL_PARAMS_
+#include "calls_undef.h"
 #endif

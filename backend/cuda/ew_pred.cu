@@ -18,14 +18,9 @@
       *TCU_PTR(S, o) = EXPR; \
     } \
   };
-#define EW_BIN(OP, CLS, EXPR)
-#define EW_CMP(OP, CLS, EXPR)
-#define EW_UN(OP, CLS, EXPR)
 #define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(K_PRED, OP, EXPR)
 #define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(K_SEL, OP, EXPR)
-#include "../ew.def"
-#undef EW_PRED
-#undef EW_SEL
+#include "ew_rows.cuh"
 
 static tcu_entry pred_table[TC_OP_COUNT][TC_DT_COUNT], sel_table[TC_OP_COUNT][TC_DT_COUNT];
 static bool ready;
@@ -35,15 +30,9 @@ static void fill(void) {
 #define E_SEL(E, n, S, C, CLS, B, LD, ST, OP) sel_table[TC_OP_##OP][TC_DT_##E] = tcu_make_entry<ks_##OP##_##E, 4>();
 #define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(E_PRED, OP)
 #define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(E_SEL, OP)
-#include "../ew.def"
+#include "ew_rows.cuh"
 }
 
-extern "C" const tcu_entry *tcu_pred_entry(int op, int dt) {
-  if (!ready) { fill(); ready = true; }
-  return pred_table[op][dt].k1 ? &pred_table[op][dt] : NULL;
-}
+TCU_EW_LOOKUP(tcu_pred_entry, pred_table)
 
-extern "C" const tcu_entry *tcu_sel_entry(int op, int dt) {
-  if (!ready) { fill(); ready = true; }
-  return sel_table[op][dt].k1 ? &sel_table[op][dt] : NULL;
-}
+TCU_EW_LOOKUP(tcu_sel_entry, sel_table)

@@ -10,13 +10,8 @@
       *TCU_PTR(S, o) = ST(EXPR); \
     } \
   };
-#define EW_BIN(OP, CLS, EXPR)
-#define EW_CMP(OP, CLS, EXPR)
 #define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(K_UN, OP, EXPR)
-#define EW_PRED(OP, CLS, EXPR)
-#define EW_SEL(OP, CLS, EXPR)
-#include "../ew.def"
-#undef EW_UN
+#include "ew_rows.cuh"
 
 static tcu_entry table[TC_OP_COUNT][TC_DT_COUNT];
 static bool ready;
@@ -24,10 +19,7 @@ static bool ready;
 static void fill(void) {
 #define E_UN(E, n, S, C, CLS, B, LD, ST, OP) table[TC_OP_##OP][TC_DT_##E] = tcu_make_entry<ku_##OP##_##E, 2>();
 #define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(E_UN, OP)
-#include "../ew.def"
+#include "ew_rows.cuh"
 }
 
-extern "C" const tcu_entry *tcu_un_entry(int op, int dt) {
-  if (!ready) { fill(); ready = true; }
-  return table[op][dt].k1 ? &table[op][dt] : NULL;
-}
+TCU_EW_LOOKUP(tcu_un_entry, table)

@@ -96,6 +96,15 @@ tcu_entry tcu_make_entry() {
   return e;
 }
 
+/* The exported lookup NAME(op, dt) of an elementwise family's table
+ * (tcu_entry table[TC_OP_COUNT][TC_DT_COUNT]), which the file's fill()
+ * stamps once, on first use (its `ready` flag): NULL where no kernel. */
+#define TCU_EW_LOOKUP(NAME, table) \
+  extern "C" const tcu_entry *NAME(int op, int dt) { \
+    if (!ready) { fill(); ready = true; } \
+    return table[op][dt].k1 ? &table[op][dt] : NULL; \
+  }
+
 /* Item kernels, for families whose work is not one element of a plan
  * (scans, sorting, linear algebra helpers): F::g(p, i) for each item i in
  * [0, items), items independent of each other; tcu_items launches one (on

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcalc.h"
+#include "tt.h"
 
 static inline tc_tensor *t_host(tc_dtype dt, int ndim, const int64_t *shape, const void *v) {
   tc_err e;

@@ -25,6 +25,52 @@ Test(bind, every_signature_has_known_types_and_shows_without_them) {
   }
 }
 
+/* Each argument of a TC_CALLS row (src/ops.def) reads a parameter of the
+ * op's signature whose type gives what the argument takes, and every
+ * parameter is read: a row that names the wrong position fails here. */
+static bool arg_fits(call_arg_kind k, ptype t) {
+  switch (k) {
+  case CALL_ARG_T: return t == P_TENSOR || t == P_OPT;
+  case CALL_ARG_INT: return t == P_INT;
+  case CALL_ARG_GIVEN: return t == P_INT || t == P_NUM || t == P_OPT;
+  case CALL_ARG_NUM: return t == P_NUM;
+  case CALL_ARG_BOOL: return t == P_BOOL;
+  case CALL_ARG_STR: return t == P_STR;
+  case CALL_ARG_AXES: return t == P_AXES;
+  case CALL_ARG_DT: return t == P_DTYPE;
+  case CALL_ARG_MODE: return t == P_MODE;
+  case CALL_ARG_RED: return t == P_REDUCE;
+  case CALL_ARG_SEED: return t == P_SEED;
+  case CALL_ARG_INTS: return t == P_INTS || t == P_SHAPE;
+  case CALL_ARG_TS: return t == P_TENSORS || t == P_REST;
+  case CALL_ARG_KW: return t == P_KWARGS;
+  default: return false;
+  }
+}
+
+Test(bind, every_call_row_reads_its_signature) {
+  int rows = 0;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    call_arg a[16];
+    int n = call_row_args((tc_op)op, a, 16);
+    if (n < 0) continue;
+    rows++;
+    const sig *g = get_sig((tc_op)op);
+    bool read[MAX_PARAMS] = {false};
+    cr_assert(n <= 16, "%s: %d arguments", tc_op_name((tc_op)op), n);
+    for (int i = 0; i < n; i++) {
+      if (a[i].kind == CALL_ARG_OP || a[i].kind == CALL_ARG_K) continue;
+      int p = a[i].param;
+      cr_assert(p >= 0 && p < g->n, "%s: argument %d reads parameter %d of %d", tc_op_name((tc_op)op), i + 1, p, g->n);
+      cr_expect(arg_fits(a[i].kind, g->types[p]), "%s: argument %d does not fit parameter %s", tc_op_name((tc_op)op),
+                i + 1, g->names[p]);
+      read[p] = true;
+    }
+    for (int p = 0; p < g->n; p++) cr_expect(read[p], "%s: parameter %s is never passed", tc_op_name((tc_op)op), g->names[p]);
+  }
+  cr_expect(rows >= 60, "%d TC_CALLS rows", rows);
+}
+
 /* Runs one statement; returns the error code (TC_OK on success) and the
  * printed message in msg. */
 static tc_code run(session *s, const char *src, char *msg, size_t cap) {

@@ -200,9 +200,7 @@ Test(cast, weak_scalar_becomes_strong) {
   tc_tensor *f = tc_cast(w, TC_DT_F32, &err);
   cr_expect(!f->weak);
   cr_expect_eq(f->dtype, TC_DT_F32);
-  tc_tensor_free(f);
-  tc_tensor_free(o);
-  tc_tensor_free(w);
+  TT_FREE(f, o, w);
 }
 
 /* A long random vector through each int -> float cast (exact reference). */

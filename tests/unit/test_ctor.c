@@ -72,9 +72,7 @@ Test(ctor, random_elements_depend_only_on_seed_and_index) {
   free(vc);
   free(vb);
   free(va);
-  tc_tensor_free(c);
-  tc_tensor_free(b);
-  tc_tensor_free(a);
+  TT_FREE(c, b, a);
 }
 
 Test(ctor, random_ranges_and_moments) {
@@ -108,9 +106,7 @@ Test(ctor, random_ranges_and_moments) {
   free(vk);
   free(vz);
   free(vu);
-  tc_tensor_free(k);
-  tc_tensor_free(z);
-  tc_tensor_free(u);
+  TT_FREE(k, z, u);
 }
 
 Test(ctor, fills_and_ranges) {
@@ -135,19 +131,7 @@ Test(ctor, fills_and_ranges) {
   EXPECT_F64(l, SHAPE(5), 1, 1.25, 1.5, 1.75, 2);
   tc_tensor *ey = tc_eye(2, 3, 1, TC_DT_I32, &e);
   EXPECT_I64(ey, SHAPE(2, 3), 0, 1, 0, 0, 0, 1);
-  tc_tensor_free(ey);
-  tc_tensor_free(l);
-  tc_tensor_free(rf);
-  tc_tensor_free(fstep);
-  tc_tensor_free(r16);
-  tc_tensor_free(r);
-  tc_tensor_free(st);
-  tc_tensor_free(b);
-  tc_tensor_free(a);
-  tc_tensor_free(o);
-  tc_tensor_free(z);
-  tc_tensor_free(f);
-  tc_tensor_free(v);
+  TT_FREE(ey, l, rf, fstep, r16, r, st, b, a, o, z, f, v);
 }
 
 /* Every (constructor, dtype) the registry marks supported builds; every
@@ -185,9 +169,7 @@ Test(ctor, registry_is_truthful) {
     if (ri) cr_assert_eq(ri->dtype, dt);
     else cr_assert_eq(e.code, TC_E_BAD_ARG);
     tc_err_clear(&e);
-    tc_tensor_free(ri);
-    tc_tensor_free(zero);
-    tc_tensor_free(two);
+    TT_FREE(ri, zero, two);
     cr_assert_eq(tc_op_supported(TC_OP_SAVE, dt, TC_ENGINE_CPU), dt != TC_DT_BF16);
     cr_assert_eq(tc_op_supported(TC_OP_LOAD, dt, TC_ENGINE_CPU), dt != TC_DT_BF16);
     cr_assert(tc_op_supported(TC_OP_TAKE, dt, TC_ENGINE_CPU));

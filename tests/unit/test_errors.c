@@ -379,9 +379,7 @@ Test(errors, empty_tensor_with_huge_dims) {
   cr_assert_not_null(p);
   tc_tensor *c = tc_cast(p, TC_DT_F64, &err);
   cr_expect_not_null(c, "%s", err.msg);
-  tc_tensor_free(c);
-  tc_tensor_free(p);
-  tc_tensor_free(t);
+  TT_FREE(c, p, t);
 }
 
 /* ---- engines and interrupts ---- */

@@ -40,9 +40,7 @@ Test(index, seed_take_clip) {
   tc_tensor *x = x3(), *i = T_I64(1, 5, -1, -4);
   tc_tensor *r = tc_take(x, i, 0, TC_MODE_CLIP, NULL, &e);
   EXPECT_F64(r, SHAPE(4), 11, 12, 12, 10);
-  tc_tensor_free(r);
-  tc_tensor_free(i);
-  tc_tensor_free(x);
+  TT_FREE(r, i, x);
 }
 
 Test(index, seed_dynamic_slice) {
@@ -51,9 +49,7 @@ Test(index, seed_dynamic_slice) {
   tc_tensor *a = tc_dynamic_slice(x, 1, &s1, 1, &one, &e), *b = tc_dynamic_slice(x, 1, &s2, 1, &one, &e);
   EXPECT_F64(a, SHAPE(1), 12);
   EXPECT_F64(b, SHAPE(1), 12);
-  tc_tensor_free(a);
-  tc_tensor_free(b);
-  tc_tensor_free(x);
+  TT_FREE(a, b, x);
 }
 
 Test(index, seed_scatter) {
@@ -65,11 +61,7 @@ Test(index, seed_scatter) {
   r = tc_scatter(x, i5, u, 0, TC_SCATTER_SET, TC_MODE_DROP, &e);
   EXPECT_F64(r, SHAPE(3), 10, 11, 12);
   cr_assert_neq(r->storage, x->storage, "scatter returns a copy");
-  tc_tensor_free(r);
-  tc_tensor_free(u);
-  tc_tensor_free(i5);
-  tc_tensor_free(i11);
-  tc_tensor_free(x);
+  TT_FREE(r, u, i5, i11, x);
 }
 
 Test(index, seed_take_along_axis) {
@@ -81,9 +73,7 @@ Test(index, seed_take_along_axis) {
   tc_err_clear(&e);
   tc_tensor *r = tc_take_along_axis(x, i, 0, TC_MODE_CLIP, NULL, &e);
   EXPECT_F64(r, SHAPE(1, 2), 12, 22);
-  tc_tensor_free(r);
-  tc_tensor_free(i);
-  tc_tensor_free(x);
+  TT_FREE(r, i, x);
 }
 
 /* ---- subscripts ---- */
@@ -160,11 +150,7 @@ Test(index, integer_tensor_and_mask) {
   tc_tensor_free(r);
   tc_tensor *x = T_F64(1, 2, 3);
   expect_err(tc_getitem(x, 1, &mk, &e), &e, TC_E_SHAPE);
-  tc_tensor_free(x);
-  tc_tensor_free(five);
-  tc_tensor_free(mask);
-  tc_tensor_free(idx);
-  tc_tensor_free(m);
+  TT_FREE(x, five, mask, idx, m);
 }
 
 Test(index, setitem_copies_and_keeps_dtype) {
@@ -179,9 +165,7 @@ Test(index, setitem_copies_and_keeps_dtype) {
   expect_err(tc_setitem(x, 1, &it, big, &e), &e, TC_E_LITERAL);
   tc_index_item out = it_int(3);
   expect_err(tc_setitem(x, 1, &out, v, &e), &e, TC_E_INDEX);
-  tc_tensor_free(big);
-  tc_tensor_free(v);
-  tc_tensor_free(x);
+  TT_FREE(big, v, x);
 }
 
 Test(index, setitem_with_duplicates_keeps_last) {
@@ -189,10 +173,7 @@ Test(index, setitem_with_duplicates_keeps_last) {
   tc_index_item it = {.kind = TC_IDX_TENSOR, .t = idx};
   tc_tensor *r = tc_setitem(x, 1, &it, v, &e);
   EXPECT_F64(r, SHAPE(3), 2, 0, 4);
-  tc_tensor_free(r);
-  tc_tensor_free(v);
-  tc_tensor_free(idx);
-  tc_tensor_free(x);
+  TT_FREE(r, v, idx, x);
 }
 
 /* ---- take: every mode on every dtype ---- */
@@ -222,11 +203,7 @@ Test(index, take_modes_every_dtype) {
       EXPECT_F64(fill, SHAPE(5), 1, f, f, 1, f);
       tc_tensor_free(fill);
     }
-    tc_tensor_free(fv);
-    tc_tensor_free(clip);
-    tc_tensor_free(wrap);
-    tc_tensor_free(idx);
-    tc_tensor_free(x);
+    TT_FREE(fv, clip, wrap, idx, x);
   }
 }
 
@@ -256,11 +233,7 @@ Test(index, take_index_dtypes_and_extremes) {
   expect_err(tc_take(x, ext, 0, TC_MODE_ERROR, NULL, &e), &e, TC_E_INDEX);
   tc_tensor *fl = T_F64(1.0);
   expect_err(tc_take(x, fl, 0, TC_MODE_ERROR, NULL, &e), &e, TC_E_BAD_ARG);
-  tc_tensor_free(fl);
-  tc_tensor_free(c);
-  tc_tensor_free(w);
-  tc_tensor_free(ext);
-  tc_tensor_free(x);
+  TT_FREE(fl, c, w, ext, x);
 }
 
 Test(index, take_reads_strided_and_flipped_views) {
@@ -273,12 +246,7 @@ Test(index, take_reads_strided_and_flipped_views) {
   EXPECT_F64(r, SHAPE(2, 3), 11, 7, 3, 8, 4, 0);
   tc_tensor *r1 = tc_take(t, idx, 1, TC_MODE_WRAP, NULL, &e);
   EXPECT_F64(r1, SHAPE(4, 2), 11, 11, 10, 10, 9, 9, 8, 8);
-  tc_tensor_free(r1);
-  tc_tensor_free(r);
-  tc_tensor_free(idx);
-  tc_tensor_free(t);
-  tc_tensor_free(f);
-  tc_tensor_free(m);
+  TT_FREE(r1, r, idx, t, f, m);
 }
 
 Test(index, take_empty_axis) {
@@ -291,11 +259,7 @@ Test(index, take_empty_axis) {
   EXPECT_F64(r, SHAPE(1), NAN);
   tc_tensor *r0 = tc_take(x, none, 0, TC_MODE_WRAP, NULL, &e);
   cr_assert_eq(tc_numel(r0), 0);
-  tc_tensor_free(r0);
-  tc_tensor_free(r);
-  tc_tensor_free(none);
-  tc_tensor_free(idx);
-  tc_tensor_free(x);
+  TT_FREE(r0, r, none, idx, x);
 }
 
 /* ---- dynamic_slice ---- */
@@ -335,9 +299,7 @@ Test(index, scatter_duplicates_follow_index_order) {
     expect_f64(r, SHAPE(3), cases[k].want);
     tc_tensor_free(r);
   }
-  tc_tensor_free(u);
-  tc_tensor_free(idx);
-  tc_tensor_free(x);
+  TT_FREE(u, idx, x);
 }
 
 Test(index, scatter_float_add_order_is_index_order) {
@@ -345,10 +307,7 @@ Test(index, scatter_float_add_order_is_index_order) {
   tc_tensor *x = T_F64(1e16), *idx = T_I64(0, 0), *u = T_F64(1, 1);
   tc_tensor *r = tc_scatter(x, idx, u, 0, TC_SCATTER_ADD, TC_MODE_ERROR, &e);
   EXPECT_F64(r, SHAPE(1), 1e16);
-  tc_tensor_free(r);
-  tc_tensor_free(u);
-  tc_tensor_free(idx);
-  tc_tensor_free(x);
+  TT_FREE(r, u, idx, x);
 }
 
 Test(index, scatter_every_dtype_and_reduction) {
@@ -367,9 +326,7 @@ Test(index, scatter_every_dtype_and_reduction) {
       EXPECT_F64(r, SHAPE(3), 1, want, 1);
       tc_tensor_free(r);
     }
-    tc_tensor_free(u);
-    tc_tensor_free(idx);
-    tc_tensor_free(x);
+    TT_FREE(u, idx, x);
   }
 }
 
@@ -384,12 +341,7 @@ Test(index, scatter_integers_wrap_and_nan_propagates) {
   tc_tensor_free(r);
   r = tc_scatter(f, idx, nu, 0, TC_SCATTER_MIN, TC_MODE_ERROR, &e);
   EXPECT_F64(r, SHAPE(1), NAN);
-  tc_tensor_free(r);
-  tc_tensor_free(nu);
-  tc_tensor_free(f);
-  tc_tensor_free(u);
-  tc_tensor_free(idx);
-  tc_tensor_free(x);
+  TT_FREE(r, nu, f, u, idx, x);
 }
 
 Test(index, scatter_axes_modes_and_broadcast) {
@@ -410,10 +362,7 @@ Test(index, scatter_axes_modes_and_broadcast) {
   tc_err_clear(&e);
   expect_err(tc_scatter(m, idx, u31, 1, TC_SCATTER_SET, TC_MODE_WRAP, &e), &e, TC_E_BAD_ARG);
   expect_err(tc_scatter(m, idx, u31, 2, TC_SCATTER_SET, TC_MODE_DROP, &e), &e, TC_E_AXIS);
-  tc_tensor_free(u31);
-  tc_tensor_free(u);
-  tc_tensor_free(idx);
-  tc_tensor_free(m);
+  TT_FREE(u31, u, idx, m);
 }
 
 Test(index, mode_names) {

@@ -129,9 +129,7 @@ Test(io, fortran_big_endian_and_versions) {
   write_npy("b.npy", 1, "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", bools, 3);
   tc_tensor *bl = tc_load_npy(P("b.npy"), &e);
   EXPECT_I64(bl, SHAPE(3), 0, 1, 1);
-  tc_tensor_free(bl);
-  tc_tensor_free(b);
-  tc_tensor_free(a);
+  TT_FREE(bl, b, a);
 }
 
 Test(io, every_malformed_class_is_an_io_error) {
@@ -230,12 +228,7 @@ Test(io, csv_round_trips_and_shapes) {
   tc_tensor *s = tc_scalar_f64(1, false, &e);
   cr_assert_eq(tc_save_csv(P("s.csv"), s, &e), -1);
   cr_assert_eq(e.code, TC_E_BAD_ARG);
-  tc_tensor_free(s);
-  tc_tensor_free(row);
-  tc_tensor_free(m2);
-  tc_tensor_free(m);
-  tc_tensor_free(g);
-  tc_tensor_free(f);
+  TT_FREE(s, row, m2, m, g, f);
 }
 
 /* Every single-byte corruption and every truncation of a valid file

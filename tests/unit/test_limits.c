@@ -104,9 +104,7 @@ Test(limits, broadcasts_of_huge_views) {
   tc_axes all = {.all = true};
   tc_tensor *s = tc_reduce(TC_OP_REDUCE_MAX, v, &all, false, &e);
   cr_expect_not_null(s, "%s", e.msg);
-  tc_tensor_free(s);
-  tc_tensor_free(v);
-  tc_tensor_free(one);
+  TT_FREE(s, v, one);
   cr_expect_eq(tc_mem_in_use(), 0);
 }
 
@@ -217,10 +215,5 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
     cr_expect_not_null(r, "%s: %s", ops[i].name, e.msg);
     tc_tensor_free(r);
   }
-  tc_tensor_free(m64);
-  tc_tensor_free(m32);
-  tc_tensor_free(x);
-  tc_tensor_free(y);
-  tc_tensor_free(y1);
-  tc_tensor_free(one);
+  TT_FREE(m64, m32, x, y, y1, one);
 }

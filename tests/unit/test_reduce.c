@@ -426,9 +426,7 @@ Test(reduce, invalid_axes) {
   tt_read(o, &v, NULL);
   cr_expect_eq(v, 4);
   cr_expect_eq(o->ndim, 0);
-  tc_tensor_free(o);
-  tc_tensor_free(s);
-  tc_tensor_free(x);
+  TT_FREE(o, s, x);
 }
 
 /* ---- integer folds wrap ---- */

@@ -32,10 +32,7 @@ Test(shape, reshape_views_contiguous_data_and_copies_the_rest) {
   expect_err(tc_reshape(m, 2, neg, &e), &e, TC_E_BAD_ARG);
   int64_t huge[3] = {INT64_MAX, INT64_MAX, 0};
   expect_err(tc_reshape(m, 2, huge, &e), &e, TC_E_SHAPE);
-  tc_tensor_free(rt);
-  tc_tensor_free(t);
-  tc_tensor_free(r);
-  tc_tensor_free(m);
+  TT_FREE(rt, t, r, m);
 }
 
 Test(shape, flip_is_a_view_with_negative_strides) {
@@ -53,11 +50,7 @@ Test(shape, flip_is_a_view_with_negative_strides) {
   EXPECT_I64(mx, SHAPE(2), 0, 0);
   tc_tensor *c = tc_clone(f, &e);
   EXPECT_F64(c, SHAPE(2, 3), 2, 1, 0, 5, 4, 3);
-  tc_tensor_free(c);
-  tc_tensor_free(mx);
-  tc_tensor_free(s);
-  tc_tensor_free(f);
-  tc_tensor_free(m);
+  TT_FREE(c, mx, s, f, m);
 }
 
 Test(shape, expand_squeeze_broadcast) {
@@ -77,11 +70,7 @@ Test(shape, expand_squeeze_broadcast) {
   EXPECT_F64(bc, SHAPE(2, 3), 0, 1, 2, 0, 1, 2);
   int64_t bad[1] = {4};
   expect_err(tc_broadcast_to(v, 1, bad, &e), &e, TC_E_SHAPE);
-  tc_tensor_free(bc);
-  tc_tensor_free(s);
-  tc_tensor_free(b);
-  tc_tensor_free(a);
-  tc_tensor_free(v);
+  TT_FREE(bc, s, b, a, v);
 }
 
 Test(shape, transpose_with_perm) {
@@ -95,9 +84,7 @@ Test(shape, transpose_with_perm) {
   int64_t rep[3] = {0, 0, 1}, shortp[2] = {0, 1};
   expect_err(tc_transpose(x, 3, rep, &e), &e, TC_E_AXIS);
   expect_err(tc_transpose(x, 2, shortp, &e), &e, TC_E_BAD_ARG);
-  tc_tensor_free(el);
-  tc_tensor_free(t);
-  tc_tensor_free(x);
+  TT_FREE(el, t, x);
 }
 
 Test(shape, concat_and_stack_promote_and_copy) {
@@ -115,12 +102,7 @@ Test(shape, concat_and_stack_promote_and_copy) {
   EXPECT_F64(s0, SHAPE(2, 2), 7.5, 8.5, 7.5, 8.5);
   EXPECT_F64(s1, SHAPE(2, 2), 7.5, 7.5, 8.5, 8.5);
   expect_err(tc_stack(2, xs, 0, &e), &e, TC_E_SHAPE);
-  tc_tensor_free(s1);
-  tc_tensor_free(s0);
-  tc_tensor_free(c);
-  tc_tensor_free(b2);
-  tc_tensor_free(b);
-  tc_tensor_free(a);
+  TT_FREE(s1, s0, c, b2, b, a);
 }
 
 Test(shape, tri_every_dtype) {
@@ -131,9 +113,7 @@ Test(shape, tri_every_dtype) {
     cr_assert_eq(l->dtype, (tc_dtype)d);
     EXPECT_F64(l, SHAPE(2, 3), 1, 0, 0, 1, 1, 0);
     EXPECT_F64(u, SHAPE(2, 3), 0, 1, 1, 0, 0, 1);
-    tc_tensor_free(u);
-    tc_tensor_free(l);
-    tc_tensor_free(m);
+    TT_FREE(u, l, m);
   }
   tc_tensor *v = T_F64(1, 2);
   expect_err(tc_tri(TC_OP_TRIL, v, 0, &e), &e, TC_E_BAD_ARG);
@@ -145,9 +125,7 @@ Test(shape, tri_of_a_batched_strided_view) {
   tc_tensor *t = tc_transpose(x, 3, (int64_t[]){0, 2, 1}, &e);
   tc_tensor *l = tc_tri(TC_OP_TRIL, t, -1, &e);
   EXPECT_F64(l, SHAPE(2, 3, 3), 0, 0, 0, 1, 0, 0, 2, 5, 0, 0, 0, 0, 10, 0, 0, 11, 14, 0);
-  tc_tensor_free(l);
-  tc_tensor_free(t);
-  tc_tensor_free(x);
+  TT_FREE(l, t, x);
 }
 
 Test(shape, diag_both_ways) {
@@ -163,11 +141,5 @@ Test(shape, diag_both_ways) {
   cr_assert_eq(mv->dtype, TC_DT_I32);
   EXPECT_I64(mv, SHAPE(3, 3), 0, 0, 0, 4, 0, 0, 0, 5, 0);
   expect_err(tc_diag(v, INT64_MIN, &e), &e, TC_E_OOM);
-  tc_tensor_free(mv);
-  tc_tensor_free(v);
-  tc_tensor_free(dx);
-  tc_tensor_free(dm);
-  tc_tensor_free(d1);
-  tc_tensor_free(d0);
-  tc_tensor_free(m);
+  TT_FREE(mv, v, dx, dm, d1, d0, m);
 }

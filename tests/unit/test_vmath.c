@@ -115,9 +115,7 @@ Test(vmath, thread_count_does_not_change_bits) {
                 tc_op_name(ops[k]), tt_name(dt));
       cr_assert(memcmp(tc_tensor_data(a), tc_tensor_data(c), bytes) == 0, "%s %s: 1 and 5 threads differ",
                 tc_op_name(ops[k]), tt_name(dt));
-      tc_tensor_free(a);
-      tc_tensor_free(b);
-      tc_tensor_free(c);
+      TT_FREE(a, b, c);
     }
     tc_tensor_free(x);
   }

@@ -312,3 +312,7 @@ uint64_t tt_xorshift(uint64_t *state) {
 }
 
 double tt_rand01(uint64_t *state) { return (double)(tt_rand(state) >> 11) * 0x1p-53; }
+
+void tt_free_n(tc_tensor *const *ts, size_t n) {
+  for (size_t i = 0; i < n; i++) tc_tensor_free(ts[i]);
+}

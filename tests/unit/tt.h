@@ -56,6 +56,10 @@ tc_tensor *tt_ivec(tc_dtype dt, int64_t n, const int64_t *v);
 tc_tensor *tt_fvec(tc_dtype dt, int64_t n, const double *v);
 tc_tensor *tt_iscalar(tc_dtype dt, int64_t v);
 tc_tensor *tt_fscalar(tc_dtype dt, double v);
+/* Frees the tensors of a list in its order (NULL allowed): TT_FREE(r, x, idx). */
+void tt_free_n(tc_tensor *const *ts, size_t n);
+#define TT_FREE(...) \
+  tt_free_n((tc_tensor *const[]){__VA_ARGS__}, sizeof((tc_tensor *const[]){__VA_ARGS__}) / sizeof(tc_tensor *))
 /* Reads every element in row-major order; iv for bool/int, fv for floats
  * (the other may be NULL). Returns the element count. */
 int64_t tt_read(tc_tensor *t, int64_t *iv, double *fv);
