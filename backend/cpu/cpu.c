@@ -19,9 +19,30 @@ static int cpu_init(tc_err *err) { (void)err; return 0; }
 #define CACHE_MIN ((size_t)64 << 10)
 #define HUGE_ALIGN ((size_t)2 << 20)
 #define CACHE_SLOTS 32
-static struct { void *p; size_t n; } cache[CACHE_SLOTS];
+typedef struct { void *p; size_t n; } kept_block;
+static kept_block cache[CACHE_SLOTS];
 static int ncached;
 static size_t cached_bytes;
+
+/* A list of kept blocks, oldest first. Takes the newest of exactly n
+ * bytes out of it (NULL if none), keeping the others' order. */
+static void *kept_take(kept_block *list, int *count, size_t n) {
+  for (int i = *count - 1; i >= 0; i--)
+    if (list[i].n == n) {
+      void *p = list[i].p;
+      memmove(list + i, list + i + 1, sizeof *list * (size_t)(*count - i - 1));
+      (*count)--;
+      return p;
+    }
+  return NULL;
+}
+
+/* Takes the oldest block out of a non-empty list. */
+static kept_block kept_oldest(kept_block *list, int *count) {
+  kept_block b = list[0];
+  memmove(list, list + 1, sizeof *list * (size_t)(--*count));
+  return b;
+}
 
 /* The class a block of nbytes >= CACHE_MIN is mapped at: nbytes rounded up
  * to an eighth of its power of two (so at most 12.5% more address space,
@@ -41,10 +62,9 @@ static size_t cache_limit(void) {
 }
 
 static void cache_drop_oldest(void) {
-  munmap(cache[0].p, cache[0].n);
-  cached_bytes -= cache[0].n;
-  for (int i = 1; i < ncached; i++) cache[i - 1] = cache[i];
-  ncached--;
+  kept_block b = kept_oldest(cache, &ncached);
+  munmap(b.p, b.n);
+  cached_bytes -= b.n;
 }
 
 static void *map_block(size_t n) {
@@ -79,65 +99,42 @@ static int nsmall;
  * through malloc that consolidates its free lists each time (5-8% of an
  * op on 1000 elements). At most MID_SLOTS * CACHE_MIN bytes are held. */
 #define MID_SLOTS 16
-static struct { void *p; size_t n; } mid[MID_SLOTS];
+static kept_block mid[MID_SLOTS];
 static int nmid;
-
-static void *mid_take(size_t n) {
-  for (int i = nmid - 1; i >= 0; i--)
-    if (mid[i].n == n) {
-      void *p = mid[i].p;
-      mid[i] = mid[--nmid];
-      return p;
-    }
-  return NULL;
-}
-
-static void mid_keep(void *p, size_t n) {
-  if (nmid == MID_SLOTS) {   /* the oldest goes */
-    free(mid[0].p);
-    memmove(mid, mid + 1, sizeof mid[0] * (MID_SLOTS - 1));
-    nmid--;
-  }
-  mid[nmid].p = p;
-  mid[nmid++].n = n;
-}
 
 static void *cpu_alloc(size_t nbytes) {
   if (nbytes >= CACHE_MIN) {
     size_t n = class_size(nbytes);
     if (!n) return NULL;
-    for (int i = ncached - 1; i >= 0; i--)
-      if (cache[i].n == n) {
-        void *p = cache[i].p;
-        cached_bytes -= n;
-        for (int j = i + 1; j < ncached; j++) cache[j - 1] = cache[j];
-        ncached--;
-        return p;
-      }
-    void *p = map_block(n);
+    void *p = kept_take(cache, &ncached, n);
+    if (p) {
+      cached_bytes -= n;
+      return p;
+    }
+    p = map_block(n);
     while (!p && ncached) { cache_drop_oldest(); p = map_block(n); }
     return p;
   }
   size_t n = (nbytes + 63) & ~(size_t)63;
   if (n < nbytes) return NULL;
   if (n == 64 && nsmall) return small[--nsmall];
-  void *p = n > 64 ? mid_take(n) : NULL;
+  void *p = n > 64 ? kept_take(mid, &nmid, n) : NULL;
   return p ? p : aligned_alloc(64, n);
 }
 
 static void cpu_release(void *p, size_t nbytes) {
   if (nbytes <= 64 && nsmall < SMALL_CACHE) { small[nsmall++] = p; return; }   /* a scalar's block, for the next one */
   if (nbytes < CACHE_MIN) {
-    if (nbytes > 64) mid_keep(p, (nbytes + 63) & ~(size_t)63);
-    else free(p);
+    if (nbytes <= 64) { free(p); return; }
+    if (nmid == MID_SLOTS) free(kept_oldest(mid, &nmid).p);
+    mid[nmid++] = (kept_block){p, (nbytes + 63) & ~(size_t)63};
     return;
   }
   size_t n = class_size(nbytes);
   if (n > cache_limit()) { munmap(p, n); return; }
   /* make room: the oldest blocks go first */
   while (ncached > 0 && (ncached == CACHE_SLOTS || cached_bytes + n > cache_limit())) cache_drop_oldest();
-  cache[ncached].p = p;
-  cache[ncached++].n = n;
+  cache[ncached++] = (kept_block){p, n};
   cached_bytes += n;
 }
 

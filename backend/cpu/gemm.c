@@ -409,11 +409,12 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
       for (int l = 0; l < w; l++) acc[l] = acc[l] + acc[l + w]; \
     return acc[0]; \
   } \
-  /* w outputs: out[o * os] = the lane sum of sum over k of x(k) m(k, o), \
-   * m(k, o) = m[k * mrs + o * mcs], x(k) = v[k * vs]; vfirst: v is the \
-   * left operand of each product (kept so that NaN payloads do not swap) */ \
+  /* w outputs: out[o * os] = (add: out[o * os] +) the lane sum of sum over \
+   * k of x(k) m(k, o), m(k, o) = m[k * mrs + o * mcs], x(k) = v[k * vs]; \
+   * vfirst: v is the left operand of each product (kept so that NaN \
+   * payloads do not swap) */ \
   TGT static void cols_##SUF(const T *m, int64_t mrs, int64_t mcs, const T *v, int64_t vs, bool vfirst, int64_t n, \
-                             int64_t w, T *out, int64_t os) { \
+                             int64_t w, T *out, int64_t os, bool add) { \
     T acc[DOT_LANES][LANE_SPAN]; \
     for (int l = 0; l < DOT_LANES; l++) \
       for (int64_t o = 0; o < w; o++) acc[l][o] = 0; \
@@ -448,7 +449,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
     for (int h = DOT_LANES / 2; h >= 1; h /= 2) \
       for (int l = 0; l < h; l++) \
         for (int64_t o = 0; o < w; o++) acc[l][o] = acc[l][o] + acc[l + h][o]; \
-    for (int64_t o = 0; o < w; o++) out[o * os] = acc[0][o]; \
+    for (int64_t o = 0; o < w; o++) out[o * os] = add ? out[o * os] + acc[0][o] : acc[0][o]; \
   } \
   /* one block of output o (rows) or of outputs o .. o + w - 1 (columns), \
    * stored to out or (add) added to what out holds: the blocks of an \
@@ -464,10 +465,8 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
       *y = add ? *y + s : s; \
       return; \
     } \
-    T part[LANE_SPAN]; \
-    if (p->N == 1) cols_##SUF(a + o * p->ars, p->acs, p->ars, b, p->brs, false, n, w, part, 1); \
-    else cols_##SUF(b + o * p->bcs, p->brs, p->bcs, a, p->acs, true, n, w, part, 1); \
-    for (int64_t q = 0; q < w; q++) y[q * os] = add ? y[q * os] + part[q] : part[q]; \
+    if (p->N == 1) cols_##SUF(a + o * p->ars, p->acs, p->ars, b, p->brs, false, n, w, y, os, add); \
+    else cols_##SUF(b + o * p->bcs, p->brs, p->bcs, a, p->acs, true, n, w, y, os, add); \
   } \
   static void fold_##SUF(const void *parts, int64_t nblk, void *out) { \
     const T *v = parts; \
