@@ -38,7 +38,7 @@ int tc_io_fail(tc_err *err, tc_op op, int dt, const char *path, const char *fmt,
 }
 
 /* Reading and writing look at the interrupt flag between chunks. */
-static int io_interrupted(tc_err *err, tc_op op, int dt) {
+int tc_io_interrupted(tc_err *err, tc_op op, int dt) {
   return tc_err_set(err, TC_E_INTERRUPTED, (int)op, dt, "interrupted; variables and files are unchanged");
 }
 
@@ -267,7 +267,7 @@ static int read_into(tc_rd *r, const char *path, tc_op op, tc_tensor *t, uint64_
     if (t->dtype == TC_DT_BOOL)
       for (size_t i = 0; i < n; i++) buf[i] = buf[i] != 0;
     rc = e->upload(tc_tensor_data(t) + off, buf, n, err);
-    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)t->dtype);
+    if (rc == 0 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)t->dtype);
   }
   free(buf);
   return rc;
@@ -395,7 +395,7 @@ static int map_check(tc_rd *r, const npy_header *h, const char *path, tc_err *er
     if (r->read(r, buf, n) != n) rc = tc_io_fail(err, op, (int)h->dt, path, "%s", r->why);
     for (size_t i = 0; i < n && rc == 0; i++)
       if (buf[i] > 1) rc = tc_io_fail(err, op, (int)h->dt, path, "a bool byte other than 0 and 1; load it without mmap");
-    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)h->dt);
+    if (rc == 0 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)h->dt);
   }
   free(buf);
   return rc;
@@ -444,7 +444,7 @@ tc_tensor *tc_load_json(const char *path, tc_err *err) {
       size_t n = size - off < IO_CHUNK ? (size_t)(size - off) : IO_CHUNK;
       if (fread(text + off, 1, n, f) != n)
         rc = tc_io_fail(err, op, -1, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
-      else if (tc_interrupt_flag) rc = io_interrupted(err, op, -1);
+      else if (tc_interrupt_flag) rc = tc_io_interrupted(err, op, -1);
     }
     text[size] = 0;
     if (rc == 0 && memchr(text, 0, (size_t)size)) rc = tc_io_fail(err, op, -1, path, "a NUL byte: not JSON text");
@@ -513,7 +513,7 @@ int tc_close_write(tc_writer *w, int rc, tc_err *err) {
   if (!bad && rc == 0 && w->tmp && (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0)) { bad = true; saved = errno; }
   if (fclose(w->f) != 0 && !bad) { bad = true; saved = errno; }
   /* a write that SIGINT cut short (EINTR) is the interrupt, not an io_error */
-  if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, w->op, -1);
+  if (rc == 0 && tc_interrupt_flag) rc = tc_io_interrupted(err, w->op, -1);
   if (bad && rc == 0) rc = tc_io_fail(err, w->op, -1, w->path, "write failed: %s", strerror(saved));
   if (w->tmp) {
     if (rc == 0 && rename(save_tmp, w->path) != 0) rc = tc_io_fail(err, w->op, -1, w->path, "cannot replace: %s", strerror(errno));
@@ -538,7 +538,7 @@ int tc_io_chunks(tc_tensor *x, tc_op op, int (*fn)(void *ctx, const unsigned cha
     rc = e->download(buf, tc_tensor_data(c) + off, n, err);
     if (rc == 0 && !host_little()) byteswap(buf, n, es);
     if (rc == 0) rc = fn(ctx, buf, n);
-    if (rc == 0 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)c->dtype);
+    if (rc == 0 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)c->dtype);
   }
   free(buf);
   tc_tensor_free(c);
@@ -694,7 +694,7 @@ static int csv_pass(csv_reader *r, tc_err *err) {
     if ((ch = getc(r->f)) == '\n') line++;
   for (uint64_t nread = 1;; nread++) {
     int ch = getc(r->f);
-    if (nread % (1 << 20) == 0 && tc_interrupt_flag) return io_interrupted(err, op, (int)r->dt);
+    if (nread % (1 << 20) == 0 && tc_interrupt_flag) return tc_io_interrupted(err, op, (int)r->dt);
     if (ch == '#' && !in_comment) in_comment = true;
     if (in_comment && ch != '\n' && ch != EOF) continue;
     if (ch == r->delim || ch == '\n' || ch == EOF) {
@@ -833,7 +833,7 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
       else snprintf(tmp, sizeof tmp, "%lld", (long long)((int64_t *)buf)[i]);
       int64_t k = lo + (int64_t)i;
       if (fputs(tmp, f) == EOF || fputc((k + 1) % cols ? ',' : '\n', f) == EOF) break;
-      if (i % 4096 == 4095 && tc_interrupt_flag) rc = io_interrupted(err, op, (int)x->dtype);
+      if (i % 4096 == 4095 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)x->dtype);
     }
     if (rc == 0 && ferror(f)) break;
   }

@@ -41,6 +41,8 @@ tc_tensor *tc_npy_orient(tc_tensor *t, const npy_header *h, bool copy, tc_op op,
 size_t tc_npy_head(const tc_tensor *x, unsigned char *buf, size_t cap);
 /* x's elements in row-major order, little-endian, handed to fn in chunks;
  * fn's nonzero return stops and is returned. */
+/* The interrupted error of file reading and writing. */
+int tc_io_interrupted(tc_err *err, tc_op op, int dt);
 int tc_io_chunks(tc_tensor *x, tc_op op, int (*fn)(void *ctx, const unsigned char *p, size_t n), void *ctx,
                  tc_err *err);
 int tc_io_fwrite(void *f, const unsigned char *p, size_t n);

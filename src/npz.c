@@ -240,7 +240,7 @@ static int member_overrun(zmember *m, const zentry *e, const char *path, uint64_
                         " %llu), beyond the memory limit (:set max_memory)", e->name, path,
                         (unsigned long long)budget, (unsigned long long)e->usize);
     if (tc_interrupt_flag)
-      return tc_err_set(err, TC_E_INTERRUPTED, (int)op, -1, "interrupted; variables and files are unchanged");
+      return tc_io_interrupted(err, op, -1);
   }
   if (!m->ended) return tc_io_fail(err, op, -1, path, "member %s: %s", e->name, r.why);
   return tc_io_fail(err, op, -1, path, "member %s inflates to %llu bytes, more than its declared %llu", e->name,
@@ -369,10 +369,16 @@ static int zip_member(FILE *f, const char *path, const char *name, tc_tensor *x,
     return tc_io_fail(err, op, (int)x->dtype, path, "the archive would pass 4 GiB at %s (save_npz writes no ZIP64):"
                       " save the largest arrays with save", name);
   rec->crc = (uint32_t)crc32(0, head, (uInt)hn);
-  if (tc_io_chunks(x, op, crc_chunk, &rec->crc, err) != 0) return -1;
-  size_t n = zip_header(h, false, rec->crc, rec->size, 0, nl);
-  if (fwrite(h, 1, n, f) != n || fwrite(mname, 1, nl, f) != nl || fwrite(head, 1, hn, f) != hn) return 1;
-  return tc_io_chunks(x, op, tc_io_fwrite, f, err);
+  tc_tensor *c = tc_contiguous(x, err);   /* once, for the CRC pass and the write */
+  if (!c) return -1;
+  int rc = tc_io_chunks(c, op, crc_chunk, &rec->crc, err) != 0 ? -1 : 0;
+  if (rc == 0) {
+    size_t n = zip_header(h, false, rec->crc, rec->size, 0, nl);
+    rc = fwrite(h, 1, n, f) != n || fwrite(mname, 1, nl, f) != nl || fwrite(head, 1, hn, f) != hn
+             ? 1 : tc_io_chunks(c, op, tc_io_fwrite, f, err);
+  }
+  tc_tensor_free(c);
+  return rc;
 }
 
 static int zip_directory(FILE *f, int n, const char *const *names, const zrec *recs, uint64_t end) {
