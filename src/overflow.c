@@ -13,6 +13,7 @@
 
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
+#define I128_MAX ((i128)(~(u128)0 >> 1))
 
 static _Atomic int policy = TC_OVERFLOW_WRAP;
 
@@ -160,25 +161,13 @@ static const char *host_read(tc_tensor *t, char **owned, tc_err *err) {
   return *owned = host_copy(t, err);
 }
 
-/* ---- the range of an operand ----
- * The least and greatest element of t (an integer dtype, or f64 with any
- * NaN noted), in chunks on the CPU engine's threads: when the whole range
- * maps into the result's, the engine's wrapping kernel is exact and runs
- * (neg, abs, casts); otherwise each element is judged. */
-#define K_RANGE(E, n_, S, ...) \
-  static void range_##E(const void *x_, int64_t n, i128 *mn, i128 *mx) { \
-    const S *x = x_; \
-    S lo = x[0], hi = x[0]; \
-    for (int64_t i = 1; i < n; i++) { \
-      lo = x[i] < lo ? x[i] : lo; \
-      hi = x[i] > hi ? x[i] : hi; \
-    } \
-    *mn = lo; \
-    *mx = hi; \
-  }
-TC_FOR_INT(K_RANGE, _)
-
-static void range_f64(const double *x, int64_t n, double *mn, double *mx, bool *nan) {
+/* ---- the range of a float operand ----
+ * The least and greatest element of an f64 array, with any NaN noted, in
+ * chunks on the CPU engine's threads: when every element of a float cast
+ * truncates into the result's range, the engine's cast is exact and runs;
+ * otherwise each element is judged. (Integer casts take the fused blocks
+ * below.) */
+CPU_CLONES static void range_f64(const double *x, int64_t n, double *mn, double *mx, bool *nan) {
   double lo = x[0], hi = x[0];
   bool any = false;
   for (int64_t i = 0; i < n; i++) {
@@ -191,21 +180,9 @@ static void range_f64(const double *x, int64_t n, double *mn, double *mx, bool *
   *nan = any || lo != lo || hi != hi;
 }
 
-CPU_CLONES static void range_chunk(tc_dtype dt, const char *x, int64_t n, i128 *mn, i128 *mx, double *fmn, double *fmx,
-                                   bool *nan) {
-  switch (dt) {
-#define RANGE_CASE(E, ...) case TC_DT_##E: range_##E(x, n, mn, mx); break;
-  TC_FOR_INT(RANGE_CASE, _)
-#undef RANGE_CASE
-  default: range_f64((const double *)(const void *)x, n, fmn, fmx, nan); break;
-  }
-}
-
 typedef struct {
-  tc_dtype dt;
-  const char *a;
+  const double *a;
   int64_t n, per;
-  i128 *mn, *mx;
   double *fmn, *fmx;
   bool *nan;
 } range_job;
@@ -214,31 +191,24 @@ static int range_task(void *ctx, int task, int worker) {
   const range_job *j = ctx;
   (void)worker;
   int64_t lo = (int64_t)task * j->per, len = j->n - lo < j->per ? j->n - lo : j->per;
-  range_chunk(j->dt, j->a + (size_t)lo * tc_dtype_size(j->dt), len, &j->mn[task], &j->mx[task], &j->fmn[task],
-              &j->fmx[task], &j->nan[task]);
+  range_f64(j->a + lo, len, &j->fmn[task], &j->fmx[task], &j->nan[task]);
   return 0;
 }
 
-/* Whether every element of t (integer, or f64; n > 0 elements at a, in
- * host memory) truncated toward zero lies in [lo, hi]. */
-static bool range_fits(tc_dtype dt, const char *a, int64_t n, i128 lo, i128 hi) {
+/* Whether every element of a (n > 0 f64 values in host memory) truncated
+ * toward zero lies in [lo, hi]. */
+static bool range_fits(const double *a, int64_t n, i128 lo, i128 hi) {
   enum { MAXT = 512 };
-  i128 mn[MAXT], mx[MAXT];
   double fmn[MAXT], fmx[MAXT];
   bool nan[MAXT] = {false};
   int64_t tasks = cpu_split(n, CPU_PAR_MIN);
   if (tasks > MAXT) tasks = MAXT;
-  range_job j = {dt, a, n, (n + tasks - 1) / tasks, mn, mx, fmn, fmx, nan};
+  range_job j = {a, n, (n + tasks - 1) / tasks, fmn, fmx, nan};
   int nt = (int)((n + j.per - 1) / j.per);
   if (nt <= 1) range_task(&j, 0, 0);
   else if (cpu_parallel(nt, range_task, &j) != 0) return false;
-  for (int t = 0; t < nt; t++) {
-    if (dt == TC_DT_F64) {   /* trunc(d) in [lo, hi] when lo - 1 < d < hi + 1 */
-      if (nan[t] || !(fmn[t] > (double)(lo - 1)) || !(fmx[t] < (double)(hi + 1))) return false;
-    } else if (mn[t] < lo || mx[t] > hi) {
-      return false;
-    }
-  }
+  for (int t = 0; t < nt; t++)   /* trunc(d) in [lo, hi] when lo - 1 < d < hi + 1 */
+    if (nan[t] || !(fmn[t] > (double)(lo - 1)) || !(fmx[t] < (double)(hi + 1))) return false;
   return true;
 }
 
@@ -427,7 +397,6 @@ static int fused_run(fjob *j, int64_t *bad) {
   int nt = (int)((j->n + j->per - 1) / j->per);
   j->bad = first;
   int rc = nt <= 1 ? fused_task(j, 0, 0) : cpu_parallel(nt, fused_task, j);
-  *bad = -1;
   for (int t = 0; rc == 0 && t < nt && *bad < 0; t++) *bad = first[t];
   return rc == 0 ? 0 : -1;
 }
@@ -527,21 +496,22 @@ done:
 tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
   const tc_op op = TC_OP_CAST;
   tc_dtype from = x->dtype;
-  bool flt = tc_dtype_class(from) == TC_CLASS_FLT;
-  if (!flt && lo_of(from) >= lo_of(to) && hi_of(from) <= hi_of(to)) return tc_cast(x, to, err);   /* every value fits */
-  if (!flt) return int_cast(x, to, err);
-  /* floats are read as f64 (exact for every float dtype), integers as they are */
-  tc_tensor *src = flt ? tc_cast(x, TC_DT_F64, err) : tc_tensor_ref(x);
+  if (tc_dtype_class(from) != TC_CLASS_FLT) {
+    if (lo_of(from) >= lo_of(to) && hi_of(from) <= hi_of(to)) return tc_cast(x, to, err);   /* every value fits */
+    return int_cast(x, to, err);
+  }
+  /* floats are read as f64 (exact for every float dtype) */
+  tc_tensor *src = tc_cast(x, TC_DT_F64, err);
   if (!src) return NULL;
   int64_t n = tc_numel(x);
   char *a = NULL, *o = NULL;
   const char *in = host_read(src, &a, err);
   tc_tensor *out = NULL;
-  if (in && n > 0 && range_fits(src->dtype, in, n, lo_of(to), hi_of(to))) {   /* the engine's cast is exact */
+  if (in && n > 0 && range_fits((const double *)(const void *)in, n, lo_of(to), hi_of(to))) {   /* the engine's cast is exact */
     out = tc_cast(x, to, err);
     goto done;
   }
-  size_t ssz = tc_dtype_size(src->dtype), osz = tc_dtype_size(to);
+  size_t osz = tc_dtype_size(to);
   if (!in) goto done;
   o = malloc((size_t)(n ? n : 1) * osz);
   if (!o) { tc_err_set(err, TC_E_OOM, (int)op, (int)from, "allocation failed"); goto done; }
@@ -549,22 +519,17 @@ tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err) {
   snprintf(what, sizeof what, "a %s value cast to %s", tc_dtype_name(from), tc_dtype_name(to));
   for (int64_t i = 0; i < n; i++) {
     exact e;
-    const char *p = in + (size_t)i * ssz;
-    if (flt) {
-      double d;
-      memcpy(&d, p, 8);
-      if (d != d) {
-        if (policy == TC_OVERFLOW_CHECK) {
-          overflow_error(err, op, to, x->ndim, x->shape, i, "NaN");
-          goto done;
-        }
-        e = ex(0);
-      } else if (d >= 18446744073709551616.0) e = (exact){0, 1};           /* 2^64 and above, +inf */
-      else if (d < -9223372036854775808.0) e = (exact){0, -1};             /* below -2^63, -inf */
-      else e = ex((i128)d);   /* truncated toward zero, as the cast does */
-    } else {
-      e = ex(load(from, p));
-    }
+    double d;
+    memcpy(&d, in + (size_t)i * 8, 8);
+    if (d != d) {
+      if (policy == TC_OVERFLOW_CHECK) {
+        overflow_error(err, op, to, x->ndim, x->shape, i, "NaN");
+        goto done;
+      }
+      e = ex(0);
+    } else if (d >= 18446744073709551616.0) e = (exact){0, 1};           /* 2^64 and above, +inf */
+    else if (d < -9223372036854775808.0) e = (exact){0, -1};             /* below -2^63, -inf */
+    else e = ex((i128)d);   /* truncated toward zero, as the cast does */
     if (put_judged(e, to, o, i, op, x->ndim, x->shape, what, err) != 0) goto done;
   }
   out = tc_tensor_new(to, x->ndim, x->shape, err);
@@ -619,7 +584,7 @@ TC_FOR_INT(K_XSUM, _)
  * none zero, is no larger than the product of all). PROD_UNSURE when a flag
  * is set: the caller then computes the exact product (a zero after an
  * overflow makes it 0). */
-#define PROD_UNSURE ((i128)(~(u128)0 >> 1))
+#define PROD_UNSURE I128_MAX
 #define K_XPROD(E, n_, S, ...) \
   static i128 xprod_##E(const void *x_, int64_t n) { \
     const S *x = x_; \
@@ -791,7 +756,6 @@ bool tc_overflow_matmul_fits(tc_dtype kdt, tc_tensor *a, tc_tensor *b) {
  * fit an i128) summed with a count of 2^128 wraps per element. Each exact
  * value goes to v[j], one beyond every dtype's range coded as the i128
  * extreme of its sign. */
-#define I128_MAX ((i128)(~(u128)0 >> 1))
 #define K_XMM(E, n_, S, ...) \
   static void xmm_##E(const void *a_, const void *b_, int64_t K, int64_t N, u128 *acc, int64_t *wr, i128 *v) { \
     const S *a = a_, *b = b_; \
