@@ -188,12 +188,10 @@ static int rand_bound(tc_tensor *t, const char *name, tc_dtype dt, i128 *v, tc_e
   const tc_op op = TC_OP_RANDINT;
   if (t->ndim != 0 || tc_dtype_class(t->dtype) != TC_CLASS_INT)
     return tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "%s must be an integer", name);
-  int64_t x;
-  tc_tensor *w = tc_cast(t, TC_DT_I64, err);   /* the bits; u64 read back as unsigned below */
-  int rc = w ? tc_tensor_to_host(w, &x, err) : -1;
-  tc_tensor_free(w);
+  int64_t x;   /* the bits; u64 read back as unsigned below */
+  if (tc_scalar_to_i64(t, &x, err) != 0) return -1;
   *v = tc_dtype_is_unsigned(t->dtype) ? (i128)(uint64_t)x : (i128)x;
-  return rc;
+  return 0;
 }
 
 static void fmt_i128(char *b, size_t n, i128 v) {
