@@ -1,5 +1,6 @@
-/* The CPU engine's thread pool: workers started on first use, sleeping on a
- * condition variable between jobs. A job is a count of tasks that threads
+/* The CPU engine's thread pool: workers started on first use, watching for
+ * the next job for 0.2 ms after each and then sleeping on a condition
+ * variable. A job is a count of tasks that threads
  * claim in order; every task's work is fixed by its index, never by the
  * thread that runs it, so results do not depend on scheduling. A job ends
  * when its claimed tasks are done, without waiting for workers that took
