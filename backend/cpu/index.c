@@ -104,10 +104,14 @@ static int run_gather(tc_call *c, tc_err *err) {
 }
 
 /* ---- scatter, in row-major order of the updates ---- */
+/* A call updates only the positions k in [klo, khi) along the axis: the
+ * threads each own such a range, read all the updates in order and apply
+ * theirs, so every element sees its updates in the same order whatever the
+ * thread count. */
 #define SCATTER_LOOP(MODE, BODY) \
   for (int64_t i = 0; i < n; i++) { \
     int64_t k = ix[i * si]; \
-    if (!tc_index_norm(&k, len, MODE)) continue; \
+    if (!tc_index_norm(&k, len, MODE) || k < klo || k >= khi) continue; \
     elem_t *d = o + i * so + k * ast; \
     BODY; \
   }
@@ -116,7 +120,7 @@ static int run_gather(tc_call *c, tc_err *err) {
   else { SCATTER_LOOP(TC_IM_CLIP, BODY) }
 #define SCATTER_SIG(NAME) \
   static void NAME(int64_t n, char *o_, int64_t so, const char *i_, int64_t si, const char *u_, int64_t su, \
-                   int64_t ast, int64_t len, int mode)
+                   int64_t ast, int64_t len, int mode, int64_t klo, int64_t khi)
 #define K_SCATTER_SET(E, n_, S, ...) \
   SCATTER_SIG(scatter_SET_##E) { \
     typedef S elem_t; \
@@ -134,7 +138,7 @@ TC_FOR_ALL(K_SCATTER_SET, _)
 TC_SCATTER_COMBINES(SC_STAMP, _)
 
 typedef void (*scatter_fn)(int64_t, char *, int64_t, const char *, int64_t, const char *, int64_t, int64_t, int64_t,
-                           int);
+                           int, int64_t, int64_t);
 #define SC_SET_ENTRY(E, ...) [TC_SCATTER_SET][TC_DT_##E] = scatter_SET_##E,
 #define SC_RED_ENTRY(E, n_, S, C, CLS, B, LD, ST, RED) [TC_SCATTER_##RED][TC_DT_##E] = scatter_##RED##_##E,
 #define SC_ENTRIES(RED, CLS, EXPR, _) TC_FOR_##CLS(SC_RED_ENTRY, RED)
@@ -143,20 +147,38 @@ static const scatter_fn scatter_table[TC_SCATTER_MIN + 1][TC_DT_COUNT] = {
   TC_SCATTER_COMBINES(SC_ENTRIES, _)
 };
 
-typedef struct { scatter_fn fn; int64_t ast, len; int mode; } scatter_ctx;
+typedef struct { scatter_fn fn; int64_t ast, len; int mode; int64_t klo, khi; } scatter_ctx;
 
 static int scatter_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   const scatter_ctx *g = ctx_;
   (void)pos;
-  g->fn(n, p[0], s[0], p[1], s[1], p[2], s[2], g->ast, g->len, g->mode);
+  g->fn(n, p[0], s[0], p[1], s[1], p[2], s[2], g->ast, g->len, g->mode, g->klo, g->khi);
   return 0;
+}
+
+typedef struct { tc_call *c; scatter_ctx g; int tasks; } scatter_job;
+
+/* Task t owns the t-th of `tasks` near-equal ranges of the axis. */
+static int scatter_task(void *ctx_, int task, int worker) {
+  const scatter_job *j = ctx_;
+  (void)worker;
+  scatter_ctx g = j->g;
+  int64_t q = g.len / j->tasks, r = g.len % j->tasks;
+  g.klo = q * task + (task < r ? task : r);
+  g.khi = g.klo + q + (task < r);
+  cpu_plan plan;
+  cpu_plan_init(&plan, j->c->out, 2, j->c->in);
+  return cpu_plan_run(&plan, 0, tc_numel(j->c->out), scatter_row, &g);
 }
 
 static int run_scatter(tc_call *c, tc_err *err) {
   scatter_fn fn = scatter_table[c->red][c->dtype];
   if (!fn) return unsupported(c, err);
-  scatter_ctx g = {fn, c->axis_stride, c->axis_len, (int)c->mode};
-  return run_rows(c->out, 2, c->in, scatter_row, &g, err);
+  scatter_ctx g = {fn, c->axis_stride, c->axis_len, (int)c->mode, 0, c->axis_len};
+  int t = cpu_threads();
+  if (t <= 1 || tc_numel(c->out) < CPU_PAR_MIN || c->axis_len < t) return run_rows(c->out, 2, c->in, scatter_row, &g, err);
+  scatter_job j = {c, g, t};
+  return cpu_parallel(t, scatter_task, &j) < 0 ? cpu_interrupted(err) : 0;
 }
 
 /* ---- nonzero: positions of the true elements, in row-major order ---- */

@@ -307,3 +307,44 @@ Test(threads, pool_runs_each_task_once_and_waits_for_every_claimed_one) {
   }
   cr_assert_eq(atomic_load(&pool_late), 0, "a task ran outside its job, or with a bad worker index");
 }
+
+/* scatter: each thread owns a range of the axis and applies its updates in
+ * index order, so duplicates combine in the same order for every count,
+ * the order of the serial definition */
+static tc_tensor *scat_idx, *scat_u;
+static tc_tensor *op_scatter_add(tc_tensor *a, tc_tensor *b) {
+  (void)b;
+  return tc_scatter(a, scat_idx, scat_u, 0, TC_SCATTER_ADD, TC_MODE_ERROR, &err);
+}
+static tc_tensor *op_scatter_set(tc_tensor *a, tc_tensor *b) {
+  (void)b;
+  return tc_scatter(a, scat_idx, scat_u, 0, TC_SCATTER_SET, TC_MODE_ERROR, &err);
+}
+
+Test(threads, scatter_is_the_same_for_every_count_and_in_index_order) {
+  enum { LEN = 5003, N = 200000 };   /* N above the split threshold, some 40 updates per element */
+  int64_t *iv = malloc(sizeof *iv * N);
+  for (int i = 0; i < N; i++) iv[i] = (int64_t)(rnd() % (2 * LEN)) - LEN;   /* negative ones too */
+  scat_idx = tc_tensor_from_host(TC_DT_I64, 1, (int64_t[]){N}, iv, &err);
+  cr_assert_not_null(scat_idx, "%s", err.msg);
+  scat_u = random_tensor(TC_DT_F32, 1, (int64_t[]){N}, false);
+  tc_tensor *x = random_tensor(TC_DT_F32, 1, (int64_t[]){LEN}, false);
+  same_for_every_count("scatter add", op_scatter_add, x, NULL);
+  same_for_every_count("scatter set", op_scatter_set, x, NULL);
+  size_t nb;
+  float *want_add = bytes_of(x, &nb), *want_set = bytes_of(x, &nb), *u = bytes_of(scat_u, &nb);
+  for (int i = 0; i < N; i++) {
+    int64_t k = iv[i] < 0 ? iv[i] + LEN : iv[i];
+    want_add[k] = want_add[k] + u[i];
+    want_set[k] = u[i];
+  }
+  tc_set_threads(3);
+  tc_tensor *ra = op_scatter_add(x, NULL), *rs = op_scatter_set(x, NULL);
+  cr_assert(ra && rs, "%s", err.msg);
+  float *ga = bytes_of(ra, &nb), *gs = bytes_of(rs, &nb);
+  cr_assert(memcmp(ga, want_add, nb) == 0, "scatter add on 3 threads differs from adding in index order");
+  cr_assert(memcmp(gs, want_set, nb) == 0, "scatter set on 3 threads differs from the last update in index order");
+  free(ga), free(gs), free(want_add), free(want_set), free(u), free(iv);
+  tc_tensor *const done[] = {ra, rs, x, scat_idx, scat_u};
+  for (size_t i = 0; i < sizeof done / sizeof done[0]; i++) tc_tensor_free(done[i]);
+}
