@@ -112,6 +112,11 @@ $(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
 $(BUILD)/backend/%.o: CFLAGS += $(KOPT)
 # the overflow policy's exact block loops (src/overflow.c) are kernels too
 $(BUILD)/src/overflow.o: CFLAGS += $(KOPT)
+# The elementwise kernels again for AVX2 (backend/cpu/ew_avx2.c), which
+# backend/cpu/ew.c uses on a CPU that has it: same bits, wider loops.
+ifeq ($(shell uname -m),x86_64)
+$(BUILD)/backend/cpu/ew_avx2.o: CFLAGS += -mavx2
+endif
 
 # Test sources use Criterion's macros, which trip -Wpedantic's rules on
 # variadic macros; they keep every other warning.

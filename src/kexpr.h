@@ -93,6 +93,40 @@ TC_HD double tc_fmod_floor(double a, double b) { return tc_fmod_floor_d(a, b); }
 #define tc_fmod_floor(a, b) _Generic((a), float: tc_fmod_floor_f, default: tc_fmod_floor_d)(a, b)
 #endif
 
+/* floor, ceil, trunc and rint (ties to even) written so that the CPU's
+ * loops vectorise instead of calling libm per element: below 2^52 (2^23 for
+ * float), adding and subtracting that power rounds |x| to an integer,
+ * exactly, in the default (nearest) mode; from there up x is an integer
+ * already, or inf or NaN, and is the result. Every result takes x's sign,
+ * as the C functions' do (floor(-0.3) = -1, ceil(-0.3) = -0.0). The same
+ * bits as the C functions; CUDA, and a build for SSE4.1 or above (the CPU's
+ * AVX2 kernels), call those: they are instructions there. */
+#if defined(__CUDACC__)
+#define TC_DEF_ROUNDING(T, SUF, BIG) \
+  TC_HD T tc_rint(T x) { return rint(x); } \
+  TC_HD T tc_floor(T x) { return floor(x); } \
+  TC_HD T tc_ceil(T x) { return ceil(x); } \
+  TC_HD T tc_trunc(T x) { return trunc(x); }
+#elif defined(__SSE4_1__)   /* <tgmath.h>: float or double by the argument */
+#define TC_DEF_ROUNDING(T, SUF, BIG)
+#define tc_rint(x) rint(x)
+#define tc_floor(x) floor(x)
+#define tc_ceil(x) ceil(x)
+#define tc_trunc(x) trunc(x)
+#else
+#define TC_DEF_ROUNDING(T, SUF, BIG) \
+  static inline T tc_rint##SUF(T x) { T a = fabs(x), r = (a + BIG) - BIG; return a < BIG ? copysign(r, x) : x; } \
+  static inline T tc_floor##SUF(T x) { T r = tc_rint##SUF(x); return copysign(r > x ? r - 1 : r, x); } \
+  static inline T tc_ceil##SUF(T x) { T r = tc_rint##SUF(x); return copysign(r < x ? r + 1 : r, x); } \
+  static inline T tc_trunc##SUF(T x) { T a = fabs(x), r = tc_rint##SUF(a); return copysign(r > a ? r - 1 : r, x); }
+#define tc_rint(x) _Generic((x), float: tc_rint_f, default: tc_rint_d)(x)
+#define tc_floor(x) _Generic((x), float: tc_floor_f, default: tc_floor_d)(x)
+#define tc_ceil(x) _Generic((x), float: tc_ceil_f, default: tc_ceil_d)(x)
+#define tc_trunc(x) _Generic((x), float: tc_trunc_f, default: tc_trunc_d)(x)
+#endif
+TC_DEF_ROUNDING(float, _f, 0x1p23f)
+TC_DEF_ROUNDING(double, _d, 0x1p52)
+
 /* Exact conversions between a float dtype and double, and the one rounding
  * from double (or from an integer) into a dtype. */
 TC_HD tc_bf16 tc_fromd_BF16(double d) { return tc_f64_to_bf16(d); }

@@ -1,107 +1,19 @@
-/* CPU elementwise and cast kernels, stamped per (op, dtype) from
- * backend/ew.def and the dtype table. Every loop has a contiguous branch
- * and stride-0 (scalar broadcast) branches with the same body, so the
- * compiler vectorises each; there is no per-element dispatch. */
-#include "cpu.h"
-#include "../../src/kexpr.h"
+/* CPU elementwise ops and casts: the kernels are in ew_kern.h (this
+ * file's portable build of them, and ew_avx2.c's); this file picks the
+ * table for the CPU's level and runs a kernel over the row plan. */
+#define EW_ISA base
+#include "ew_kern.h"
 
-#define PTR(S, p) ((S *)(void *)(p))
-#define CPTR(S, p) ((const S *)(const void *)(p))
+typedef ew_any_fn any_fn;
+typedef ew_un_fn un_fn;
 
-/* ---- stamping ---- */
-#define K_BIN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void kb_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
-    typedef C T; typedef tc_u_##E U; (void)sizeof(U); \
-    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
-    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = ST(EXPR); } } \
-    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = ST(EXPR); } } \
-    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = ST(EXPR); } } \
-    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = ST(EXPR); } } \
-  }
-#define K_CMP(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void kc_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
-    typedef C T; \
-    uint8_t *restrict o = PTR(uint8_t, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
-    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
-    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = (uint8_t)(EXPR); } } \
-    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
-    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = (uint8_t)(EXPR); } } \
-  }
-#define K_UN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void ku_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    typedef C T; typedef tc_u_##E U; (void)sizeof(U); \
-    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_); \
-    if (sa == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = ST(EXPR); } } \
-    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = ST(EXPR); } } \
-  }
-#define K_PRED(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void kp_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    typedef C T; \
-    uint8_t *restrict o = PTR(uint8_t, o_); const S *restrict pa = CPTR(S, a_); \
-    if (sa == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); (void)a; o[i] = (uint8_t)(EXPR); } } \
-    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); (void)a; o[i] = (uint8_t)(EXPR); } } \
-  }
-#define K_SEL(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void ks_##OP##_##E(int64_t len, char *o_, const char *c_, int64_t sc, const char *a_, int64_t sa, \
-                            const char *b_, int64_t sb) { \
-    S *restrict o = PTR(S, o_); const uint8_t *restrict pc = CPTR(uint8_t, c_); \
-    const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
-    for (int64_t i = 0; i < len; i++) { uint8_t c = pc[i * sc]; S a = pa[i * sa], b = pb[i * sb]; o[i] = EXPR; } \
-  }
-
-#define EW_BIN(OP, CLS, EXPR) TC_FOR_##CLS(K_BIN, OP, EXPR)
-#define EW_CMP(OP, CLS, EXPR) TC_FOR_##CLS(K_CMP, OP, EXPR)
-#define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(K_UN, OP, EXPR)
-#define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(K_PRED, OP, EXPR)
-#define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(K_SEL, OP, EXPR)
-#include "../ew.def"
-#undef EW_BIN
-#undef EW_CMP
-#undef EW_UN
-#undef EW_PRED
-#undef EW_SEL
-
-/* ---- the kernel table: a NULL entry is an unsupported (op, dtype) ---- */
-typedef void (*bin_fn)(int64_t, char *, const char *, int64_t, const char *, int64_t);
-typedef void (*un_fn)(int64_t, char *, const char *, int64_t);
-typedef void (*sel_fn)(int64_t, char *, const char *, int64_t, const char *, int64_t, const char *, int64_t);
-typedef void (*any_fn)(void);   /* stored type; called through its family's type */
-
-#define ENTRY(E, n, S, C, CLS, B, LD, ST, PFX, OP) [TC_OP_##OP][TC_DT_##E] = (any_fn)PFX##_##OP##_##E,
-#define EW_BIN(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kb, OP)
-#define EW_CMP(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kc, OP)
-#define EW_UN(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, ku, OP)
-#define EW_PRED(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, kp, OP)
-#define EW_SEL(OP, CLS, EXPR) TC_FOR_##CLS(ENTRY, ks, OP)
-static const any_fn ew_table[TC_OP_COUNT][TC_DT_COUNT] = {
-#include "../ew.def"
-};
-
-/* ---- casts: all 81 (from, to) pairs ---- */
-#define K_CAST(DE, dn, DS, DC, DCLS, DB, DLD, DST, SE, sn, SS, SC, SCLS, SB, SLD, SST) \
-  static void kx_##SE##_##DE(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    DS *restrict o = PTR(DS, o_); const SS *restrict pa = CPTR(SS, a_); \
-    if (sa == 1) { for (int64_t i = 0; i < len; i++) o[i] = TC_CVT_##SCLS##_##DCLS(pa[i], SLD, DE, DS, DB); } \
-    else { for (int64_t i = 0; i < len; i++) o[i] = TC_CVT_##SCLS##_##DCLS(pa[i * sa], SLD, DE, DS, DB); } \
-  }
-TC_DTYPE_PAIRS(K_CAST)
-
-#define K_CAST_ENTRY(DE, dn, DS, DC, DCLS, DB, DLD, DST, SE, ...) [TC_DT_##SE][TC_DT_##DE] = kx_##SE##_##DE,
-static const un_fn cast_table[TC_DT_COUNT][TC_DT_COUNT] = {
-  TC_DTYPE_PAIRS(K_CAST_ENTRY)
-};
-
-/* Same-dtype copies move the stored bits (NaN payloads, signalling NaNs
- * and all) instead of converting through a wider type. */
-#define K_COPY(E, n, S, ...) \
-  static void kcopy_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_); \
-    if (sa == 1) { for (int64_t i = 0; i < len; i++) o[i] = pa[i]; } \
-    else { for (int64_t i = 0; i < len; i++) o[i] = pa[i * sa]; } \
-  }
-TC_FOR_ALL(K_COPY, _)
-#define K_COPY_ENTRY(E, ...) [TC_DT_##E] = kcopy_##E,
-static const un_fn copy_table[TC_DT_COUNT] = {TC_FOR_ALL(K_COPY_ENTRY, _)};
+/* The AVX2 build where the CPU has it (and the level is not held below). */
+static const ew_tables *tables(void) {
+#if EW_HAVE_AVX2
+  if (cpu_float_isa() >= CPU_ISA_AVX2) return &ew_tables_avx2;
+#endif
+  return &ew_tables_base;
+}
 
 /* ---- running ---- */
 typedef enum { FAM_NONE, FAM_BIN, FAM_CMP, FAM_UN, FAM_PRED, FAM_SEL } family;
@@ -120,12 +32,13 @@ static family family_of(tc_op op) {
 /* Math functions on f32 and f64 come from vmath.c (SLEEF) instead. */
 static any_fn ew_kernel(tc_op op, tc_dtype dt) {
   if (family_of(op) == FAM_NONE) return NULL;
-  cpu_vmath_fn v = ew_table[op][dt] ? cpu_vmath_kernel(op, dt) : NULL;
-  return v ? (any_fn)v : ew_table[op][dt];
+  any_fn k = tables()->ew[op][dt];
+  cpu_vmath_fn v = k ? cpu_vmath_kernel(op, dt) : NULL;
+  return v ? (any_fn)v : k;
 }
 
 bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }
-bool cpu_supports_cast(const tc_call *c) { return cast_table[c->dtype][c->out->dtype] != NULL; }
+bool cpu_supports_cast(const tc_call *c) { return tables()->cast[c->dtype][c->out->dtype] != NULL; }
 
 /* cvt[i]: the cast of input i to the kernel's dtype, when it has another
  * dtype (binary and unary families); size: each operand's element size. */
@@ -140,9 +53,9 @@ typedef struct {
 
 static void ew_call(const ew_ctx *ctx, int64_t n, char *const *p, const int64_t *s) {
   switch (ctx->fam) {
-  case FAM_BIN: case FAM_CMP: ((bin_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2]); break;
-  case FAM_UN: case FAM_PRED: ((un_fn)ctx->fn)(n, p[0], p[1], s[1]); break;
-  case FAM_SEL: ((sel_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2], p[3], s[3]); break;
+  case FAM_BIN: case FAM_CMP: ((ew_bin_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2]); break;
+  case FAM_UN: case FAM_PRED: ((ew_un_fn)ctx->fn)(n, p[0], p[1], s[1]); break;
+  case FAM_SEL: ((ew_sel_fn)ctx->fn)(n, p[0], p[1], s[1], p[2], s[2], p[3], s[3]); break;
   default: break;
   }
 }
@@ -207,7 +120,7 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
     return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
   for (int i = 0; i < c->nin && ctx.fam != FAM_SEL; i++)
     if (c->in[i]->dtype != c->dtype) {
-      ctx.cvt[i] = cast_table[c->in[i]->dtype][c->dtype];
+      ctx.cvt[i] = tables()->cast[c->in[i]->dtype][c->dtype];
       if (!ctx.cvt[i]) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->in[i]->dtype, "no conversion on cpu");
       ctx.any_cvt = true;
     }
@@ -215,7 +128,8 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
 }
 
 int cpu_run_cast(tc_call *c, tc_err *err) {
-  un_fn fn = c->dtype == c->out->dtype ? copy_table[c->dtype] : cast_table[c->dtype][c->out->dtype];
+  const ew_tables *t = tables();
+  un_fn fn = c->dtype == c->out->dtype ? t->copy[c->dtype] : t->cast[c->dtype][c->out->dtype];
   ew_ctx ctx = {.fam = FAM_UN, .fn = (any_fn)fn};
   return run_plan(c, &ctx, err);
 }

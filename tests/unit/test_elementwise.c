@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tt.h"
+#include "cpu/cpu.h"
 
 #define MAXV 64
 /* Compare zeros without their sign (maximum/minimum of +0 and -0). */
@@ -982,5 +983,99 @@ Test(elementwise, rows_longer_than_a_chunk) {
       TT_CHECK(got[i * cols + j] == 2 * v[j * rows + i], "(%lld, %lld)", (long long)i, (long long)j);
   tc_tensor_free(o); tc_tensor_free(two); tc_tensor_free(a); tc_tensor_free(base);
   free(v); free(got);
+  TT_DONE();
+}
+
+/* ---- the CPU's instruction-set builds of the kernels ---- */
+/* Whether a and b hold the same element: the same bits, or both NaN (a
+ * vectorised loop may return the other operand's NaN). */
+static bool same_elem(tc_dtype dt, const unsigned char *a, const unsigned char *b) {
+  size_t es = tc_dtype_size(dt);
+  if (memcmp(a, b, es) == 0) return true;
+  if (!tt_is_flt(dt)) return false;
+  uint64_t u = 0, v = 0;
+  memcpy(&u, a, es);
+  memcpy(&v, b, es);
+  uint64_t exp = es == 8 ? 0x7ff0000000000000u : es == 4 ? 0x7f800000u : dt == TC_DT_F16 ? 0x7c00u : 0x7f80u;
+  return (u & exp) == exp && (u & ~exp & ~(1ull << (8 * es - 1))) && (v & exp) == exp &&
+         (v & ~exp & ~(1ull << (8 * es - 1)));
+}
+
+/* n random elements of dt: any bit pattern for floats, any value for
+ * integers (small, odd and positive when `divisor`: a valid divisor,
+ * shift count and exponent), 0/1 for bool. */
+static tc_tensor *random_bits(tc_dtype dt, int64_t n, bool divisor, uint64_t *s) {
+  size_t es = tc_dtype_size(dt);
+  unsigned char *buf = malloc((size_t)n * es);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = tt_xorshift(s);
+    if (dt == TC_DT_BOOL) r &= 1;
+    else if (divisor && !tt_is_flt(dt)) r = (r & 0x3f) | 1;
+    memcpy(buf + (size_t)i * es, &r, es);   /* little-endian: the low bytes */
+  }
+  tc_err err = tt_err();
+  tc_tensor *t = tc_tensor_from_host(dt, 1, &n, buf, &err);
+  cr_assert_not_null(t, "%s", err.msg);
+  free(buf);
+  return t;
+}
+
+static tc_tensor *run_ew_op(tc_op op, tc_tensor *const *in, tc_err *err) {
+  switch (tc_op_family(op)) {
+  case TC_FAM_BIN: case TC_FAM_CMP: return tc_binary(op, in[0], in[1], err);
+  case TC_FAM_UN: case TC_FAM_PRED: return tc_unary(op, in[0], err);
+  default: return tc_where(in[2], in[0], in[1], err);
+  }
+}
+
+/* Every elementwise op and cast on every dtype gives the same elements at
+ * each instruction-set level the CPU has (the portable kernels, the AVX2
+ * build, and the SLEEF paths of the math functions). */
+Test(elementwise, every_isa_level_gives_the_same_bits) {
+  int lv[CPU_ISA_COUNT], nl = 0;
+  for (int l = CPU_ISA_BASE; l < CPU_ISA_COUNT; l++)
+    if (cpu_matmul_isa(l) == l) lv[nl++] = l;
+  cpu_matmul_isa(99);
+  const int64_t n = 1037;   /* a ragged tail for every vector width */
+  uint64_t s = 77;
+  int checked = 0;
+  for (int d = 0; d < TC_DT_COUNT; d++) {
+    tc_dtype dt = (tc_dtype)d;
+    tc_tensor *in[3] = {random_bits(dt, n, false, &s), random_bits(dt, n, true, &s), random_bits(TC_DT_BOOL, n, false, &s)};
+    for (int op = 0; op <= TC_OP_COUNT; op++) {   /* TC_OP_COUNT: the casts to every dtype */
+      bool cast = op == TC_OP_COUNT;
+      if (!cast && tc_op_family((tc_op)op) != TC_FAM_BIN && tc_op_family((tc_op)op) != TC_FAM_CMP &&
+          tc_op_family((tc_op)op) != TC_FAM_UN && tc_op_family((tc_op)op) != TC_FAM_PRED && op != TC_OP_WHERE)
+        continue;
+      for (int to = 0; to < (cast ? TC_DT_COUNT : 1); to++) {
+        unsigned char *first = NULL;
+        tc_dtype rdt = TC_DT_BOOL;
+        for (int l = 0; l < nl; l++) {
+          cpu_matmul_isa(lv[l]);
+          tc_err err = tt_err();
+          tc_tensor *o = cast ? tc_cast(in[0], (tc_dtype)to, &err) : run_ew_op((tc_op)op, in, &err);
+          if (!o) {   /* unsupported, or a domain error: the same at every level */
+            cr_assert(!first, "%s %s fails at level %d only: %s", cast ? "cast" : tc_op_name((tc_op)op), tt_name(dt), lv[l], err.msg);
+            break;
+          }
+          size_t es = tc_dtype_size(o->dtype);
+          unsigned char *got = malloc((size_t)n * es);
+          cr_assert_eq(tc_tensor_to_host(o, got, &err), 0, "%s", err.msg);
+          if (!first) { first = got; rdt = o->dtype; tc_tensor_free(o); continue; }
+          for (int64_t i = 0; i < n; i++)
+            cr_assert(same_elem(rdt, first + (size_t)i * es, got + (size_t)i * es), "%s %s%s%s element %lld differs at level %d",
+                      cast ? "cast" : tc_op_name((tc_op)op), tt_name(dt), cast ? " to " : "", cast ? tt_name((tc_dtype)to) : "",
+                      (long long)i, lv[l]);
+          checked++;
+          free(got);
+          tc_tensor_free(o);
+        }
+        free(first);
+      }
+    }
+    for (int k = 0; k < 3; k++) tc_tensor_free(in[k]);
+  }
+  cpu_matmul_isa(99);
+  cr_assert_geq(checked, nl > 1 ? 500 : 0, "%d (op, dtype) results compared across %d levels", checked, nl);
   TT_DONE();
 }
