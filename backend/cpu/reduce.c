@@ -66,11 +66,17 @@ TC_FOR_INT(K_ISUM, _)
 
 /* Each kernel, stamped from backend/reduce.def: fold n elements at x with
  * stride s into *o, in index order. */
-/* The run is read in blocks of CPU_POLL elements (cpu.h), so that Ctrl-C
- * stops it; an early stop (STOP) ends the block and the next at once. */
+/* The run is read in blocks of RFOLD_BLK elements, each a plain loop that
+ * vectorises; the early stop (STOP: no later element can change the
+ * result) and Ctrl-C (every CPU_POLL elements, cpu.h) are tested between
+ * blocks. */
+#define RFOLD_BLK 256
 #define RFOLD_TREE(E, CLS, LD, STEP, STOP) \
-  if (s == 1) { CPU_POLLED_FOR(j, 0, n) { if (STOP) break; T x = LD(px[j]); acc = STEP; } } \
-  else { CPU_POLLED_FOR(j, 0, n) { if (STOP) break; T x = LD(px[j * s]); acc = STEP; } }
+  for (int64_t lo = 0; lo < n && !(STOP) && !cpu_stop(lo); lo += RFOLD_BLK) { \
+    int64_t hi = n - lo < RFOLD_BLK ? n : lo + RFOLD_BLK; \
+    if (s == 1) { for (int64_t j = lo; j < hi; j++) { T x = LD(px[j]); acc = STEP; } } \
+    else { for (int64_t j = lo; j < hi; j++) { T x = LD(px[j * s]); acc = STEP; } } \
+  }
 #define RFOLD_SEQ RFOLD_TREE
 /* sums pairwise: floats in their compute type, integers and bool in f64 */
 #define RFOLD_PAIRWISE(E, CLS, LD, STEP, STOP) acc = tc_nsum_make(PAIRWISE_##CLS(E)(px, n, s), 0);
@@ -206,35 +212,36 @@ TC_FOR_NUM(K_COLEXT, _)
     if (val) *PTR(S, val) = ST(LD(x[k])); \
     return k; \
   }
-/* block helpers: whether x[0..m) has a NaN; its largest and smallest value
- * (of any sign of zero; the caller takes the first element equal to it) */
+/* block helper: the largest (smallest) value of x[0..m) (of any sign of
+ * zero; the caller takes the first element equal to it), and in *nan
+ * whether there is a NaN, in one pass: 64 bytes of lanes in GCC's vector
+ * types, blended through the compare's mask (a loop the compiler would not
+ * vectorise with ?: on floats) */
 #define K_EXTBLK(E, n_, S, C, CLS, B, LD, ST, ...) \
-  CPU_CLONES static int blk_nan_##E(const S *x, int64_t m) { \
-    int nan = 0; \
-    for (int64_t j = 0; j < m; j++) { C v = LD(x[j]); nan |= v != v; } \
-    return nan; \
-  } \
   BLK_EXT(E, S, C, LD, max, >) \
   BLK_EXT(E, S, C, LD, min, <)
-/* 64 bytes of lanes in GCC's vector types, blended through the compare's
- * mask (a loop the compiler would not vectorise with ?: on floats) */
 #define BLK_EXT(E, S, C, LD, NAME, CMP) \
-  CPU_CLONES static C blk_##NAME##_##E(const S *x, int64_t m) { \
+  CPU_CLONES static C blk_##NAME##_##E(const S *x, int64_t m, int *nan) { \
     typedef C vec __attribute__((vector_size(64))); \
     enum { L = 64 / sizeof(C) }; \
     C bm = LD(x[0]); \
     int64_t i = 0; \
     vec ln; \
     for (int k = 0; k < L; k++) ln[k] = bm; \
+    __typeof__(ln != ln) nm = ln != ln; \
     for (; i + L <= m; i += L) { \
       vec v; \
       if (sizeof(S) == sizeof(C)) memcpy(&v, x + i, sizeof v);   /* LD is the identity */ \
       else for (int k = 0; k < L; k++) v[k] = LD(x[i + k]); \
       __typeof__(v CMP ln) mk = v CMP ln; \
       ln = (vec)(((__typeof__(mk))v & mk) | ((__typeof__(mk))ln & ~mk)); \
+      nm |= v != v; \
     } \
-    for (; i < m; i++) { C v = LD(x[i]); bm = v CMP bm ? v : bm; } \
+    int any = 0; \
+    for (int k = 0; k < L; k++) any |= nm[k] != 0; \
+    for (; i < m; i++) { C v = LD(x[i]); any |= v != v; bm = v CMP bm ? v : bm; } \
     for (int k = 0; k < L; k++) bm = ln[k] CMP bm ? ln[k] : bm; \
+    *nan = any; \
     return bm; \
   }
 TC_FOR_NUM(K_EXTBLK, _)
@@ -245,9 +252,10 @@ TC_FOR_NUM(K_EXTBLK, _)
     if (best != best) return 0; \
     for (int64_t i0 = 0; i0 < n && !tc_interrupt_flag; i0 += 1024) { \
       int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
-      if (blk_nan_##E(x + i0, m)) \
+      int nan; \
+      C bm = want_max ? blk_max_##E(x + i0, m, &nan) : blk_min_##E(x + i0, m, &nan); \
+      if (nan) \
         for (int64_t j = 0;; j++) { C v = LD(x[i0 + j]); if (v != v) return i0 + j; } \
-      C bm = want_max ? blk_max_##E(x + i0, m) : blk_min_##E(x + i0, m); \
       if (want_max ? bm > best : bm < best) \
         for (int64_t j = 0;; j++) \
           if (LD(x[i0 + j]) == bm) { best = LD(x[i0 + j]); bk = i0 + j; break; } \
@@ -350,7 +358,7 @@ static const tree_fns *tree_of(tc_op op, tc_dtype dt) {
 static int tree_sum(tc_call *c, const char *x, int64_t n, int64_t s, tc_err *err) {
   const tree_fns *tf = tree_of(c->op, c->dtype);
   int depth = 0;
-  while (depth < TREE_MAX_DEPTH && (n >> (depth + 1)) >= CPU_PAR_MIN) depth++;
+  while (depth < TREE_MAX_DEPTH && (n >> (depth + 1)) >= CPU_PAR_MIN / 2) depth++;   /* leaves of 2^15 and more */
   span leaves[1 << TREE_MAX_DEPTH];
   int nl = 0;
   tree_leaves(0, n, depth, leaves, &nl);
@@ -409,7 +417,8 @@ static int ext_task(void *ctx, int t, int w) {
 }
 
 static int ext_par(tc_call *c, const red_ctx *r, const char *x, tc_err *err) {
-  int64_t tasks = cpu_split(r->n, CPU_PAR_MIN);
+  int64_t tasks = cpu_split(r->n, CPU_PAR_MIN / 2), nth = cpu_threads();
+  if (tasks > nth && tasks < 2 * nth) tasks = nth;   /* one round of equal chunks */
   if (tasks > 64) tasks = 64;
   int64_t per = (r->n + tasks - 1) / tasks;
   per = (per + 255) & ~(int64_t)255;
@@ -452,7 +461,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   }
   int64_t nout = tc_numel(c->out);
   int rc;
-  if (nout == 1 && n >= 4 * CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN) &&
+  if (nout == 1 && n >= CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN) &&
       tree_of(c->op, c->dtype)->task) {
     rc = tree_sum(c, tc_tensor_data(x), n, rstride, err);
     tc_tensor_free(tmp);
@@ -463,7 +472,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   red_ctx ctx = {fn, col_table[op][c->dtype], ext ? ext1_table[c->dtype] : NULL,
                  op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX, op == TC_OP_ARGMAX || op == TC_OP_ARGMIN,
                  n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
-  if (nout == 1 && ctx.ext && rstride == 1 && n >= 4 * CPU_PAR_MIN && cpu_threads() > 1) {
+  if (nout == 1 && ctx.ext && rstride == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
     rc = ext_par(c, &ctx, tc_tensor_data(x), err);
     tc_tensor_free(tmp);
     return rc;

@@ -2,6 +2,7 @@
  * (integers always; float sums too, since they split along the pairwise
  * tree), TCALC_THREADS, interrupts, and the allocation cache. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcalc.h"
@@ -347,4 +348,51 @@ Test(threads, scatter_is_the_same_for_every_count_and_in_index_order) {
   free(ga), free(gs), free(want_add), free(want_set), free(u), free(iv);
   tc_tensor *const done[] = {ra, rs, x, scat_idx, scat_u};
   for (size_t i = 0; i < sizeof done / sizeof done[0]; i++) tc_tensor_free(done[i]);
+}
+
+/* argmax/argmin/max/min of one long run, split across threads from 2^16
+ * elements: against a one-element-at-a-time scan (the first NaN; else the
+ * first occurrence of the extreme), with no NaN and with NaNs planted in
+ * a block's vector part, a block's tail and across the chunk boundaries */
+static int64_t scan_arg(const double *x, int64_t n, bool mx) {
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (x[i] != x[i]) return i;
+    if (mx ? x[i] > x[k] : x[i] < x[k]) k = i;
+  }
+  return k;
+}
+
+Test(threads, extremes_match_the_scan_for_every_count) {
+  enum { N = 100003 };
+  double *v = malloc(sizeof *v * N);
+  const int64_t nan_at[] = {-1, 70001, 50002, 33339, 1023, 1024, 99999};
+  for (size_t c = 0; c < sizeof nan_at / sizeof nan_at[0]; c++) {
+    for (int64_t i = 0; i < N; i++) v[i] = (double)(rnd() % 1000) - 500;   /* many ties */
+    if (nan_at[c] >= 0) { v[nan_at[c]] = NAN; v[N - 2] = NAN; }
+    tc_tensor *x = tc_tensor_from_host(TC_DT_F64, 1, (int64_t[]){N}, v, &err);
+    cr_assert_not_null(x, "%s", err.msg);
+    for (size_t t = 0; t < NCOUNTS; t++) {
+      tc_set_threads(counts[t]);
+      for (int mx = 0; mx < 2; mx++) {
+        tc_axes all = {.all = true};
+        tc_tensor *a = tc_reduce(mx ? TC_OP_ARGMAX : TC_OP_ARGMIN, x, &all, false, &err);
+        tc_tensor *m = tc_reduce(mx ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, x, &all, false, &err);
+        cr_assert(a && m, "%s", err.msg);
+        int64_t got;
+        double val;
+        cr_assert_eq(tc_tensor_to_host(a, &got, &err), 0);
+        cr_assert_eq(tc_tensor_to_host(m, &val, &err), 0);
+        int64_t want = scan_arg(v, N, mx);
+        cr_assert_eq(got, want, "arg%s with NaN at %lld on %d threads: %lld, the scan %lld", mx ? "max" : "min",
+                     (long long)nan_at[c], counts[t], (long long)got, (long long)want);
+        cr_assert(val == v[want] || (val != val && v[want] != v[want]), "%s value on %d threads", mx ? "max" : "min",
+                  counts[t]);
+        tc_tensor_free(a);
+        tc_tensor_free(m);
+      }
+    }
+    tc_tensor_free(x);
+  }
+  free(v);
 }
