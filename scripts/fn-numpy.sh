@@ -224,6 +224,19 @@ for dt, make in [(np.float32, lambda: data(np.float32, (LONG,))),
     add_saved("argsort(%s)" % X, np.argsort(x, kind="stable"), "argsort " + xs)
     add_saved("sort(%s, descending=true)" % X, x[o], "sort descending " + xs)
     add_saved("argsort(%s, descending=true)" % X, o, "argsort descending " + xs)
+# Rows whose keys span few bits, all on one side of zero (a radix sort
+# that sorts too few of the bits gets them wrong): medium rows sorted
+# whole, and one past the in-cache size (2^16 keys of 8 bytes).
+for dt, n, lo, hi in [(np.int64, 3000, 1000, 3000), (np.int32, 3000, -3000, -1000),
+                      (np.float64, 3000, 1, 500), (np.int64, 70000, 5000, 9000), (np.float64, 70000, -900, -100)]:
+    x = rng.integers(lo, hi, n).astype(dt)
+    X = arg(x)
+    xs = "%s %d in [%d, %d)" % (np.dtype(dt).name, n, lo, hi)
+    o = np.array(desc_order(list(x)), dtype=np.int64)
+    add_saved("sort(%s)" % X, np.sort(x, kind="stable"), "sort " + xs)
+    add_saved("argsort(%s)" % X, np.argsort(x, kind="stable"), "argsort " + xs)
+    add_saved("argsort(%s, descending=true)" % X, o, "argsort descending " + xs)
+    add_saved("unique(%s)" % X, np.unique(x), "unique " + xs)
 x = data(np.float32, (2, 3 * LONG // 4))
 add_saved("sort(%s)" % arg(x), np.sort(x, axis=-1, kind="stable"), "sort f32 long rows")
 add_saved("argsort(%s, axis=0)" % arg(x), np.argsort(x, axis=0, kind="stable"), "argsort f32 long axis 0")

@@ -149,8 +149,17 @@ static void sort_leaf(const sort_row *r, const void *s, int64_t n);
       sort_leaf(r, src, n);                                                                    \
       return;                                                                                  \
     }                                                                                          \
-    /* a large bucket: split by its top wm bits, as few as make the buckets \
-     * about leaf-sized (more would leave small buckets of many bits) */       \
+    /* a large bucket: first drop the top bits that all its keys share (one \
+     * pass, not one per bit); then split by the top wm bits, as few as make \
+     * the buckets about leaf-sized (more would leave small buckets of many \
+     * bits) */                                                                \
+    KT dif = 0, k0 = KEY(a[0]);                                                                \
+    for (int64_t i = 1; i < n; i++) dif |= KEY(a[i]) ^ k0;                                     \
+    int top = dif ? 64 - __builtin_clzll((unsigned long long)dif) : 0;                         \
+    if (top < hi) {                                                                            \
+      NAME##_any(a, t, n, top, r);                                                             \
+      return;                                                                                  \
+    }                                                                                          \
     int wm = 1;                                                                                \
     while (wm < RBITS && (LEAF_BYTES / (int64_t)sizeof(T)) << wm < n) wm++;                    \
     int lo = hi - wm;                                                                          \
@@ -158,10 +167,6 @@ static void sort_leaf(const sort_row *r, const void *s, int64_t n);
     uint32_t c[RBUCKETS], st[RBUCKETS + 1], sum = 0;                                           \
     memset(c, 0, sizeof c);                                                                    \
     for (int64_t i = 0; i < n; i++) c[(KEY(a[i]) >> lo) & dm]++;                               \
-    if (c[(KEY(a[0]) >> lo) & dm] == n) {                                                      \
-      NAME##_any(a, t, n, lo, r);                                                              \
-      return;                                                                                  \
-    }                                                                                          \
     for (KT d = 0; d <= dm; d++) { st[d] = sum; sum += c[d]; c[d] = st[d]; }                   \
     st[dm + 1] = sum;                                                                          \
     for (int64_t i = 0; i < n; i++) t[c[(KEY(a[i]) >> lo) & dm]++] = a[i];                     \
@@ -309,10 +314,6 @@ static int radix_row(sort_row *r) {
   r->part = (n + r->ntask - 1) / r->ntask;
   r->kmin = 0;
   if (cpu_parallel(r->ntask, build_task, r) < 0) return -1;
-  if (r->ntask == 1) {   /* small: sorted whole, in the cache */
-    r->ops->any(r->k, r->t, n, r->ops->kbits, r);
-    return 0;
-  }
   uint64_t mn = r->tmin[0], mx = r->tmax[0];
   for (int i = 1; i < r->ntask; i++) {
     mn = r->tmin[i] < mn ? r->tmin[i] : mn;
@@ -320,6 +321,12 @@ static int radix_row(sort_row *r) {
   }
   if (mn == mx) {   /* all keys equal: the input order */
     sort_leaf(r, r->k, n);
+    return 0;
+  }
+  if (r->ntask == 1) {   /* small: sorted whole, in the cache, by the bits below */
+    /* the highest where the least and greatest key differ (every key between
+     * them has the same bits above it) */
+    r->ops->any(r->k, r->t, n, 64 - __builtin_clzll(mn ^ mx), r);
     return 0;
   }
   int bits = 64 - __builtin_clzll(mx - mn);
