@@ -244,13 +244,14 @@ static int run_tri(tc_call *c, tc_err *err) {
 #define K_RANGE_INT(E, n_, S, ...) \
   static void range_##E(char *o_, int64_t lo, int64_t hi, const tc_call *c) { \
     S *o = PTR(S, o_); \
-    for (int64_t i = lo; i < hi; i++) \
-      o[i] = (S)(int64_t)((uint64_t)c->istart + (uint64_t)i * (uint64_t)c->istep); \
+    const uint64_t start = (uint64_t)c->istart, step = (uint64_t)c->istep;   /* not reloaded past stores to o */ \
+    for (int64_t i = lo; i < hi; i++) o[i] = (S)(int64_t)(start + (uint64_t)i * step); \
   }
 #define K_RANGE_FLT(E, n_, S, ...) \
   static void range_##E(char *o_, int64_t lo, int64_t hi, const tc_call *c) { \
     S *o = PTR(S, o_); \
-    for (int64_t i = lo; i < hi; i++) o[i] = tc_fromd_##E(c->fstart + (double)i * c->fstep); \
+    const double start = c->fstart, step = c->fstep; \
+    for (int64_t i = lo; i < hi; i++) o[i] = tc_fromd_##E(start + (double)i * step); \
   }
 TC_FOR_INT(K_RANGE_INT, _)
 TC_FOR_FLT(K_RANGE_FLT, _)
@@ -266,16 +267,29 @@ typedef void (*last_fn)(char *, int64_t, double);
 #define LAST_ENTRY(E, ...) [TC_DT_##E] = range_last_##E,
 static const last_fn last_table[TC_DT_COUNT] = {TC_FOR_FLT(LAST_ENTRY, _)};
 
+/* Element i depends on i alone, so threads take equal spans, each written
+ * a chunk at a time (Ctrl-C is seen between chunks). */
+typedef struct { range_fn fn; char *o; int64_t n, per; const tc_call *c; } range_job;
+
+static int range_task(void *ctx, int t, int w) {
+  const range_job *j = ctx;
+  (void)w;
+  int64_t end = j->n - t * j->per < j->per ? j->n : (t + 1) * j->per;
+  for (int64_t lo = t * j->per; lo < end; lo += CPU_CHUNK) {
+    j->fn(j->o, lo, end - lo < CPU_CHUNK ? end : lo + CPU_CHUNK, j->c);
+    if (tc_interrupt_flag) return -1;
+  }
+  return 0;
+}
+
 static int run_range(tc_call *c, tc_err *err) {
   range_fn fn = range_table[c->dtype];
   if (!fn || (c->endpoint && !last_table[c->dtype])) return unsupported(c, err);
-  int64_t n = tc_numel(c->out);
-  char *o = tc_tensor_data(c->out);
-  for (int64_t lo = 0; lo < n; lo += CPU_CHUNK) {
-    fn(o, lo, n - lo < CPU_CHUNK ? n : lo + CPU_CHUNK, c);
-    if (tc_interrupt_flag) return cpu_interrupted(err);
-  }
-  if (c->endpoint && n > 0) last_table[c->dtype](o, n - 1, c->fstop);
+  int64_t n = tc_numel(c->out), tasks = cpu_split(n, CPU_PAR_MIN / 2);
+  range_job j = {fn, tc_tensor_data(c->out), n, (n + tasks - 1) / tasks, c};
+  j.per = (j.per + 63) & ~(int64_t)63;
+  if (n > 0 && cpu_parallel((int)((n + j.per - 1) / j.per), range_task, &j) < 0) return cpu_interrupted(err);
+  if (c->endpoint && n > 0) last_table[c->dtype](j.o, n - 1, c->fstop);
   return 0;
 }
 

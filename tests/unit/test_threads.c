@@ -396,3 +396,36 @@ Test(threads, extremes_match_the_scan_for_every_count) {
   }
   free(v);
 }
+
+/* arange and linspace split into spans across threads: element i is
+ * start + i * step whatever the count, and linspace ends at stop */
+static tc_tensor *op_arange(tc_tensor *a, tc_tensor *b) {
+  (void)a, (void)b;
+  tc_tensor *s = tc_scalar_i64(-7, false, &err), *e = tc_scalar_i64(3 * 300001 - 7, false, &err),
+            *st = tc_scalar_i64(3, false, &err);
+  tc_tensor *r = tc_arange(s, e, st, TC_DT_I64, &err);
+  tc_tensor_free(s), tc_tensor_free(e), tc_tensor_free(st);
+  return r;
+}
+static tc_tensor *op_linspace(tc_tensor *a, tc_tensor *b) {
+  (void)a, (void)b;
+  return tc_linspace(-1.5, 2.25, 300001, TC_DT_F64, &err);
+}
+
+Test(threads, ranges_are_the_same_for_every_count) {
+  same_for_every_count("arange", op_arange, NULL, NULL);
+  same_for_every_count("linspace", op_linspace, NULL, NULL);
+  tc_set_threads(3);
+  tc_tensor *r = op_arange(NULL, NULL), *l = op_linspace(NULL, NULL);
+  cr_assert(r && l, "%s", err.msg);
+  size_t nb;
+  int64_t *iv = bytes_of(r, &nb);
+  double *lv = bytes_of(l, &nb);
+  for (int64_t i = 0; i < 300001; i++) {
+    cr_assert_eq(iv[i], -7 + 3 * i, "arange element %lld", (long long)i);
+    if (i < 300000) cr_assert_eq(lv[i], -1.5 + (double)i * (3.75 / 300000), "linspace element %lld", (long long)i);
+  }
+  cr_assert_eq(lv[300000], 2.25);
+  free(iv), free(lv);
+  tc_tensor_free(r), tc_tensor_free(l);
+}
