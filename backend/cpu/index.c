@@ -28,7 +28,7 @@ static int run_rows_par(tc_tensor *out, int nin, tc_tensor *const *ins, cpu_row_
   cpu_plan plan;
   cpu_plan_init(&plan, out, nin, ins);
   plan.tiles = true;
-  int rc = cpu_plan_run_par(&plan, tc_numel(out), CPU_PAR_MIN, fn, ctx);
+  int rc = cpu_plan_run_par(&plan, tc_numel(out), CPU_PAR_MIN / 2, fn, ctx);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
 

@@ -498,7 +498,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
 #define FIND_OUT_UINT(v) TC_FIND_OUT_UINT(v, lo, hi)
 #define FIND_HIT(CLS, v) (pred == TC_PRED_ZERO ? (v) == 0 : pred == TC_PRED_NEG ? FIND_NEG_##CLS(v) : FIND_OUT_##CLS(v))
 #define K_FIND(E, n_, S, C, CLS, ...) \
-  static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred, int64_t lo, int64_t hi) { \
+  CPU_CLONES static int64_t find_##E(const char *x_, int64_t n, int64_t s, tc_pred pred, int64_t lo, int64_t hi) { \
     const S *x = CPTR(S, x_); \
     if (s == 1) { \
       for (int64_t i0 = 0; i0 < n; i0 += 256) { \
@@ -539,7 +539,7 @@ int cpu_run_find(tc_call *c, tc_err *err) {
   if (!ctx.fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
   cpu_plan plan;
   cpu_plan_init(&plan, c->in[0], 0, NULL);
-  int rc = cpu_plan_run_par(&plan, tc_numel(c->in[0]), CPU_PAR_MIN, find_row, &ctx);
+  int rc = cpu_plan_run_par(&plan, tc_numel(c->in[0]), CPU_PAR_MIN / 2, find_row, &ctx);
   if (rc < 0) return cpu_interrupted(err);
   c->found = atomic_load(&ctx.found);
   return 0;
