@@ -291,9 +291,7 @@ static tc_tensor *norm_fail(tc_err *err, const char *msg) {
 
 /* sqrt of the sum of squares over nax axes ax (all of them for nax < 0). */
 static tc_tensor *norm_l2(tc_tensor *xf, int nax, const int64_t *ax, tc_err *err) {
-  tc_tensor *a = tc_unary(TC_OP_ABS, xf, err);
-  tc_tensor *sq = a ? tc_binary(TC_OP_MUL, a, a, err) : NULL;
-  tc_tensor_free(a);
+  tc_tensor *sq = tc_binary(TC_OP_MUL, xf, xf, err);   /* x * x is |x| * |x|, bit for bit */
   return unary_own(TC_OP_SQRT, reduce_own(TC_OP_REDUCE_SUM, sq, nax < 0 ? -1 : nax, ax, err), err);
 }
 
