@@ -27,9 +27,14 @@ fail=0
 # through f64 (rounding twice), and rounds some u64 -> f64 conversions
 # wrongly (u64 10372904061157942701 gave 1.0372904061157943e+19), so the
 # four tests that check that rounding bit for bit fail under it alone; they
-# run in `make test` and `make check`.
+# run in `make test` and `make check`. Likewise its AVX compares: in the
+# AVX2 build of the elementwise kernels (backend/cpu/ew_avx2.c) the blend
+# of vcmpltpd/vcmpnltpd masks that `sign` compiles to gives sign(NaN) = 1
+# under valgrind only (strided and bf16 rows), so the two tests that check
+# sign of NaN on every path are left out here too.
 vg_only_wrong="cast/all_81_pairs|half/double_rounding_traps|half/random_i64_to_half_and_f32|unsigned_/casts"
-echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice, u64 -> f64 wrongly)"
+vg_only_wrong="$vg_only_wrong|elementwise/math_and_rounding_all_claimed_dtypes|elementwise/every_isa_level_gives_the_same_bits"
+echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice, u64 -> f64 wrongly, and its AVX compares give sign(NaN) = 1)"
 $vg --trace-children=yes "$build/unit-tests" --jobs 2 --filter "!($vg_only_wrong)" > "$logs/unit.out" 2>&1 || { fail=1; tail -20 "$logs/unit.out"; }
 grep -h 'Synthesis' "$logs/unit.out"
 
