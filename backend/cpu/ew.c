@@ -4,9 +4,6 @@
 #define EW_ISA base
 #include "ew_kern.h"
 
-typedef ew_any_fn any_fn;
-typedef ew_un_fn un_fn;
-
 /* The AVX2 build where the CPU has it (and the level is not held below). */
 static const ew_tables *tables(void) {
 #if EW_HAVE_AVX2
@@ -30,11 +27,11 @@ static family family_of(tc_op op) {
 }
 
 /* Math functions on f32 and f64 come from vmath.c (SLEEF) instead. */
-static any_fn ew_kernel(tc_op op, tc_dtype dt) {
+static ew_any_fn ew_kernel(tc_op op, tc_dtype dt) {
   if (family_of(op) == FAM_NONE) return NULL;
-  any_fn k = tables()->ew[op][dt];
+  ew_any_fn k = tables()->ew[op][dt];
   cpu_vmath_fn v = k ? cpu_vmath_kernel(op, dt) : NULL;
-  return v ? (any_fn)v : k;
+  return v ? (ew_any_fn)v : k;
 }
 
 bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }
@@ -44,8 +41,8 @@ bool cpu_supports_cast(const tc_call *c) { return tables()->cast[c->dtype][c->ou
  * dtype (binary and unary families); size: each operand's element size. */
 typedef struct {
   family fam;
-  any_fn fn;
-  un_fn cvt[CPU_MAX_OPS - 1];
+  ew_any_fn fn;
+  ew_un_fn cvt[CPU_MAX_OPS - 1];
   bool any_cvt;
   int nop;
   size_t size[CPU_MAX_OPS];
@@ -76,7 +73,7 @@ static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int6
     q[0] = p[0] + j * (int64_t)ctx->size[0];
     qs[0] = 1;
     for (int i = 1; i < ctx->nop; i++) {
-      un_fn cv = ctx->cvt[i - 1];
+      ew_un_fn cv = ctx->cvt[i - 1];
       char *src = p[i] + j * s[i] * (int64_t)ctx->size[i];
       if (!cv) { q[i] = src; qs[i] = s[i]; continue; }
       cv(s[i] == 0 ? 1 : m, buf[i - 1], src, s[i]);
@@ -129,7 +126,7 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
 
 int cpu_run_cast(tc_call *c, tc_err *err) {
   const ew_tables *t = tables();
-  un_fn fn = c->dtype == c->out->dtype ? t->copy[c->dtype] : t->cast[c->dtype][c->out->dtype];
-  ew_ctx ctx = {.fam = FAM_UN, .fn = (any_fn)fn};
+  ew_un_fn fn = c->dtype == c->out->dtype ? t->copy[c->dtype] : t->cast[c->dtype][c->out->dtype];
+  ew_ctx ctx = {.fam = FAM_UN, .fn = (ew_any_fn)fn};
   return run_plan(c, &ctx, err);
 }

@@ -267,29 +267,27 @@ typedef void (*last_fn)(char *, int64_t, double);
 #define LAST_ENTRY(E, ...) [TC_DT_##E] = range_last_##E,
 static const last_fn last_table[TC_DT_COUNT] = {TC_FOR_FLT(LAST_ENTRY, _)};
 
-/* Element i depends on i alone, so threads take equal spans, each written
- * a chunk at a time (Ctrl-C is seen between chunks). */
-typedef struct { range_fn fn; char *o; int64_t n, per; const tc_call *c; } range_job;
+/* Element i depends on i alone: the row plan of the (contiguous) result
+ * splits it across threads, a chunk at a time. */
+typedef struct { range_fn fn; char *o; const tc_call *c; } range_ctx;
 
-static int range_task(void *ctx, int t, int w) {
-  const range_job *j = ctx;
-  (void)w;
-  int64_t end = j->n - t * j->per < j->per ? j->n : (t + 1) * j->per;
-  for (int64_t lo = t * j->per; lo < end; lo += CPU_CHUNK) {
-    j->fn(j->o, lo, end - lo < CPU_CHUNK ? end : lo + CPU_CHUNK, j->c);
-    if (tc_interrupt_flag) return -1;
-  }
+static int range_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
+  const range_ctx *r = ctx_;
+  (void)p, (void)s;
+  r->fn(r->o, pos, pos + n, r->c);
   return 0;
 }
 
 static int run_range(tc_call *c, tc_err *err) {
   range_fn fn = range_table[c->dtype];
   if (!fn || (c->endpoint && !last_table[c->dtype])) return unsupported(c, err);
-  int64_t n = tc_numel(c->out), tasks = cpu_split(n, CPU_PAR_MIN / 2);
-  range_job j = {fn, tc_tensor_data(c->out), n, (n + tasks - 1) / tasks, c};
-  j.per = (j.per + 63) & ~(int64_t)63;
-  if (n > 0 && cpu_parallel((int)((n + j.per - 1) / j.per), range_task, &j) < 0) return cpu_interrupted(err);
-  if (c->endpoint && n > 0) last_table[c->dtype](j.o, n - 1, c->fstop);
+  range_ctx r = {fn, tc_tensor_data(c->out), c};
+  int64_t n = tc_numel(c->out);
+  if (n == 0) return 0;
+  cpu_plan plan;
+  cpu_plan_init(&plan, c->out, 0, NULL);
+  if (cpu_plan_run_par(&plan, n, CPU_PAR_MIN / 2, range_row, &r) < 0) return cpu_interrupted(err);
+  if (c->endpoint) last_table[c->dtype](r.o, n - 1, c->fstop);
   return 0;
 }
 
