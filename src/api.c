@@ -110,11 +110,21 @@ bool tc_op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   return known[op][dt] == 2;
 }
 
+/* The families that answer in their own src/ file (BY(f) in TC_FAMILIES). */
+#define SUPPORTED_NONE NULL,
+#define SUPPORTED_BY(f) f,
+static bool (*const fam_supported[])(tc_op, tc_dtype, tc_engine_id) = {
+#define X(F, arity, ew, supported) SUPPORTED_##supported
+  TC_FAMILIES(X)
+#undef X
+};
+
 static bool op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
   tc_call row = {.kind = TC_CALL_ROW, .op = op, .dtype = dt};
   if (!e->supports(&row)) return false;
+  if (fam_supported[tc_op_family(op)]) return fam_supported[tc_op_family(op)](op, dt, eid);
   switch (tc_op_family(op)) {
   case TC_FAM_INFO:
     return true;
@@ -126,12 +136,6 @@ static bool op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
     return true;
   case TC_FAM_CLIP:
     return kernel_supported(e, TC_OP_MAXIMUM, dt) && kernel_supported(e, TC_OP_MINIMUM, dt);
-  case TC_FAM_MATMUL:
-    return tc_linalg_supported(op, dt, eid);
-  case TC_FAM_LINALG:
-    return tc_matfn_supported(op, dt, eid);
-  case TC_FAM_FN:
-    return tc_fn_supported(op, dt, eid);
   default:
     if (round_is_identity(op, dt, e)) return true;
     tc_dtype k = kernel_dtype(op, dt);

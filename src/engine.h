@@ -15,54 +15,12 @@ struct tc_storage {
   size_t map_len;
 };
 
+/* What src/ asks an engine to run: TC_CALL_<KIND> for each row of
+ * TC_ENGINE_CALLS (src/ops.def, which also says what each computes). */
 typedef enum {
-  TC_CALL_EW,      /* elementwise op: out[i] = op(in[0][i], ...), inputs broadcast to out */
-  TC_CALL_CAST,    /* out = cast(in[0]) (also a strided copy when dtypes match) */
-  TC_CALL_REDUCE,  /* out[k] = fold of the last `nred` dims of in[0] */
-  TC_CALL_FIND,    /* found = first row-major index of in[0] matching pred, or -1 */
-  /* Data movement for shape ops, indexing and constructors (src/shape.c,
-   * src/index.c, src/ctor.c). Views handed to an engine may have any
-   * strides, including 0 (broadcast) and negative ones (flip). */
-  TC_CALL_COPY,    /* out = in[0], same dtype; out may be any non-overlapping view
-                      (strided, negative strides, offset) of storage src/ owns */
-  TC_CALL_GATHER,  /* out[p] = *(in[0][p] + k * axis_stride), k = in[1][p] (i64) normalised by
-                      mode against axis_len (FILL: out[p] = in[2][0] when k is outside
-                      [-axis_len, axis_len)); in[0] has stride 0 along the index dims */
-  TC_CALL_SCATTER, /* in place, for p in row-major order of in[1]'s shape:
-                      *(out[p] + k * axis_stride) = red(that, in[1][p]), k = in[0][p] (i64)
-                      normalised by mode (DROP: skipped when outside [-axis_len, axis_len));
-                      out has stride 0 along the index dims; this order is the contract */
-  TC_CALL_NONZERO, /* out (i64, exactly that many) = row-major positions of the true elements
-                      of in[0] (bool) */
-  TC_CALL_TRI,     /* out = in[0] with out[..., i, j] zeroed where j - i > k (op TRIL) or
-                      j - i < k (op TRIU) */
-  TC_CALL_RANGE,   /* out[i] = start + i * step: ints wrap in i64 (istart, istep); floats in
-                      f64 (fstart, fstep), rounded once; when endpoint, out[n-1] = fstop */
-  TC_CALL_RANDOM,  /* out[i] = dist's value for philox(seed, i) (src/philox.h) */
-  TC_CALL_MATMUL,  /* out[..., m, n] = sum over k of in[0][..., m, k] * in[1][..., k, n]: all three
-                    * have out's ndim (>= 2), the inputs any strides (0 for broadcast batch dims);
-                    * one dtype throughout; integers wrap, bool is or-of-ands; k = 0 gives zeros */
-  TC_CALL_LINALG,  /* op SOLVE, INV, DET, CHOLESKY, EIGVALSH, SVDVALS, PINV on a contiguous stack of
-                    * matrices in[0] [B, m, n] (scratch: the engine may overwrite it), in[1] [B, n, k]
-                    * for SOLVE (scratch too); out contiguous: SOLVE [B, n, k], INV/CHOLESKY [B, n, n],
-                    * DET [B], EIGVALSH [B, n] ascending, SVDVALS [B, min(m, n)] descending, PINV
-                    * [B, n, m] (fstart = rcond). dtype f32 or f64, and i64 for DET (exact, Bareiss).
-                    * A singular (SOLVE, INV) or not positive definite (CHOLESKY) matrix: run fails with
-                    * singular_matrix and found = its batch position; a DET whose exact value or an
-                    * intermediate minor leaves i64: integer_overflow, found likewise */
-  TC_CALL_SCAN,    /* op CUMSUM, CUMPROD, CUMMAX, CUMMIN along the last dim of in[0], a contiguous
-                    * [B, n] stack; out the same shape and dtype: out[b, i] folds in[0][b, 0..i] in
-                    * index order; integers wrap, NaN propagates (src/fn.c) */
-  TC_CALL_SORT,    /* op SORT, ARGSORT: each row of a contiguous [B, n] in[0] ordered stably (equal
-                    * keys keep their order) by value, descending reversing the key order: NaN
-                    * after +inf (first when descending), -0.0 equal to 0.0; out [B, n] the values
-                    * (SORT, in[0]'s dtype) or their i64 positions in the row (ARGSORT).
-                    * op SEARCHSORTED: out (i64, contiguous like in[1]) = for each element of the
-                    * contiguous in[1], the first position i of the contiguous 1-D in[0] (sorted
-                    * ascending in that order) whose key is >= it (> it when right); both in the
-                    * same dtype. An unsorted in[0] gives some position in [0, n], never a fault */
-  TC_CALL_ROW      /* supports() only: does the engine claim the capability row
-                      (op, dtype)? (the CUDA engine claims only GPU-verified rows) */
+#define TC_X_(K, ...) TC_CALL_##K,
+  TC_ENGINE_CALLS(TC_X_, ~)
+#undef TC_X_
 } tc_call_kind;
 
 typedef enum { TC_PRED_ZERO, TC_PRED_NEG, TC_PRED_RANGE } tc_pred;

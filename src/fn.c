@@ -150,6 +150,10 @@ static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, tc_err *er
   tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
   tc_tensor *out = c ? keep(&p, tc_tensor_new(op == TC_OP_ARGSORT ? TC_DT_I64 : x->dtype, c->ndim, c->shape, err)) : NULL;
   if (!out) return done(&p, NULL);
+  if (tc_numel(out) && c->ndim && c->shape[c->ndim - 1] > (int64_t)UINT32_MAX) {   /* the engines' positions are 32-bit */
+    tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "cannot sort more than 2^32 - 1 elements along one axis");
+    return done(&p, NULL);
+  }
   tc_call call = {.kind = TC_CALL_SORT, .op = op, .dtype = x->dtype, .nin = 1, .in = {c}, .out = out,
                   .descending = desc};
   if (tc_numel(out) && run_call(&call, op, err) != 0) return done(&p, NULL);

@@ -29,8 +29,16 @@ int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err);
 /* Casts a fill or update value to dt by the weak-scalar rules: a weak int
  * that does not fit an integer dt is literal_overflow. */
 tc_tensor *tc_value_as(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
-/* Whether engine eid can run the FN-family op at dt (src/fn.c). */
-bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
+/* Whether engine eid can run op at dt, for the families that answer in
+ * their own src/ file (a BY(f) in TC_FAMILIES: tc_fn_supported in fn.c,
+ * tc_linalg_supported in linalg.c, tc_matfn_supported in matfn.c). */
+#define TC_FAM_SUPPORTED_NONE
+#define TC_FAM_SUPPORTED_BY(f) bool f(tc_op op, tc_dtype dt, tc_engine_id eid);
+#define TC_X_(F, arity, ew, supported) TC_FAM_SUPPORTED_##supported
+TC_FAMILIES(TC_X_)
+#undef TC_X_
+#undef TC_FAM_SUPPORTED_NONE
+#undef TC_FAM_SUPPORTED_BY
 
 /* The check and saturate policies (src/overflow.c): whether the policy
  * judges op at kernel dtype kdt, and the host computation of exact results

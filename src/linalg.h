@@ -2,10 +2,6 @@
 #ifndef TC_LINALG_H
 #define TC_LINALG_H
 #include "tcalc.h"
-/* Whether op (a TC_FAM_MATMUL row) accepts operands of dtype dt on eid. */
-bool tc_linalg_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
 /* a @ b, dot(a, b), outer(a, b) through tc_binary (the evaluator's infix path). */
 tc_tensor *tc_linalg_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
-/* Whether op (a TC_FAM_LINALG row) accepts operands of dtype dt on eid (src/matfn.c). */
-bool tc_matfn_supported(tc_op op, tc_dtype dt, tc_engine_id eid);
 #endif

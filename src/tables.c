@@ -105,7 +105,7 @@ static const struct {
 };
 
 static const struct { int arity; bool ew; } fam_info[] = {
-#define X(F, arity, ew) {arity, ew},
+#define X(F, arity, ew, ...) {arity, ew},
   TC_FAMILIES(X)
 #undef X
 };

@@ -150,38 +150,28 @@ int cpu_interrupted(tc_err *err) {
   return tc_err_set(err, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
 }
 
+/* The capability row: every row the CPU engine has kernels for is claimed. */
+bool cpu_supports_row(const tc_call *c) { (void)c; return true; }
+int cpu_run_row(tc_call *c, tc_err *err) {
+  return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
+}
+
 static bool cpu_supports(const tc_call *c) {
   switch (c->kind) {
-  case TC_CALL_EW: return cpu_supports_ew(c);
-  case TC_CALL_CAST: return cpu_supports_cast(c);
-  case TC_CALL_REDUCE: return cpu_supports_reduce(c);
-  case TC_CALL_FIND: return tc_dtype_class(c->dtype) == TC_CLASS_INT;
-  case TC_CALL_COPY: case TC_CALL_GATHER: case TC_CALL_SCATTER: case TC_CALL_NONZERO:
-  case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
-    return cpu_supports_index(c);
-  case TC_CALL_MATMUL: return cpu_supports_matmul(c);
-  case TC_CALL_LINALG: return cpu_supports_linalg(c);
-  case TC_CALL_SCAN: case TC_CALL_SORT: return cpu_supports_order(c);
-  case TC_CALL_ROW: return true;
+#define X(K, cpu, ...) case TC_CALL_##K: return cpu_supports_##cpu(c);
+    TC_ENGINE_CALLS(X, ~)
+#undef X
   }
   return false;
 }
 
 static int cpu_run(tc_call *c, tc_err *err) {
   switch (c->kind) {
-  case TC_CALL_EW: return cpu_run_ew(c, err);
-  case TC_CALL_CAST: return cpu_run_cast(c, err);
-  case TC_CALL_REDUCE: return cpu_run_reduce(c, err);
-  case TC_CALL_FIND: return cpu_run_find(c, err);
-  case TC_CALL_COPY: case TC_CALL_GATHER: case TC_CALL_SCATTER: case TC_CALL_NONZERO:
-  case TC_CALL_TRI: case TC_CALL_RANGE: case TC_CALL_RANDOM:
-    return cpu_run_index(c, err);
-  case TC_CALL_MATMUL: return cpu_run_matmul(c, err);
-  case TC_CALL_LINALG: return cpu_run_linalg(c, err);
-  case TC_CALL_SCAN: case TC_CALL_SORT: return cpu_run_order(c, err);
-  case TC_CALL_ROW: break;
+#define X(K, cpu, ...) case TC_CALL_##K: return cpu_run_##cpu(c, err);
+    TC_ENGINE_CALLS(X, ~)
+#undef X
   }
-  return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
+  return cpu_run_row(c, err);
 }
 
 static const char *cpu_why_not(const tc_call *c) {

@@ -83,15 +83,15 @@ int64_t cpu_split(int64_t n, int64_t min_per_task);
 /* cpu_plan_run over [0, n) split across threads at multiples of 64 elements. */
 int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx);
 
-int cpu_run_ew(tc_call *call, tc_err *err);
-int cpu_run_cast(tc_call *call, tc_err *err);
-int cpu_run_reduce(tc_call *call, tc_err *err);
-int cpu_run_find(tc_call *call, tc_err *err);
-int cpu_run_matmul(tc_call *call, tc_err *err);
-bool cpu_supports_linalg(const tc_call *call);   /* lapack.c */
-int cpu_run_linalg(tc_call *call, tc_err *err);
-bool cpu_supports_order(const tc_call *call);     /* order.c: scans, sorting */
-int cpu_run_order(tc_call *call, tc_err *err);
+/* Each engine call's answer and run, by the cpu column of TC_ENGINE_CALLS
+ * (src/ops.def): ew.c, cast (ew.c), reduce.c, find (reduce.c), index.c
+ * (copy, gather, scatter, nonzero, tri, range, random), matmul.c, lapack.c
+ * (linalg), order.c (scans, sorting), row (cpu.c). */
+#define CPU_CALL_PROTO_(K, cpu, ...) \
+  bool cpu_supports_##cpu(const tc_call *call); \
+  int cpu_run_##cpu(tc_call *call, tc_err *err);
+TC_ENGINE_CALLS(CPU_CALL_PROTO_, ~)
+#undef CPU_CALL_PROTO_
 const char *cpu_why_not_linalg(const tc_call *call);   /* LAPACKE missing */
 /* One product of a matmul call's batch: A[i,k] = a[i*ars + k*acs],
  * B[k,j] = b[k*brs + j*bcs] (strides in elements), C contiguous M x N. */
@@ -114,7 +114,6 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err);
 int64_t cpu_gemm_chunk_bytes(int64_t n);
 /* Instruction-set levels of the matrix kernels. */
 enum { CPU_ISA_BASE, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_COUNT };
-bool cpu_supports_matmul(const tc_call *call);
 /* The integer kernel's instruction set: level 0 portable, 1 AVX2, 2 AVX-512,
  * capped at what the CPU has; a negative level only reads it. Tests use
  * this to run every variant the machine supports. */
@@ -133,11 +132,5 @@ typedef void (*cpu_vmath_fn)(int64_t len, char *out, const char *a, int64_t sa);
 cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt);
 /* The SLEEF variant cpu_vmath_kernel uses now ("sleef-avx512f", ...). */
 const char *cpu_vmath_path_name(void);
-bool cpu_supports_ew(const tc_call *call);
-bool cpu_supports_cast(const tc_call *call);
-bool cpu_supports_reduce(const tc_call *call);
-/* copy, gather, scatter, nonzero, tri, range, random (index.c) */
-int cpu_run_index(tc_call *call, tc_err *err);
-bool cpu_supports_index(const tc_call *call);
 int cpu_interrupted(tc_err *err);
 #endif

@@ -493,8 +493,6 @@ static int run_sort(tc_call *c, tc_err *err) {
   }
   int64_t n = x->ndim ? x->shape[x->ndim - 1] : 1, total = tc_numel(x);
   if (total == 0 || n == 0) return 0;
-  if (n > (int64_t)UINT32_MAX)
-    return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, (int)c->dtype, "cannot sort more than 2^32 - 1 elements along one axis");
   const sort_fns *f = &sort_table[c->dtype];
   bool arg = c->op == TC_OP_ARGSORT;
   static const radix_ops *const ops[2][2] = {{&radixk_uint32_t_ops, &radixk_uint64_t_ops},

@@ -568,6 +568,9 @@ static int find_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const in
   return 1;
 }
 
+/* The pre-check scans run over the signed integer dtypes. */
+bool cpu_supports_find(const tc_call *c) { return tc_dtype_class(c->dtype) == TC_CLASS_INT; }
+
 int cpu_run_find(tc_call *c, tc_err *err) {
   find_ctx ctx = {find_table[c->dtype], c->pred, -1, c->lo, c->hi};
   if (!ctx.fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");

@@ -58,8 +58,8 @@ static int plugin_load(void) {
   const tcu_api *api = dlsym(h, TCU_API_SYMBOL);
   if (!api || api->abi != TCU_ABI || api->api_size != sizeof(tcu_api) || api->plan_size != sizeof(tcu_plan) ||
       api->splan_size != sizeof(tcu_splan) || api->rplan_size != sizeof(tcu_rplan) ||
-      api->mplan_size != sizeof(tcu_mplan) || api->oplan_size != sizeof(tcu_oplan) ||
-      api->lplan_size != sizeof(tcu_lplan)) {
+      api->mplan_size != sizeof(tcu_mplan) || api->lplan_size != sizeof(tcu_lplan) ||
+      api->call_size != sizeof(tc_call) || api->tcall_size != sizeof(tcu_call)) {
     snprintf(plugin_why, sizeof plugin_why, "%.480s is not the plugin of this build of tcalc (%s)", path,
              api ? "another interface version" : "no " TCU_API_SYMBOL);
     dlclose(h);
@@ -174,11 +174,9 @@ static bool cuda_supports(const tc_call *c) {
     return c->dtype == (c->dist == TC_DIST_INT ? TC_DT_I64 : TC_DT_F64) && T->random_entry((int)c->dist) != NULL;
   case TC_CALL_MATMUL:
     return T->mm_entry((int)c->dtype) != NULL && (!is_blas_dtype(c->dtype) || T->blas_load(NULL, 0) == 0);
-  case TC_CALL_SCAN: case TC_CALL_SORT:
-    return T->order_ok(c->kind == TC_CALL_SCAN ? TCU_ORDER_SCAN : TCU_ORDER_SORT, (int)c->op, (int)c->dtype);
   case TC_CALL_LINALG: return T->linalg_ok((int)c->op, (int)c->dtype);
-  default:   /* a call kind this engine has no kernels for */
-    return false;
+  default:   /* a call the plugin takes whole, or one it has no kernels for */
+    return T->call_ok(c);
   }
 }
 
@@ -300,6 +298,19 @@ static void mplan_init(tcu_mplan *p, const tc_call *c) {
   p->c = tc_tensor_data(C);
 }
 
+/* A call as the plugin takes it whole: with each operand's first element
+ * and element count (0 the output, 1 + i the input i). */
+static tcu_call whole_call(tc_call *c) {
+  tcu_call a = {.c = c};
+  for (int k = 0; k < 4; k++) {
+    const tc_tensor *t = k == 0 ? c->out : k <= c->nin ? c->in[k - 1] : NULL;
+    if (!t) continue;
+    a.data[k] = tc_tensor_data(t);
+    a.numel[k] = tc_numel(t);
+  }
+  return a;
+}
+
 static int cuda_run(tc_call *c, tc_err *err) {
   tcu_plan p;
   int st;
@@ -398,25 +409,6 @@ static int cuda_run(tc_call *c, tc_err *err) {
     st = T->matmul(T->mm_entry((int)c->dtype), &mp);
     break;
   }
-  case TC_CALL_SCAN: case TC_CALL_SORT: {
-    if (!cuda_supports(c)) return unsupported(c, err);
-    const tc_tensor *x = c->in[0];
-    tcu_oplan o = {.op = (int)c->op, .dt = (int)c->dtype, .in = tc_tensor_data(x), .out = tc_tensor_data(c->out),
-                   .desc = c->descending, .right = c->right};
-    if (c->op == TC_OP_SEARCHSORTED) {
-      o.n = tc_numel(x);
-      o.m = tc_numel(c->in[1]);
-      o.vals = tc_tensor_data(c->in[1]);
-    } else {
-      o.n = x->ndim ? x->shape[x->ndim - 1] : 1;
-      o.rows = o.n ? tc_numel(x) / o.n : 0;
-      if (c->kind == TC_CALL_SORT && o.n > (int64_t)UINT32_MAX)   /* positions are 32-bit, as on the CPU */
-        return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, (int)c->dtype,
-                          "cannot sort more than 2^32 - 1 elements along one axis");
-    }
-    st = T->order(c->kind == TC_CALL_SCAN ? TCU_ORDER_SCAN : TCU_ORDER_SORT, &o);
-    break;
-  }
   case TC_CALL_LINALG: {
     if (!cuda_supports(c)) return unsupported(c, err);
     const tc_tensor *a = c->in[0];
@@ -450,8 +442,10 @@ static int cuda_run(tc_call *c, tc_err *err) {
     st = T->reduce(e, &r);
     break;
   }
-  default:
-    return unsupported(c, err);
+  default:   /* a PLUGIN row of TC_ENGINE_CALLS: the plugin takes the call whole */
+    if (!T->call_ok(c)) return unsupported(c, err);
+    tcu_call a = whole_call(c);
+    st = T->call_run(&a);
   }
   return interrupted(status_err(st, err, (int)c->op, (int)c->dtype, "a kernel"), err);
 }

@@ -24,6 +24,17 @@
 #include "kern.cuh"
 #include "../order.h"
 
+/* A scan or sort: op and dt as tc_op and tc_dtype; rows of n contiguous
+ * elements of dt in in, out alike (ARGSORT: i64 positions). SEARCHSORTED:
+ * in the sorted n, vals the m values, out their m i64 positions. */
+struct tcu_oplan {
+  int op, dt;
+  int64_t rows, n, m;
+  const char *in, *vals;
+  char *out;
+  bool desc, right;
+};
+
 #define SC_CHUNK 2048
 #define SO_SHORT 4096
 #define SO_TILE 2048
@@ -334,9 +345,9 @@ static void so_fill(void) {
   so_ready = true;
 }
 
-static sc_fn order_fn(int kind, int op, int dt) {
+static sc_fn order_fn(bool scan, int op, int dt) {
   if (dt < 0 || dt >= TC_DT_COUNT) return NULL;
-  if (kind == TCU_ORDER_SCAN) {
+  if (scan) {
     if (!sc_ready) sc_fill();
     int s = tc_scan_slot(op);
     return s < 0 ? NULL : sc_table[dt][s];
@@ -346,12 +357,31 @@ static sc_fn order_fn(int kind, int op, int dt) {
   return op == TC_OP_SEARCHSORTED ? so_table[dt][1] : NULL;
 }
 
-extern "C" bool tcu_order_ok(int kind, int op, int dt) { return order_fn(kind, op, dt) != NULL; }
+extern "C" bool tcu_order_ok(const tc_call *c) { return order_fn(c->kind == TC_CALL_SCAN, (int)c->op, (int)c->dtype) != NULL; }
 
-extern "C" int tcu_order(int kind, const tcu_oplan *p) {
-  sc_fn f = order_fn(kind, p->op, p->dt);
+/* SEARCHSORTED: the sorted n and the m values; the others: rows of the
+ * last dim (n < 2^32 when sorting: src/fn.c checks). */
+extern "C" int tcu_order_run(const tcu_call *a) {
+  const tc_call *c = a->c;
+  const tc_tensor *x = c->in[0];
+  bool scan = c->kind == TC_CALL_SCAN;
+  sc_fn f = order_fn(scan, (int)c->op, (int)c->dtype);
   if (!f) return (int)cudaErrorInvalidValue;
-  if (kind == TCU_ORDER_SORT && p->op != TC_OP_SEARCHSORTED && (p->rows == 0 || p->n == 0)) return 0;
-  if (kind == TCU_ORDER_SCAN && (p->rows == 0 || p->n == 0)) return 0;
-  return f(p);
+  tcu_oplan o;
+  memset(&o, 0, sizeof o);
+  o.op = (int)c->op;
+  o.dt = (int)c->dtype;
+  o.in = a->data[1];
+  o.out = a->data[0];
+  o.desc = c->descending;
+  o.right = c->right;
+  if (c->op == TC_OP_SEARCHSORTED) {
+    o.n = a->numel[1];
+    o.m = a->numel[2];
+    o.vals = a->data[2];
+    return f(&o);
+  }
+  o.n = x->ndim ? x->shape[x->ndim - 1] : 1;
+  o.rows = o.n ? a->numel[1] / o.n : 0;
+  return o.rows == 0 || o.n == 0 ? 0 : f(&o);
 }

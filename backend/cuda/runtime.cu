@@ -199,12 +199,35 @@ extern "C" int tcu_lib_load(tcu_lib *l, const char *env, const char *soname, con
   return l->state > 0 ? 0 : -1;
 }
 
+/* ---- the calls the plugin takes whole: each PLUGIN row of TC_ENGINE_CALLS ---- */
+#define TCU_OK_HOST(K, f)
+#define TCU_OK_PLUGIN(K, f) case TC_CALL_##K: return tcu_##f##_ok(c);
+#define TCU_RUN_HOST(K, f)
+#define TCU_RUN_PLUGIN(K, f) case TC_CALL_##K: return tcu_##f##_run(a);
+extern "C" bool tcu_call_ok(const tc_call *c) {
+  switch (c->kind) {
+#define X(K, cpu, how, f, ...) TCU_OK_##how(K, f)
+    TC_ENGINE_CALLS(X, ~)
+#undef X
+  default: return false;
+  }
+}
+
+extern "C" int tcu_call_run(const tcu_call *a) {
+  switch (a->c->kind) {
+#define X(K, cpu, how, f, ...) TCU_RUN_##how(K, f)
+    TC_ENGINE_CALLS(X, ~)
+#undef X
+  default: return (int)cudaErrorInvalidValue;
+  }
+}
+
 /* ---- the plugin's export ---- */
 extern "C" __attribute__((visibility("default"))) const tcu_api tcu_api_v1;
 const tcu_api tcu_api_v1 = {
   TCU_ABI,
-  sizeof(tcu_api), sizeof(tcu_plan), sizeof(tcu_splan), sizeof(tcu_rplan), sizeof(tcu_mplan), sizeof(tcu_oplan),
-  sizeof(tcu_lplan),
+  sizeof(tcu_api), sizeof(tcu_plan), sizeof(tcu_splan), sizeof(tcu_rplan), sizeof(tcu_mplan), sizeof(tcu_lplan),
+  sizeof(tc_call), sizeof(tcu_call),
 #define TCU_INIT_(ret, name, params) tcu_##name,
   TCU_API(TCU_INIT_)
 #undef TCU_INIT_

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../../src/tcalc.h"
+#include "../../src/engine.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,18 +111,16 @@ typedef struct tcu_mentry {
   size_t esize;
 } tcu_mentry;
 
-/* A scan or sort (TC_CALL_SCAN, TC_CALL_SORT; backend/cuda/order.cu): op
- * and dt as tc_op and tc_dtype; rows of n contiguous elements of dt in in,
- * out alike (ARGSORT: i64 positions). SEARCHSORTED: in the sorted n, vals
- * the m values, out their m i64 positions. */
-typedef struct tcu_oplan {
-  int op, dt;
-  int64_t rows, n, m;
-  const char *in, *vals;
-  char *out;
-  bool desc, right;
-} tcu_oplan;
-enum { TCU_ORDER_SCAN = 0, TCU_ORDER_SORT = 1 };
+/* A call the plugin takes whole (a PLUGIN row of TC_ENGINE_CALLS in
+ * src/ops.def; backend/cuda/<plugin>.cu reads it): the call, and what the
+ * plugin cannot work out without tcalc's own functions: each operand's
+ * first element (device memory) and element count. Operand 0 is the
+ * output, 1 + i the call's in[i]; an absent one is NULL and 0. */
+typedef struct tcu_call {
+  tc_call *c;
+  char *data[4];
+  int64_t numel[4];
+} tcu_call;
 
 /* A linear algebra call (TC_CALL_LINALG; backend/cuda/linalg.cu) on a
  * contiguous stack a [nb, m, n] (and b [nb, n, k] for SOLVE), both scratch,
@@ -143,7 +141,7 @@ enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
 
 /* The plugin's table (one exported data symbol, TCU_API_SYMBOL). abi and
  * the sizes let tcalc refuse a plugin from another build. */
-#define TCU_ABI 2
+#define TCU_ABI 3
 #define TCU_API_SYMBOL "tcu_api_v1"
 /* The plugin's functions: X(return type, name, parameters), each the
  * plugin's tcu_<name> and the table's field <name>. The table's struct, the
@@ -187,9 +185,10 @@ enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
   /* cuBLAS (f32/f64 products): loaded on first ask; 0 when usable, else why says why; its name (path) */ \
   X(int, blas_load, (char *why, size_t n)) \
   X(const char *, blas_name, (void)) \
-  /* scans and sorting: whether there is a kernel (kind TCU_ORDER_*), and a run, waited for */ \
-  X(bool, order_ok, (int kind, int op, int dt)) \
-  X(int, order, (int kind, const tcu_oplan *p)) \
+  /* the calls the plugin takes whole (runtime.cu sends each to its PLUGIN row's functions): \
+   * whether there is a kernel, and a run, waited for */ \
+  X(bool, call_ok, (const tc_call *c)) \
+  X(int, call_run, (const tcu_call *a)) \
   /* linear algebra: whether the plugin can run (op, dt) (f32/f64 need cuSOLVER, which the emulation \
    * cannot run; the integer det is a kernel); a run, *found = the first singular (or overflowing) \
    * matrix or -1; cuSOLVER loaded on first ask (0 when usable, else why says why) */ \
@@ -199,7 +198,7 @@ enum { TCU_PRED_ZERO = 0, TCU_PRED_NEG = 1, TCU_PRED_RANGE = 2 };
 
 typedef struct tcu_api {
   int abi;
-  size_t api_size, plan_size, splan_size, rplan_size, mplan_size, oplan_size, lplan_size;
+  size_t api_size, plan_size, splan_size, rplan_size, mplan_size, lplan_size, call_size, tcall_size;
 #define TCU_FIELD_(ret, name, params) ret (*name) params;
   TCU_API(TCU_FIELD_)
 #undef TCU_FIELD_
@@ -211,6 +210,14 @@ typedef struct tcu_api {
 #define TCU_PROTO_(ret, name, params) ret tcu_##name params;
 TCU_API(TCU_PROTO_)
 #undef TCU_PROTO_
+/* The PLUGIN rows' functions (backend/cuda/<plugin>.cu). */
+#define TCU_CALL_PROTO_HOST(f)
+#define TCU_CALL_PROTO_PLUGIN(f) bool tcu_##f##_ok(const tc_call *c); int tcu_##f##_run(const tcu_call *a);
+#define TCU_X_(K, cpu, how, f, ...) TCU_CALL_PROTO_##how(f)
+TC_ENGINE_CALLS(TCU_X_, ~)
+#undef TCU_X_
+#undef TCU_CALL_PROTO_HOST
+#undef TCU_CALL_PROTO_PLUGIN
 bool tcu_emulating(void);
 #endif /* __CUDACC__ */
 
