@@ -52,7 +52,9 @@ EDIT_A = $(shell d=$$(pkg-config --variable=libdir libedit 2>/dev/null); \
 TCALC_LIBS = $(if $(EDIT_A),-Wl$(comma)-Bstatic -ledit -ltinfo -lbsd -lmd -Wl$(comma)-Bdynamic \
                $(shell pkg-config --libs libcjson),$(shell pkg-config --libs $(PKGS)))
 
-SRC_C     := $(wildcard src/*.c) $(wildcard backend/cpu/*.c)
+# Every engine directory's C files (backend/<engine>/*.c) but CUDA's, which
+# are built only with CUDA=1 (below).
+SRC_C     := $(wildcard src/*.c) $(filter-out backend/cuda/%,$(wildcard backend/*/*.c))
 CUDA_O    :=
 CUDA_LIB  :=
 CHECK_C   :=

@@ -436,23 +436,23 @@ double tc_unit_roundoff(tc_dtype dt);
 bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 
 /* Convenience wrappers generated from the op table: tc_add(a, b, err), ... */
-#define TC_X_(E, name, sym, fam, ...) TC_WRAP_##fam(E, name)
+#define TC_X_(E, name, sym, fam, ...) TC_WRAP_IF_(TC_WRAPS_##fam, fam, E, name)
+/* Only the families marked here (TC_WRAPS_<family> defined as `~, 1`) have
+ * wrappers; any other, a new one included, needs nothing here. */
+#define TC_WRAPS_BIN ~, 1
+#define TC_WRAPS_CMP ~, 1
+#define TC_WRAPS_UN ~, 1
+#define TC_WRAPS_PRED ~, 1
+#define TC_WRAPS_REDUCE ~, 1
+#define TC_WRAP_IF_(probe, fam, E, name) TC_WRAP_IF__(probe, 0, ~)(fam, E, name)
+#define TC_WRAP_IF__(x, v, ...) TC_WRAP_PICK_##v
+#define TC_WRAP_PICK_0(fam, E, name)
+#define TC_WRAP_PICK_1(fam, E, name) TC_WRAP_##fam(E, name)
 #define TC_WRAP_BIN(E, name) static inline tc_tensor *tc_##name(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_##E, a, b, err); }
 #define TC_WRAP_CMP TC_WRAP_BIN
 #define TC_WRAP_UN(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, tc_err *err) { return tc_unary(TC_OP_##E, x, err); }
 #define TC_WRAP_PRED TC_WRAP_UN
 #define TC_WRAP_REDUCE(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err) { return tc_reduce(TC_OP_##E, x, axes, keepdims, err); }
-#define TC_WRAP_SEL(E, name)
-#define TC_WRAP_CLIP(E, name)
-#define TC_WRAP_CAST(E, name)
-#define TC_WRAP_LINALG(E, name)
-#define TC_WRAP_FN(E, name)
-#define TC_WRAP_INFO(E, name)
-#define TC_WRAP_SHAPE(E, name)
-#define TC_WRAP_INDEX(E, name)
-#define TC_WRAP_CTOR(E, name)
-#define TC_WRAP_IO(E, name)
-#define TC_WRAP_MATMUL(E, name)
 TC_OPS(TC_X_, _)
 #undef TC_X_
 /* The built-ins' functions, declared from their TC_CALLS rows (src/ops.def):
