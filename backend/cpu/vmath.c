@@ -165,7 +165,7 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
       double tiny_, huge_; \
       vm_fix_range(TC_OP_##OP, sizeof(T) == 4, &tiny_, &huge_); \
       int fix_ = 0; \
-      for (int64_t k = 0; k < n; k++) { \
+      for (int64_t k = 0; (tiny_ > 0 || huge_ < INFINITY) && k < n; k++) { \
         T x_ = src[k], ax_ = x_ < 0 ? -x_ : x_; \
         fix_ |= ((ax_ < (T)tiny_) & (x_ != 0)) | (ax_ > (T)huge_); \
       } \
