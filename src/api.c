@@ -124,8 +124,9 @@ static bool op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   if (!e) return false;
   tc_call row = {.kind = TC_CALL_ROW, .op = op, .dtype = dt};
   if (!e->supports(&row)) return false;
-  if (fam_supported[tc_op_family(op)]) return fam_supported[tc_op_family(op)](op, dt, eid);
-  switch (tc_op_family(op)) {
+  tc_family fam = tc_op_family(op);
+  if (fam_supported[fam]) return fam_supported[fam](op, dt, eid);
+  switch (fam) {
   case TC_FAM_INFO:
     return true;
   case TC_FAM_SHAPE: case TC_FAM_INDEX: case TC_FAM_CTOR: case TC_FAM_IO:

@@ -76,16 +76,12 @@ extern const tc_engine *const tc_engines[TC_ENGINE_COUNT];
                                       .release = id##_release, .supports = id##_supports,    \
                                       .run = id##_run, .sync = id##_sync, __VA_ARGS__}
 
-/* TC_IF_BUILT(M, a, b): a when the macro M is defined as 1, else b (the
- * preprocessor test of Linux's IS_ENABLED). */
+/* TC_IF_BUILT(M, a, b): a when the macro M is defined as 1, else b (through
+ * tcalc.h's TC_IF_PROBE). */
 #define TC_ALWAYS 1
 #define TC_IF_BUILT(M, a, b) TC_IF_BUILT_(M, a, b)
-#define TC_IF_BUILT_(M, a, b) TC_IF_BUILT__(TC_BUILT_PROBE_##M, a, b)
+#define TC_IF_BUILT_(M, a, b) TC_IF_PROBE(TC_BUILT_PROBE_##M)(a, b)
 #define TC_BUILT_PROBE_1 ~, 1
-#define TC_IF_BUILT__(probe, a, b) TC_IF_BUILT___(probe, 0, ~)(a, b)
-#define TC_IF_BUILT___(x, v, ...) TC_PICK_##v
-#define TC_PICK_0(a, b) b
-#define TC_PICK_1(a, b) a
 #define TC_X_(E, name, built) TC_IF_BUILT(built, extern const tc_engine tc_##name##_engine;, )
 TC_ENGINES(TC_X_)
 #undef TC_X_

@@ -435,8 +435,15 @@ double tc_unit_roundoff(tc_dtype dt);
  * NaN and infinities must match exactly. */
 bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 
+/* TC_IF_PROBE(p)(a, b): a when the macro p is defined as `~, 1`, else b
+ * (the preprocessor test of Linux's IS_ENABLED). */
+#define TC_IF_PROBE(p) TC_IF_PROBE_(p, 0, ~)
+#define TC_IF_PROBE_(x, v, ...) TC_PICK_##v
+#define TC_PICK_0(a, b) b
+#define TC_PICK_1(a, b) a
+
 /* Convenience wrappers generated from the op table: tc_add(a, b, err), ... */
-#define TC_X_(E, name, sym, fam, ...) TC_WRAP_IF_(TC_WRAPS_##fam, fam, E, name)
+#define TC_X_(E, name, sym, fam, ...) TC_IF_PROBE(TC_WRAPS_##fam)(TC_WRAP_##fam, TC_WRAP_NONE)(E, name)
 /* Only the families marked here (TC_WRAPS_<family> defined as `~, 1`) have
  * wrappers; any other, a new one included, needs nothing here. */
 #define TC_WRAPS_BIN ~, 1
@@ -444,10 +451,7 @@ bool tc_sum_close(tc_dtype dt, double a, double b, double abs_sum, int64_t n);
 #define TC_WRAPS_UN ~, 1
 #define TC_WRAPS_PRED ~, 1
 #define TC_WRAPS_REDUCE ~, 1
-#define TC_WRAP_IF_(probe, fam, E, name) TC_WRAP_IF__(probe, 0, ~)(fam, E, name)
-#define TC_WRAP_IF__(x, v, ...) TC_WRAP_PICK_##v
-#define TC_WRAP_PICK_0(fam, E, name)
-#define TC_WRAP_PICK_1(fam, E, name) TC_WRAP_##fam(E, name)
+#define TC_WRAP_NONE(E, name)
 #define TC_WRAP_BIN(E, name) static inline tc_tensor *tc_##name(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_##E, a, b, err); }
 #define TC_WRAP_CMP TC_WRAP_BIN
 #define TC_WRAP_UN(E, name) static inline tc_tensor *tc_##name(tc_tensor *x, tc_err *err) { return tc_unary(TC_OP_##E, x, err); }
