@@ -515,8 +515,10 @@ Test(gemm, a_named_cblas_is_used) {
  * contiguous along k; columns: along the outputs, spans of 128 and a part
  * span), on every level and thread count. */
 Test(gemm, few_outputs_lane_order_any_threads) {
+  /* {1, 1100003, 1}: runs of several blocks a task, and past DOT_PF_MIN (prefetching) */
   const int64_t shapes[][3] = {{1, 100003, 1}, {3, 40000, 2}, {1, 50000, 5}, {7, 16385, 1}, {1, 31, 1},
-                               {1, 20000, 300}, {300, 17000, 1}, {1, 3, 1000}, {129, 45, 1}, {1, 33, 257}};
+                               {1, 20000, 300}, {300, 17000, 1}, {1, 3, 1000}, {129, 45, 1}, {1, 33, 257},
+                               {1, 1100003, 1}};
   int lv[CPU_ISA_COUNT], nl = levels(lv);
   for (int l = 0; l < nl; l++) {
     cpu_matmul_isa(lv[l]);
