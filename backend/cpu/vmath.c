@@ -134,6 +134,16 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
  * its unused lanes zero, so every element sees the same code. NaN results
  * are made the one quiet NaN (+NAN): SLEEF's paths differ in NaN signs. */
 #define VM_BLOCK 256
+/* The input and output VM_PF_AHEAD bytes ahead of the vector in hand are
+ * prefetched (a hint: it never faults, past the end included): between
+ * calls of tens of cycles the hardware prefetchers fell behind, and tanh
+ * of 10^7 f64 ran at 4.2 ns an element against 2.9 from the caches. */
+#define VM_PF_AHEAD 2048
+#define VM_PREFETCH(s, d) \
+  do { \
+    __builtin_prefetch((const char *)(s) + VM_PF_AHEAD); \
+    __builtin_prefetch((char *)(d) + VM_PF_AHEAD, 1); \
+  } while (0)
 #define VM_KERNEL(NAME, TGT, T, W, VT, CALL, OP) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
     T *o = (T *)(void *)o_; \
@@ -153,9 +163,15 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
         check = big != 0; \
       } \
       if (check) \
-        for (; j + W <= n; j += W) VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, true); \
+        for (; j + W <= n; j += W) { \
+          VM_PREFETCH(src + j, o + i0 + j); \
+          VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, true); \
+        } \
       else \
-        for (; j + W <= n; j += W) VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, false); \
+        for (; j + W <= n; j += W) { \
+          VM_PREFETCH(src + j, o + i0 + j); \
+          VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, false); \
+        } \
       if (j < n) { \
         T t[W] = {0}; \
         memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
