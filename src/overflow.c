@@ -878,8 +878,13 @@ bool tc_overflow_judges_scan(tc_op op, tc_dtype kdt) {
     const S *x = x_; \
     S *o = o_; \
     if (!prod) { \
-      i128 s = 0; \
-      for (int64_t i = 0; i < n; i++) { \
+      /* in the dtype while no sum leaves it (one add and its flag an \
+       * element), then exactly from the first that does */ \
+      S q = 0; \
+      int64_t i = 0; \
+      for (; i < n && !__builtin_add_overflow(q, x[i], &q); i++) o[i] = q; \
+      i128 s = i > 0 ? (i128)o[i - 1] : 0; \
+      for (; i < n; i++) { \
         s += x[i]; \
         if (s >= lo && s <= hi) { o[i] = (S)s; continue; } \
         if (check) return i; \
