@@ -375,7 +375,13 @@ int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
        would not fit the memory limit (it reports that) */
     if (k > 0 && st.odt == a->dtype && st.weak == a->weak && size <= lim && tc_mem_in_use() <= lim - size) {
       _Alignas(8) char bits[8];   /* the kernel writes here first: an error leaves a as it was */
-      tc_storage s = {.refcnt = 1, .engine = TC_ENGINE_CPU, .data = bits, .nbytes = size};
+      tc_storage s;   /* field by field: an initializer's zeroing compiled to a slow rep stos here */
+      s.refcnt = 1;
+      s.engine = TC_ENGINE_CPU;
+      s.data = bits;
+      s.nbytes = size;
+      s.map = NULL;
+      s.map_len = 0;
       tc_tensor out;
       out.refcnt = 1;
       out.dtype = st.odt;
