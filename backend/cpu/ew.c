@@ -85,6 +85,8 @@ static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int6
   return 0;
 }
 
+/* a transcendental function's elements per task (see run_plan) */
+#define EW_MATH_MIN 1536
 static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
   if (c->out->ndim == 0 || tc_numel(c->out) == 1) {   /* one element (a scalar loop's statement): no plan to make */
     char *p[CPU_MAX_OPS];
@@ -102,12 +104,16 @@ static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
   ctx->nop = plan.nop;
   for (int k = 0; k < plan.nop; k++) ctx->size[k] = plan.esize[k];
   plan.tiles = true;
-  /* elements per task: 2^15 (some 10 us of adds), and 4096
+  /* elements per task: 2^15 (some 10 us of adds), and EW_MATH_MIN
    * for a transcendental function (one with a parity tolerance, 10 to 50
    * times an add per element); with the pool's workers spinning between
-   * jobs, a task this size is worth a thread */
-  int64_t min = tc_op_tolerance(c->op, c->dtype).ulps > 0 ? 4096 : CPU_PAR_MIN / 2;
-  int rc = cpu_plan_run_par(&plan, tc_numel(c->out), min, ew_row, ctx);
+   * jobs, a task this size is worth a thread. Up to two tasks a thread,
+   * the work is cut into one task a thread (3 tasks on 2 threads would
+   * leave one thread the third alone). */
+  int64_t n = tc_numel(c->out), min = tc_op_tolerance(c->op, c->dtype).ulps > 0 ? EW_MATH_MIN : CPU_PAR_MIN / 2;
+  int64_t k = n / min, t = cpu_threads();
+  if (k >= 2 && k < 2 * t) min = n / (k < t ? k : t);
+  int rc = cpu_plan_run_par(&plan, n, min, ew_row, ctx);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
 
