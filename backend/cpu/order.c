@@ -91,6 +91,7 @@ typedef struct {
   void (*any)(void *a, void *t, int64_t n, int hi, const sort_row *r);
   void (*hist)(const void *k, int64_t n, uint64_t kmin, int s, uint32_t *h);
   void (*split)(const void *k, int64_t n, uint64_t kmin, int s, const uint16_t *gid, uint32_t *off, void *t);
+  int (*order)(const void *k, int64_t n);   /* 1: keys nondecreasing; -1: strictly decreasing; else 0 */
 } radix_ops;
 /* A sorted leaf of the row: its output, from where it lies in the keys or the scratch. */
 static void sort_leaf(const sort_row *r, const void *s, int64_t n);
@@ -188,7 +189,18 @@ static void sort_leaf(const sort_row *r, const void *s, int64_t n);
       t[off[gid[v >> s]]++] = e;                                                               \
     }                                                                                          \
   }                                                                                            \
-  static const radix_ops NAME##_ops = {sizeof(T), 8 * (int)sizeof(KT), NAME##_any, NAME##_hist, NAME##_split};
+  /* stops at the first pair out of either order: at once on unordered keys */                   \
+  static int NAME##_order(const void *k_, int64_t n) {                                          \
+    const T *k = k_;                                                                            \
+    int64_t i = 1;                                                                              \
+    while (i < n && KEY(k[i - 1]) <= KEY(k[i])) i++;                                            \
+    if (i == n) return 1;                                                                       \
+    if (i > 1) return 0;                                                                        \
+    while (i < n && KEY(k[i - 1]) > KEY(k[i])) i++;                                             \
+    return i == n ? -1 : 0;                                                                     \
+  }                                                                                             \
+  static const radix_ops NAME##_ops = {sizeof(T), 8 * (int)sizeof(KT), NAME##_any, NAME##_hist, NAME##_split, \
+                                       NAME##_order};
 
 typedef struct { uint32_t k; uint32_t i; } pair_uint32_t;
 typedef struct { uint64_t k; uint32_t i; } pair_uint64_t;
@@ -319,8 +331,15 @@ static int radix_row(sort_row *r) {
     mn = r->tmin[i] < mn ? r->tmin[i] : mn;
     mx = r->tmax[i] > mx ? r->tmax[i] : mx;
   }
-  if (mn == mx) {   /* all keys equal: the input order */
+  int ord = mn == mx ? 1 : r->ops->order(r->k, n);
+  if (ord > 0) {   /* keys already in order (all equal included): a stable sort keeps the input order */
     sort_leaf(r, r->k, n);
+    return 0;
+  }
+  if (ord < 0) {   /* strictly decreasing (no equal keys whose order to keep): the input reversed */
+    size_t es = r->ops->size;
+    for (int64_t i = 0; i < n; i++) memcpy(r->t + (size_t)i * es, r->k + (size_t)(n - 1 - i) * es, es);
+    sort_leaf(r, r->t, n);
     return 0;
   }
   if (r->ntask == 1) {   /* small: sorted whole, in the cache, by the bits below */
