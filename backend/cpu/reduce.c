@@ -197,9 +197,10 @@ TC_FOR_NUM(K_COLEXT, _)
  * The index of the answer: the first NaN if there is one, else the first
  * occurrence of the largest (smallest) value, as the one-element-at-a-time
  * scan finds it. Blocks of 256 are checked for NaN and folded in 16 lanes
- * (loops that vectorise); only a block that beats the best so far is
- * searched for the first element equal to its extreme (which also settles
- * -0 against +0: the first of them wins, as in the scan).
+ * (loops that vectorise); the first block whose extreme beats the best
+ * so far is remembered, and at the end searched for the first element
+ * equal to the extreme (which also settles -0 against +0: the first of
+ * them wins, as in the scan).
  * For the value (val not NULL) the answer is the last element equal to
  * the extreme instead, as folding maximum (minimum) gives: that differs
  * only for a zero, whose sign is then the last zero's. */
@@ -248,7 +249,7 @@ TC_FOR_NUM(K_EXTBLK, _)
 #define K_EXT1K(E, n_, S, C, CLS, B, LD, ST, ...) \
   static int64_t ext1k_##E(const S *x, int64_t n, bool want_max) { \
     C best = LD(x[0]); \
-    int64_t bk = 0; \
+    int64_t bb = 0;   /* the first block holding best */ \
     if (best != best) return 0; \
     for (int64_t i0 = 0; i0 < n && !tc_interrupt_flag; i0 += 1024) { \
       int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
@@ -256,11 +257,11 @@ TC_FOR_NUM(K_EXTBLK, _)
       C bm = want_max ? blk_max_##E(x + i0, m, &nan) : blk_min_##E(x + i0, m, &nan); \
       if (nan) \
         for (int64_t j = 0;; j++) { C v = LD(x[i0 + j]); if (v != v) return i0 + j; } \
-      if (want_max ? bm > best : bm < best) \
-        for (int64_t j = 0;; j++) \
-          if (LD(x[i0 + j]) == bm) { best = LD(x[i0 + j]); bk = i0 + j; break; } \
+      if (want_max ? bm > best : bm < best) { best = bm; bb = i0; } \
     } \
-    return bk; \
+    /* searched once, at the end (rising data beats the best in every block) */ \
+    for (int64_t j = bb; j < n; j++) if (LD(x[j]) == best) return j; \
+    return bb; \
   }
 TC_FOR_NUM(K_EXT1K, _)
 TC_FOR_NUM(K_EXT1, _)

@@ -594,6 +594,58 @@ Test(reduce, arg_first_occurrence_and_nan) {
   tc_tensor_free(a); tc_tensor_free(t);
 }
 
+/* Several blocks (of 1024): rising data beats the best in every block, and
+ * the largest value comes again in a later block; zeros of both signs. */
+Test(reduce, arg_first_occurrence_across_blocks) {
+  tc_err err = tt_err();
+  tc_axes all = {.all = true};
+  enum { N = 5000 };
+  int64_t n = N, *isaw = malloc(sizeof *isaw * N), *irise = malloc(sizeof *irise * N);
+  double *saw = malloc(sizeof *saw * N), *rise = malloc(sizeof *rise * N), *z = malloc(sizeof *z * N);
+  cr_assert(isaw && irise && saw && rise && z);
+  for (int i = 0; i < N; i++) {
+    isaw[i] = i < 2500 ? i : i - 2500;   /* largest 2499 at 2499 and 4999, least 0 at 0 and 2500 */
+    irise[i] = i;
+    saw[i] = (double)isaw[i];
+    rise[i] = i;
+    z[i] = -1 - i % 7;
+  }
+  z[1500] = -0.0;
+  z[2600] = 0.0;
+  const tc_dtype dts[] = {TC_DT_I32, TC_DT_I64, TC_DT_F32, TC_DT_F64};
+  for (size_t d = 0; d < sizeof dts / sizeof *dts; d++) {
+    const int64_t *iin[2] = {isaw, irise};
+    const double *fin[2] = {saw, rise};
+    const int64_t want[2][2] = {{2499, 0}, {N - 1, 0}};
+    for (int c = 0; c < 2; c++) {
+      tc_tensor *t = tt_tensor(dts[d], 1, &n, iin[c], fin[c]);
+      tc_tensor *a = tc_reduce(TC_OP_ARGMAX, t, &all, false, &err), *b = tc_reduce(TC_OP_ARGMIN, t, &all, false, &err);
+      tc_tensor *mx = tc_reduce(TC_OP_REDUCE_MAX, t, &all, false, &err);
+      cr_assert(a && b && mx, "%s: %s", tt_name(dts[d]), err.msg);
+      int64_t ia, ib, ix = -1;
+      double fx = -1;
+      tt_read(a, &ia, NULL);
+      tt_read(b, &ib, NULL);
+      tt_read(mx, &ix, &fx);
+      cr_expect(ia == want[c][0] && ib == want[c][1], "%s case %d: argmax %lld, argmin %lld", tt_name(dts[d]), c,
+                (long long)ia, (long long)ib);
+      cr_expect(ix == iin[c][want[c][0]] || fx == fin[c][want[c][0]], "%s case %d: max %lld / %g", tt_name(dts[d]), c,
+                (long long)ix, fx);
+      tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(mx); tc_tensor_free(t);
+    }
+  }
+  tc_tensor *t = tt_fvec(TC_DT_F64, N, z);
+  tc_tensor *a = tc_reduce(TC_OP_ARGMAX, t, &all, false, &err), *mx = tc_reduce(TC_OP_REDUCE_MAX, t, &all, false, &err);
+  int64_t ia;
+  double fx;
+  tt_read(a, &ia, NULL);
+  tt_read(mx, NULL, &fx);
+  cr_expect_eq(ia, 1500, "argmax: the first zero (-0.0), not %lld", (long long)ia);
+  cr_expect(fx == 0 && !signbit(fx), "max: the last zero's sign (0.0), not %g", fx);
+  tc_tensor_free(a); tc_tensor_free(mx); tc_tensor_free(t);
+  free(isaw); free(irise); free(saw); free(rise); free(z);
+}
+
 /* ---- result dtypes ---- */
 Test(reduce, bool_sum_prod_give_i64_mean_of_ints_is_f64) {
   tc_err err = tt_err();
