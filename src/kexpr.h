@@ -47,6 +47,11 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
 #define TC_IDIV(T, U, a, b) \
   ((b) == -1 ? (T)(0 - (U)(a)) : sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
 
+/* The truncated remainder a - TC_IDIV(a, b) * b, from the quotient (so a
+ * division in double up to 32 bits, which vectorises, and none more); 0
+ * for b == -1. */
+#define TC_IREM(T, U, a, b) ((b) == -1 ? (T)0 : (T)((a) - TC_IDIV(T, U, a, b) * (b)))
+
 /* Unsigned division (b != 0), in double up to 32 bits as TC_IDIV (the
  * same bound holds for quotients of up to 2^32). */
 #define TC_UDIV(T, a, b) (sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
