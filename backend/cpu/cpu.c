@@ -221,15 +221,21 @@ static bool plan_tiled(const cpu_plan *p) {
 static int plan_run_tiles(const cpu_plan *p, int64_t r0, int64_t r1, cpu_row_fn fn, void *ctx) {
   int d = p->ndim;
   int64_t inner = p->shape[d - 1];
-  int64_t istr[CPU_MAX_OPS];
-  for (int k = 0; k < p->nop; k++) istr[k] = p->strides[k][d - 1];
+  int64_t istr[CPU_MAX_OPS], rstr[CPU_MAX_OPS], rows = p->shape[d - 2];
+  for (int k = 0; k < p->nop; k++) {
+    istr[k] = p->strides[k][d - 1];
+    rstr[k] = p->strides[k][d - 2] * (int64_t)p->esize[k];
+  }
   for (int64_t rb = r0; rb < r1; rb += CPU_TILE_ROWS) {
     int64_t re = rb + CPU_TILE_ROWS < r1 ? rb + CPU_TILE_ROWS : r1;
     for (int64_t c0 = 0; c0 < inner; c0 += CPU_TILE_COLS) {
       int64_t n = inner - c0 < CPU_TILE_COLS ? inner - c0 : CPU_TILE_COLS;
+      char *ptrs[CPU_MAX_OPS];
       for (int64_t r = rb; r < re; r++) {
-        char *ptrs[CPU_MAX_OPS];
-        plan_ptrs(p, r * inner + c0, ptrs);
+        /* the next row of the same outer index is one row stride on */
+        if (r == rb || r % rows == 0) plan_ptrs(p, r * inner + c0, ptrs);
+        else
+          for (int k = 0; k < p->nop; k++) ptrs[k] += rstr[k];
         if (fn(ctx, r * inner + c0, n, ptrs, istr)) return 1;
       }
     }

@@ -1,7 +1,7 @@
 /* Transposed inputs are walked in tiles (backend/cpu/cpu.c) by elementwise
  * ops, copies and gathers, across threads: every element must still be
  * the one its position asks for. Checked against the index arithmetic for
- * shapes around the tile sizes (32 rows x 64 columns) and partial rows at
+ * shapes around the tile sizes (32 rows x 128 columns) and partial rows at
  * thread boundaries, with 1 to 3 threads. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -51,11 +51,43 @@ static int check(int64_t R, int64_t C, int threads) {
 }
 
 Test(tiles, transposed_inputs_any_threads) {
-  static const int64_t sizes[][2] = {{128, 32}, {129, 33}, {300, 257}, {1000, 700}, {4097, 65}, {31, 5000}};
+  static const int64_t sizes[][2] = {{128, 32}, {129, 33}, {256, 40}, {257, 33}, {300, 257}, {520, 100},
+                                     {1000, 700}, {4097, 65}, {31, 5000}};
   int bad = 0;
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
     for (int t = 1; t <= 3; t++) bad += check(sizes[s][0], sizes[s][1], t);
   cr_assert_eq(bad, 0, "%d elements wrong", bad);
+}
+
+/* A batch of transposed matrices ([B, R, C] viewed as [B, C, R]): tiles
+ * of rows that cross from one matrix to the next (a row pointer is
+ * stepped by the row stride only within a matrix). */
+Test(tiles, batched_transposes_cross_matrices) {
+  static const int64_t sizes[][3] = {{3, 300, 40}, {5, 260, 33}, {2, 1000, 70}};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+    for (int th = 1; th <= 3; th++) {
+      tc_err err;
+      tc_err_clear(&err);
+      tc_set_threads(th);
+      int64_t B = sizes[s][0], R = sizes[s][1], C = sizes[s][2], shape[3] = {B, R, C};
+      tc_tensor *x = tc_tensor_new(TC_DT_F64, 3, shape, &err);
+      cr_assert(x);
+      double *d = (double *)(void *)tc_tensor_data(x);
+      for (int64_t i = 0; i < B * R * C; i++) d[i] = (double)i;
+      int perm[3] = {0, 2, 1};
+      tc_tensor *t = tc_view_permute(x, perm, &err);   /* [B, C, R] */
+      tc_tensor *one = tt_fscalar(TC_DT_F64, 1.0);
+      tc_tensor *sum = tc_binary(TC_OP_ADD, t, one, &err);
+      cr_assert(t && sum, "%s", err.msg);
+      const double *ps = (const double *)(const void *)tc_tensor_data(sum);
+      int bad = 0;
+      for (int64_t b = 0; b < B; b++)
+        for (int64_t i = 0; i < C; i++)
+          for (int64_t j = 0; j < R; j++)
+            bad += ps[(b * C + i) * R + j] != (double)((b * R + j) * C + i) + 1;
+      cr_expect_eq(bad, 0, "[%lld, %lld, %lld] threads %d: %d elements wrong", (long long)B, (long long)R, (long long)C, th, bad);
+      tc_tensor_free(sum); tc_tensor_free(one); tc_tensor_free(t); tc_tensor_free(x);
+    }
 }
 
 /* Mixed dtypes convert inside the kernel, a block at a time (backend/cpu/
