@@ -1,6 +1,7 @@
 /* CPU elementwise ops and casts: the kernels are in ew_kern.h (this
  * file's portable build of them, and ew_avx2.c's); this file picks the
  * table for the CPU's level and runs a kernel over the row plan. */
+#include <string.h>
 #define EW_ISA base
 #include "ew_kern.h"
 
@@ -26,10 +27,80 @@ static family family_of(tc_op op) {
   }
 }
 
-/* Math functions on f32 and f64 come from vmath.c (SLEEF) instead. */
+/* ---- i64 /, //, %, rem by one divisor (a broadcast scalar) ----
+ * A 64-bit division is a slow instruction the compiler cannot vectorise;
+ * by a divisor d fixed for the whole row it is a multiply by a magic
+ * number instead (Granlund and Montgomery; the algorithm of Hacker's
+ * Delight, 10-1, for 64 bits): q = trunc(n / d) exactly, for every n.
+ * Divisors -1, 0, 1 and INT64_MIN, and short rows, take the plain kernel. */
+typedef struct { int64_t d, m; int s; } i64_magic;
+__extension__ typedef __int128 ew_i128;
+
+static bool i64_magic_of(int64_t d, i64_magic *g) {
+  if (d == 0 || d == 1 || d == -1 || d == INT64_MIN) return false;
+  const uint64_t two63 = (uint64_t)1 << 63;
+  uint64_t ad = d < 0 ? 0 - (uint64_t)d : (uint64_t)d, t = two63 + ((uint64_t)d >> 63);
+  uint64_t anc = t - 1 - t % ad;   /* |nc| */
+  uint64_t q1 = two63 / anc, r1 = two63 - q1 * anc, q2 = two63 / ad, r2 = two63 - q2 * ad, delta;
+  int p = 63;
+  do {
+    p++;
+    q1 *= 2; r1 *= 2;
+    if (r1 >= anc) { q1++; r1 -= anc; }
+    q2 *= 2; r2 *= 2;
+    if (r2 >= ad) { q2++; r2 -= ad; }
+    delta = ad - r2;
+  } while (q1 < delta || (q1 == delta && r1 == 0));
+  uint64_t m = q2 + 1;
+  g->d = d;
+  g->m = (int64_t)(d < 0 ? 0 - m : m);
+  g->s = p - 64;
+  return true;
+}
+
+static inline int64_t i64_quot(int64_t n, const i64_magic *g) {
+  int64_t q = (int64_t)(((ew_i128)g->m * n) >> 64);
+  if (g->d > 0 && g->m < 0) q = (int64_t)((uint64_t)q + (uint64_t)n);
+  if (g->d < 0 && g->m > 0) q = (int64_t)((uint64_t)q - (uint64_t)n);
+  q >>= g->s;
+  return q + (int64_t)((uint64_t)q >> 63);
+}
+
+/* what each op makes of n, the quotient q and the remainder r */
+#define DIVBY_DIV(n, q, r, d) (q)
+#define DIVBY_REM(n, q, r, d) (r)
+#define DIVBY_FLOOR_DIV(n, q, r, d) ((q) - (((r) != 0) & (((n) < 0) != ((d) < 0))))
+#define DIVBY_MOD(n, q, r, d) ((r) + (((r) != 0) & (((r) < 0) != ((d) < 0)) ? (d) : 0))
+#define DIVBY_OPS(X) X(DIV) X(REM) X(FLOOR_DIV) X(MOD)
+#define DIVBY_KERNEL(OP) \
+  static void divby_##OP(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    i64_magic g; \
+    int64_t d; \
+    memcpy(&d, b_, sizeof d); \
+    if (sb != 0 || len < 64 || !i64_magic_of(d, &g)) { \
+      ((ew_bin_fn)tables()->ew[TC_OP_##OP][TC_DT_I64])(len, o_, a_, sa, b_, sb); \
+      return; \
+    } \
+    int64_t *o = (int64_t *)(void *)o_; \
+    const int64_t *a = (const int64_t *)(const void *)a_; \
+    for (int64_t i = 0; i < len; i++) { \
+      int64_t n = a[i * sa], q = i64_quot(n, &g), r = (int64_t)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
+      (void)r; \
+      o[i] = DIVBY_##OP(n, q, r, d); \
+    } \
+  }
+DIVBY_OPS(DIVBY_KERNEL)
+
+/* Math functions on f32 and f64 come from vmath.c (SLEEF) instead; i64
+ * division by a broadcast divisor from the kernels above. */
 static ew_any_fn ew_kernel(tc_op op, tc_dtype dt) {
   if (family_of(op) == FAM_NONE) return NULL;
   ew_any_fn k = tables()->ew[op][dt];
+  if (k && dt == TC_DT_I64) {
+#define DIVBY_CASE(OP) if (op == TC_OP_##OP) return (ew_any_fn)divby_##OP;
+    DIVBY_OPS(DIVBY_CASE)
+#undef DIVBY_CASE
+  }
   cpu_vmath_fn v = k ? cpu_vmath_kernel(op, dt) : NULL;
   return v ? (ew_any_fn)v : k;
 }

@@ -1028,6 +1028,61 @@ static tc_tensor *run_ew_op(tc_op op, tc_tensor *const *in, tc_err *err) {
   }
 }
 
+/* i64 /, //, % and mod by one divisor (a broadcast scalar) take a multiply
+ * by a magic number (backend/cpu/ew.c): every quotient and remainder must
+ * be the exact one, for divisors of every size and sign (each power of two,
+ * the extremes, random ones) and numerators at the edges, near multiples
+ * of the divisor and random, in rows long enough to take that path. */
+Test(elementwise, i64_division_by_one_divisor) {
+  int64_t divs[200];
+  int nd = 0;
+  const int64_t fixed[] = {2, -2, 3, -3, 5, 7, -7, 10, 641, -1000, 6700417, INT64_MAX, -INT64_MAX, INT64_MIN + 2,
+                           (int64_t)1 << 32 | 1, 4052555153018976267, -4052555153018976267, 0, 1, -1, INT64_MIN};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) divs[nd++] = fixed[i];
+  for (int k = 1; k < 63; k++) { divs[nd++] = (int64_t)1 << k; divs[nd++] = -((int64_t)1 << k); }
+  uint64_t seed = 2024;
+  for (int i = 0; i < 30; i++) {
+    int64_t v = (int64_t)tt_rand(&seed);
+    divs[nd++] = i % 2 ? v : v % 100000;
+  }
+  enum { N = 300 };
+  static const tc_op ops[] = {TC_OP_DIV, TC_OP_REM, TC_OP_FLOOR_DIV, TC_OP_MOD};
+  int64_t num[N];
+  int bad = 0, checked = 0;
+  for (int di = 0; di < nd; di++) {
+    int64_t d = divs[di];
+    if (d == 0) continue;   /* division_by_zero, before any kernel */
+    int n = 0;
+    const int64_t edge[] = {INT64_MIN, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1, 0, 1, -1, 2, -2};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) num[n++] = edge[i];
+    for (int k = -3; k <= 3; k++)
+      for (int o = -1; o <= 1; o++) {
+        __int128 v = (__int128)d * k + o;
+        if (v >= INT64_MIN && v <= INT64_MAX) num[n++] = (int64_t)v;
+      }
+    for (; n < N; n++) num[n] = n % 3 ? (int64_t)tt_rand(&seed) : (int64_t)(tt_rand(&seed) % 20001) - 10000;
+    int64_t len = N;
+    tc_tensor *x = tt_tensor(TC_DT_I64, 1, &len, num, NULL), *y = tt_iscalar(TC_DT_I64, d);
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+      tc_err err = tt_err();
+      tc_tensor *r = tc_binary(ops[o], x, y, &err);
+      cr_assert_not_null(r, "%s by %lld: %s", tc_op_name(ops[o]), (long long)d, err.msg);
+      int64_t got[N];
+      tt_read(r, got, NULL);
+      for (int i = 0; i < N; i++, checked++) {
+        int64_t want = ref_int_bin(ops[o], num[i], d, 64).i;
+        if (got[i] != want && ++bad <= 5)
+          cr_log_error("%lld %s %lld = %lld, expected %lld", (long long)num[i], tc_op_name(ops[o]), (long long)d,
+                       (long long)got[i], (long long)want);
+      }
+      tc_tensor_free(r);
+    }
+    tc_tensor_free(x);
+    tc_tensor_free(y);
+  }
+  cr_assert_eq(bad, 0, "%d of %d wrong", bad, checked);
+}
+
 /* Every elementwise op and cast on every dtype gives the same elements at
  * each instruction-set level the CPU has (the portable kernels, the AVX2
  * build, and the SLEEF paths of the math functions). */
