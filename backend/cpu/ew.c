@@ -70,7 +70,7 @@ static inline int64_t i64_quot(int64_t n, const i64_magic *g) {
 #define DIVBY_DIV(n, q, r, d) (q)
 #define DIVBY_REM(n, q, r, d) (r)
 #define DIVBY_FLOOR_DIV(n, q, r, d) ((q) - (((r) != 0) & (((n) < 0) != ((d) < 0))))
-#define DIVBY_MOD(n, q, r, d) ((r) + (((r) != 0) & (((r) < 0) != ((d) < 0)) ? (d) : 0))
+#define DIVBY_MOD(n, q, r, d) ((r) + ((((r) != 0) & (((r) < 0) != ((d) < 0))) ? (d) : 0))
 #define DIVBY_OPS(X) X(DIV) X(REM) X(FLOOR_DIV) X(MOD)
 #define DIVBY_KERNEL(OP) \
   static void divby_##OP(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
