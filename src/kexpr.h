@@ -74,16 +74,6 @@ TC_HD int64_t tc_sat_i64(double d, int64_t lo, int64_t hi) {
   return (int64_t)d;
 }
 
-/* The same for a target of 32 bits or fewer, whose range doubles hold
- * exactly: NaN -> 0, then clamped, then truncated through int32 (selects
- * and one conversion: a loop of them vectorises). */
-TC_HD int32_t tc_sat_i32(double d, double lo, double hi) {
-  d = d != d ? 0 : d;
-  d = d < lo ? lo : d;
-  d = d > hi ? hi : d;
-  return (int32_t)d;
-}
-
 /* Float -> unsigned: truncate, NaN -> 0, saturate beyond [0, hi]. */
 TC_HD uint64_t tc_sat_u64(double d, uint64_t hi) {
   if (d != d || d <= -1) return 0;
@@ -165,8 +155,7 @@ TC_HD double tc_fromu_F64(uint64_t x) { return (double)x; }
 #define TC_CVT_FLT_BOOL(x, LD, E, S, B)  ((S)(LD(x) != 0))
 #define TC_CVT_BOOL_INT(x, LD, E, S, B)  ((S)(x))
 #define TC_CVT_INT_INT(x, LD, E, S, B)   ((S)(x))
-#define TC_CVT_FLT_INT(x, LD, E, S, B) \
-  ((B) <= 32 ? (S)tc_sat_i32((double)LD(x), INT##B##_MIN, INT##B##_MAX) : (S)tc_sat_i64((double)LD(x), INT##B##_MIN, INT##B##_MAX))
+#define TC_CVT_FLT_INT(x, LD, E, S, B)   ((S)tc_sat_i64((double)LD(x), INT##B##_MIN, INT##B##_MAX))
 #define TC_CVT_BOOL_FLT(x, LD, E, S, B)  (tc_fromi_##E((int64_t)(x)))
 #define TC_CVT_INT_FLT(x, LD, E, S, B)   (tc_fromi_##E((int64_t)(x)))
 #define TC_CVT_FLT_FLT(x, LD, E, S, B)   (tc_fromd_##E((double)LD(x)))

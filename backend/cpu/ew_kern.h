@@ -88,9 +88,10 @@ static const ew_any_fn ew_table[TC_OP_COUNT][TC_DT_COUNT] = {
  * converts and blends, 4x slower. */
 #if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 static inline void ew_sat32(int64_t n, const double *d, int32_t *o, double lo, double hi) {
   int64_t i = 0;
-#if defined(__AVX2__)
+#if defined(__x86_64__) && defined(__AVX2__)
   const __m256d vl = _mm256_set1_pd(lo), vh = _mm256_set1_pd(hi);
   for (; i + 4 <= n; i += 4) {
     __m256d v = _mm256_loadu_pd(d + i);
@@ -98,7 +99,7 @@ static inline void ew_sat32(int64_t n, const double *d, int32_t *o, double lo, d
     v = _mm256_min_pd(_mm256_max_pd(v, vl), vh);
     _mm_storeu_si128((__m128i *)(void *)(o + i), _mm256_cvttpd_epi32(v));
   }
-#else
+#elif defined(__x86_64__)
   const __m128d vl = _mm_set1_pd(lo), vh = _mm_set1_pd(hi);
   for (; i + 2 <= n; i += 2) {
     __m128d v = _mm_loadu_pd(d + i);
@@ -107,13 +108,12 @@ static inline void ew_sat32(int64_t n, const double *d, int32_t *o, double lo, d
     _mm_storel_epi64((__m128i *)(void *)(o + i), _mm_cvttpd_epi32(v));
   }
 #endif
-  for (; i < n; i++) o[i] = tc_sat_i32(d[i], lo, hi);
+  for (; i < n; i++) {   /* the same steps, one element */
+    double v = d[i] != d[i] ? 0 : d[i];
+    v = v < lo ? lo : v;
+    o[i] = (int32_t)(v > hi ? hi : v);
+  }
 }
-#else
-static inline void ew_sat32(int64_t n, const double *d, int32_t *o, double lo, double hi) {
-  for (int64_t i = 0; i < n; i++) o[i] = tc_sat_i32(d[i], lo, hi);
-}
-#endif
 #define EW_SAT_BLOCK 256
 #define EW_ID(x) (x)
 /* The casts ew_sat32 runs: float to int of 32 bits or fewer, and to uint
