@@ -340,18 +340,27 @@ static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
   return 0;
 }
 
-int bind_user(ctx *c, node *call, const sig *g, const char *sigtext, args *a, bool *given) {
-  callee f = {-1, call->str, sigtext};
+/* Clears the slots of g's parameters only: a whole args is 4 KiB, and
+ * zeroing it was a fifth of a small call's time. */
+static void args_start(args *a, const sig *g) {
   a->g = g;
   a->n = g->n;
+  a->nrest = 0;
+  memset(a->v, 0, sizeof a->v[0] * (size_t)g->n);
+  memset(a->at, 0, sizeof a->at[0] * (size_t)g->n);
+  memset(a->b, 0, sizeof a->b[0] * (size_t)g->n);
+}
+
+int bind_user(ctx *c, node *call, const sig *g, const char *sigtext, args *a, bool *given) {
+  callee f = {-1, call->str, sigtext};
+  args_start(a, g);
   return fill(c, call, &f, a, given);
 }
 
 int bind_args(ctx *c, node *call, tc_op op, args *a) {
   const sig *g = get_sig(op);
   callee f = {(int)op, tc_op_name(op), tc_op_signature(op)};
-  a->g = g;
-  a->n = g->n;
+  args_start(a, g);
   bool given[MAX_PARAMS] = {0};
   return fill(c, call, &f, a, given);
 }
@@ -371,7 +380,7 @@ int convert_args(ctx *c, args *a) {
 }
 
 void args_free(args *a) {
-  for (int i = 0; i < MAX_PARAMS; i++) {
+  for (int i = 0; i < a->n; i++) {
     value_free(&a->v[i]);
     for (int k = 0; k < a->b[i].nts; k++) tc_tensor_free(a->b[i].ts[k]);
     free(a->b[i].ts);

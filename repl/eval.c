@@ -508,7 +508,7 @@ static int eval_call(ctx *c, node *n, value *out) {
     return 0;
   }
   args a;
-  memset(&a, 0, sizeof a);
+  a.n = 0;   /* the binder clears the slots it uses */
   int rc = bind_args(c, n, (tc_op)f->op, &a);
   if (rc == 0) {
     rc = convert_args(c, &a);

@@ -461,7 +461,7 @@ int call_user(ctx *c, ufunc *u, node *call, value *out) {
   const sig *gp = u->bound_sig;
   const sig g = *gp;
   args a;
-  memset(&a, 0, sizeof a);
+  a.n = 0;   /* the binder clears the slots it uses */
   bool given[MAX_PARAMS] = {0};
   if (bind_user(c, call, &g, u->sig, &a, given) != 0) { args_free(&a); return -1; }
   for (int i = 0; i < np; i++)
