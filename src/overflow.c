@@ -718,23 +718,43 @@ bool tc_overflow_judges_matmul(tc_dtype kdt) {
   return policy != TC_OVERFLOW_WRAP && tc_dtype_class(kdt) == TC_CLASS_INT;
 }
 
+/* The least and greatest of n > 0 elements of an integer dtype, in a loop
+ * the compiler vectorises (the element-by-element i128 loads it replaced
+ * made check 2x wrap on a 512^2 i64 product). */
+#define K_IRANGE(E, n_, S, ...) \
+  CPU_CLONES static void irange_##E(const void *p_, int64_t n, i128 *mn, i128 *mx) { \
+    const S *p = p_; \
+    S lo = p[0], hi = p[0]; \
+    for (int64_t i = 1; i < n; i++) { \
+      lo = p[i] < lo ? p[i] : lo; \
+      hi = p[i] > hi ? p[i] : hi; \
+    } \
+    *mn = (i128)lo; \
+    *mx = (i128)hi; \
+  }
+TC_FOR_INT(K_IRANGE, _)
+
+typedef void (*irange_fn)(const void *, int64_t, i128 *, i128 *);
+static const irange_fn irange_table[TC_DT_COUNT] = {
+#define IRANGE_ENTRY(E, ...) [TC_DT_##E] = irange_##E,
+    TC_FOR_INT(IRANGE_ENTRY, _)
+#undef IRANGE_ENTRY
+};
+
 /* The largest magnitude among t's elements (of integer dtype dt), or -1
  * when t cannot be read (the caller then judges every product). */
 static i128 max_abs(tc_tensor *t, tc_dtype dt) {
   tc_err e;
   tc_err_clear(&e);
   char *owned = NULL;
-  const char *p = t->dtype == dt ? host_read(t, &owned, &e) : NULL;
+  int64_t n = tc_numel(t);
+  if (n == 0) return 0;
+  const char *p = t->dtype == dt && irange_table[dt] ? host_read(t, &owned, &e) : NULL;
   if (!p) return -1;
-  i128 m = 0;
-  size_t sz = tc_dtype_size(dt);
-  for (int64_t i = 0, n = tc_numel(t); i < n; i++) {
-    i128 v = load(dt, p + (size_t)i * sz);
-    if (v < 0) v = -v;
-    if (v > m) m = v;
-  }
+  i128 mn, mx;
+  irange_table[dt](p, n, &mn, &mx);
   free(owned);
-  return m;
+  return -mn > mx ? -mn : mx;
 }
 
 /* Whether no sum of K products of a's and b's elements can leave kdt's
