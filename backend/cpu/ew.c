@@ -27,14 +27,32 @@ static family family_of(tc_op op) {
   }
 }
 
-/* ---- i64 /, //, %, rem by one divisor (a broadcast scalar) ----
+/* ---- 64-bit /, //, %, rem by one divisor (a broadcast scalar) ----
  * A 64-bit division is a slow instruction the compiler cannot vectorise;
  * by a divisor d fixed for the whole row it is a multiply by a magic
- * number instead (Granlund and Montgomery; the algorithm of Hacker's
- * Delight, 10-1, for 64 bits): q = trunc(n / d) exactly, for every n.
- * Divisors -1, 0, 1 and INT64_MIN, and short rows, take the plain kernel. */
+ * number instead (Granlund and Montgomery): q = trunc(n / d) exactly, for
+ * every n. i64: the algorithm of Hacker's Delight, 10-1, for 64 bits;
+ * divisors -1, 0, 1 and INT64_MIN take the plain kernel. u64: the
+ * round-up method (Granlund and Montgomery 1994, figure 4.1), for every
+ * divisor but 0. Short rows take the plain kernel. */
+
+/* The high half of a b from 32-bit halves: four 32 x 32 -> 64 multiplies
+ * the compiler vectorises (a 64 x 64 -> 128 multiply has no vector form). */
+static inline uint64_t mulhi_u64(uint64_t a, uint64_t b) {
+  uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+  uint64_t t = ah * bl + ((al * bl) >> 32), w = (uint32_t)t + al * bh;
+  return ah * bh + (t >> 32) + (w >> 32);
+}
+
+/* signed: the unsigned product less 2^64 b when a < 0, and 2^64 a when b < 0 */
+static inline int64_t mulhi_i64(int64_t a, int64_t b) {
+  uint64_t h = mulhi_u64((uint64_t)a, (uint64_t)b);
+  h -= (a < 0 ? (uint64_t)b : 0) + (b < 0 ? (uint64_t)a : 0);
+  return (int64_t)h;
+}
+
 typedef struct { int64_t d, m; int s; } i64_magic;
-__extension__ typedef __int128 ew_i128;
+__extension__ typedef unsigned __int128 ew_u128;
 
 static bool i64_magic_of(int64_t d, i64_magic *g) {
   if (d == 0 || d == 1 || d == -1 || d == INT64_MIN) return false;
@@ -59,46 +77,80 @@ static bool i64_magic_of(int64_t d, i64_magic *g) {
 }
 
 static inline int64_t i64_quot(int64_t n, const i64_magic *g) {
-  int64_t q = (int64_t)(((ew_i128)g->m * n) >> 64);
+  int64_t q = mulhi_i64(g->m, n);
   if (g->d > 0 && g->m < 0) q = (int64_t)((uint64_t)q + (uint64_t)n);
   if (g->d < 0 && g->m > 0) q = (int64_t)((uint64_t)q - (uint64_t)n);
   q >>= g->s;
   return q + (int64_t)((uint64_t)q >> 63);
 }
 
-/* what each op makes of n, the quotient q and the remainder r */
-#define DIVBY_DIV(n, q, r, d) (q)
-#define DIVBY_REM(n, q, r, d) (r)
-#define DIVBY_FLOOR_DIV(n, q, r, d) ((q) - (((r) != 0) & (((n) < 0) != ((d) < 0))))
-#define DIVBY_MOD(n, q, r, d) ((r) + ((((r) != 0) & (((r) < 0) != ((d) < 0))) ? (d) : 0))
-#define DIVBY_OPS(X) X(DIV) X(REM) X(FLOOR_DIV) X(MOD)
-#define DIVBY_KERNEL(OP) \
-  static void divby_##OP(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
-    i64_magic g; \
-    int64_t d; \
+/* l = ceil(log2 d), m = floor(2^64 (2^l - d) / d) + 1 (below 2^64), and with
+ * t = the high half of m n: q = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0). */
+typedef struct { uint64_t m; int s1, s2; } u64_magic;
+
+static bool u64_magic_of(uint64_t d, u64_magic *g) {
+  if (d == 0) return false;
+  int l = d == 1 ? 0 : 64 - __builtin_clzll(d - 1);
+  g->m = (uint64_t)(((((ew_u128)1 << l) - d) << 64) / d + 1);
+  g->s1 = l < 1 ? l : 1;
+  g->s2 = l > 1 ? l - 1 : 0;
+  return true;
+}
+
+static inline uint64_t u64_quot(uint64_t n, const u64_magic *g) {
+  uint64_t t = mulhi_u64(g->m, n);
+  return (t + ((n - t) >> g->s1)) >> g->s2;
+}
+
+/* what each op makes of n, the quotient q and the remainder r (unsigned:
+ * floor is trunc, and mod is rem) */
+#define DIVBY_I64_DIV(n, q, r, d) (q)
+#define DIVBY_I64_REM(n, q, r, d) (r)
+#define DIVBY_I64_FLOOR_DIV(n, q, r, d) ((q) - (((r) != 0) & (((n) < 0) != ((d) < 0))))
+#define DIVBY_I64_MOD(n, q, r, d) ((r) + ((((r) != 0) & (((r) < 0) != ((d) < 0))) ? (d) : 0))
+#define DIVBY_U64_DIV(n, q, r, d) (q)
+#define DIVBY_U64_REM(n, q, r, d) (r)
+#define DIVBY_U64_FLOOR_DIV(n, q, r, d) (q)
+#define DIVBY_U64_MOD(n, q, r, d) (r)
+#define DIVBY_OPS(X, E, T, M) X(E, T, M, DIV) X(E, T, M, REM) X(E, T, M, FLOOR_DIV) X(E, T, M, MOD)
+#define DIVBY_TYPES(X) DIVBY_OPS(X, I64, int64_t, i64) DIVBY_OPS(X, U64, uint64_t, u64)
+#define DIVBY_KERNEL(E, T, M, OP) \
+  static void divby_##E##_##OP(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    M##_magic g; \
+    T d; \
     memcpy(&d, b_, sizeof d); \
-    if (sb != 0 || len < 64 || !i64_magic_of(d, &g)) { \
-      ((ew_bin_fn)tables()->ew[TC_OP_##OP][TC_DT_I64])(len, o_, a_, sa, b_, sb); \
+    if (sb != 0 || len < 64 || !M##_magic_of(d, &g)) { \
+      ((ew_bin_fn)tables()->ew[TC_OP_##OP][TC_DT_##E])(len, o_, a_, sa, b_, sb); \
       return; \
     } \
-    int64_t *o = (int64_t *)(void *)o_; \
-    const int64_t *a = (const int64_t *)(const void *)a_; \
-    for (int64_t i = 0; i < len; i++) { \
-      int64_t n = a[i * sa], q = i64_quot(n, &g), r = (int64_t)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
-      (void)r; \
-      o[i] = DIVBY_##OP(n, q, r, d); \
-    } \
+    divby_rows_##E##_##OP(len, (T *)(void *)o_, (const T *)(const void *)a_, sa, d, g); \
   }
-DIVBY_OPS(DIVBY_KERNEL)
+#define DIVBY_ROWS(E, T, M, OP) \
+  CPU_CLONES static void divby_rows_##E##_##OP(int64_t len, T *o, const T *a, int64_t sa, T d, M##_magic g) { \
+    if (sa == 1) /* contiguous: a loop the compiler vectorises */ \
+      for (int64_t i = 0; i < len; i++) { \
+        T n = a[i], q = M##_quot(n, &g), r = (T)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
+        (void)r; \
+        o[i] = DIVBY_##E##_##OP(n, q, r, d); \
+      } \
+    else \
+      for (int64_t i = 0; i < len; i++) { \
+        T n = a[i * sa], q = M##_quot(n, &g), r = (T)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
+        (void)r; \
+        o[i] = DIVBY_##E##_##OP(n, q, r, d); \
+      } \
+  }
+DIVBY_TYPES(DIVBY_ROWS)
+DIVBY_TYPES(DIVBY_KERNEL)
 
-/* Math functions on f32 and f64 come from vmath.c (SLEEF) instead; i64
+/* Math functions on f32 and f64 come from vmath.c (SLEEF) instead; 64-bit
  * division by a broadcast divisor from the kernels above. */
 static ew_any_fn ew_kernel(tc_op op, tc_dtype dt) {
   if (family_of(op) == FAM_NONE) return NULL;
   ew_any_fn k = tables()->ew[op][dt];
-  if (k && dt == TC_DT_I64) {
-#define DIVBY_CASE(OP) if (op == TC_OP_##OP) return (ew_any_fn)divby_##OP;
-    DIVBY_OPS(DIVBY_CASE)
+  if (k) {
+#define DIVBY_CASE(E, T, M, OP) if (dt == TC_DT_##E && op == TC_OP_##OP) return (ew_any_fn)divby_##E##_##OP;
+    DIVBY_TYPES(DIVBY_CASE)
 #undef DIVBY_CASE
   }
   cpu_vmath_fn v = k ? cpu_vmath_kernel(op, dt) : NULL;

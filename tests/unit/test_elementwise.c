@@ -1083,6 +1083,61 @@ Test(elementwise, i64_division_by_one_divisor) {
   cr_assert_eq(bad, 0, "%d of %d wrong", bad, checked);
 }
 
+/* u64 /, //, % and mod by one divisor take the round-up magic number
+ * (backend/cpu/ew.c, its high product from 32-bit halves in vector lanes):
+ * every quotient and remainder exact, for divisors 1 to 2^64 - 1 (each power
+ * of two, those just beside 2^32, 2^63 and 2^64, random ones) and
+ * numerators at the edges, near multiples of the divisor and random. */
+Test(elementwise, u64_division_by_one_divisor) {
+  uint64_t divs[200];
+  int nd = 0;
+  const uint64_t fixed[] = {1, 3, 5, 6, 7, 10, 641, 1000, 6700417, UINT64_MAX, UINT64_MAX - 1, ((uint64_t)1 << 63) + 1,
+                            ((uint64_t)1 << 63) - 1, ((uint64_t)1 << 32) + 1, ((uint64_t)1 << 32) - 1, 4052555153018976267u,
+                            14757395258967641293u};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) divs[nd++] = fixed[i];
+  for (int k = 1; k < 64; k++) divs[nd++] = (uint64_t)1 << k;
+  uint64_t seed = 2026;
+  for (int i = 0; i < 40; i++) {
+    uint64_t v = tt_rand(&seed) >> (i % 4 * 16);   /* 64, 48, 32 and 16 bits */
+    divs[nd++] = v ? v : 9;
+  }
+  enum { N = 300 };
+  static const tc_op ops[] = {TC_OP_DIV, TC_OP_REM, TC_OP_FLOOR_DIV, TC_OP_MOD};
+  int64_t num[N];
+  int bad = 0, checked = 0;
+  for (int di = 0; di < nd; di++) {
+    uint64_t d = divs[di];
+    int n = 0;
+    const uint64_t edge[] = {0, 1, 2, UINT64_MAX, UINT64_MAX - 1, (uint64_t)1 << 63, ((uint64_t)1 << 63) - 1};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) num[n++] = (int64_t)edge[i];
+    for (uint64_t k = 0; k <= 3; k++)
+      for (int o = -1; o <= 1; o++) {
+        unsigned __int128 v = (unsigned __int128)d * k + (unsigned __int128)(o + 1);
+        if (v >= 1 && v - 1 <= UINT64_MAX) num[n++] = (int64_t)(uint64_t)(v - 1);
+      }
+    for (; n < N; n++) num[n] = (int64_t)(n % 3 ? tt_rand(&seed) : tt_rand(&seed) % 100000);
+    int64_t len = N;
+    tc_tensor *x = tt_tensor(TC_DT_U64, 1, &len, num, NULL), *y = tt_iscalar(TC_DT_U64, (int64_t)d);
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+      tc_err err = tt_err();
+      tc_tensor *r = tc_binary(ops[o], x, y, &err);
+      cr_assert_not_null(r, "%s by %llu: %s", tc_op_name(ops[o]), (unsigned long long)d, err.msg);
+      int64_t got[N];
+      tt_read(r, got, NULL);
+      for (int i = 0; i < N; i++, checked++) {
+        uint64_t a = (uint64_t)num[i], want = ops[o] == TC_OP_DIV || ops[o] == TC_OP_FLOOR_DIV ? a / d : a % d;
+        if ((uint64_t)got[i] != want && ++bad <= 5)
+          cr_log_error("%llu %s %llu = %llu, expected %llu", (unsigned long long)a, tc_op_name(ops[o]),
+                       (unsigned long long)d, (unsigned long long)got[i], (unsigned long long)want);
+      }
+      tc_tensor_free(r);
+    }
+    tc_tensor_free(x);
+    tc_tensor_free(y);
+  }
+  cr_assert_eq(bad, 0, "%d of %d wrong", bad, checked);
+}
+
 /* Every elementwise op and cast on every dtype gives the same elements at
  * each instruction-set level the CPU has (the portable kernels, the AVX2
  * build, and the SLEEF paths of the math functions). */
