@@ -373,7 +373,13 @@ int define_function(ctx *c, node *def) {
   text_linecol(s->src, ls, s->line0, &line, &col);
   u->line0 = line;
   u->len = def->end - ls;
-  u->text = strndup(s->src + ls, (size_t)u->len);
+  /* every byte, a NUL in a comment included: strndup stopped there, and the
+     parser then read u->len bytes past the copy's end (found by fuzz_stmt) */
+  u->text = malloc((size_t)u->len + 1);
+  if (u->text) {
+    memcpy(u->text, s->src + ls, (size_t)u->len);
+    u->text[u->len] = 0;
+  }
   u->name = strdup(def->str);
   u->label = s->label ? strdup(s->label) : NULL;
   u->doc = s->doc ? strdup(s->doc) : NULL;

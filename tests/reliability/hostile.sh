@@ -63,6 +63,10 @@ expect tokens_1M '1|3' "$TMP/tokens" '"ok":false'
 # NUL bytes and invalid UTF-8: errors that name them; comments may hold anything.
 printf '1 +\000 2\n\000\000\n"a\000b"\n3\n' > "$TMP/nul"
 expect nul_bytes 3 "$TMP/nul" '"message":"unexpected NUL byte"' '"message":"NUL byte in a string"' '"data":3}'
+# a def whose comment holds a NUL: the function keeps its whole text (a copy that stopped at the
+# NUL made the parser read past it, found by fuzz_stmt, and reported out_of_memory)
+printf 'def f(x)  # a\000b\n  return x + 1\nend\nf(1)\n' > "$TMP/nuldef"
+expect nul_in_def_comment 0 "$TMP/nuldef" '"data":2}'
 printf '\377\376\n"\303\050"\ncast(1, "\303\251\377")\n:\377\n4 # \377\376 comment\n' > "$TMP/utf8"
 expect invalid_utf8 3 "$TMP/utf8" '"message":"unexpected non-ASCII character"' \
   '"message":"invalid UTF-8 in a string"' '"message":"unknown command :\?' '"data":4}'
