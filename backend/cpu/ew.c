@@ -126,19 +126,14 @@ static inline uint64_t u64_quot(uint64_t n, const u64_magic *g) {
     divby_rows_##E##_##OP(len, (T *)(void *)o_, (const T *)(const void *)a_, sa, d, g); \
   }
 #define DIVBY_ROWS(E, T, M, OP) \
+  static inline T divby_one_##E##_##OP(T n, T d, const M##_magic *g) { \
+    T q = M##_quot(n, g), r = (T)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
+    (void)r; \
+    return DIVBY_##E##_##OP(n, q, r, d); \
+  } \
   CPU_CLONES static void divby_rows_##E##_##OP(int64_t len, T *o, const T *a, int64_t sa, T d, M##_magic g) { \
-    if (sa == 1) /* contiguous: a loop the compiler vectorises */ \
-      for (int64_t i = 0; i < len; i++) { \
-        T n = a[i], q = M##_quot(n, &g), r = (T)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
-        (void)r; \
-        o[i] = DIVBY_##E##_##OP(n, q, r, d); \
-      } \
-    else \
-      for (int64_t i = 0; i < len; i++) { \
-        T n = a[i * sa], q = M##_quot(n, &g), r = (T)((uint64_t)n - (uint64_t)q * (uint64_t)d); \
-        (void)r; \
-        o[i] = DIVBY_##E##_##OP(n, q, r, d); \
-      } \
+    if (sa == 1) { for (int64_t i = 0; i < len; i++) o[i] = divby_one_##E##_##OP(a[i], d, &g); } /* vectorised */ \
+    else { for (int64_t i = 0; i < len; i++) o[i] = divby_one_##E##_##OP(a[i * sa], d, &g); } \
   }
 DIVBY_TYPES(DIVBY_ROWS)
 DIVBY_TYPES(DIVBY_KERNEL)
@@ -148,7 +143,7 @@ DIVBY_TYPES(DIVBY_KERNEL)
 static ew_any_fn ew_kernel(tc_op op, tc_dtype dt) {
   if (family_of(op) == FAM_NONE) return NULL;
   ew_any_fn k = tables()->ew[op][dt];
-  if (k) {
+  if (k && (dt == TC_DT_I64 || dt == TC_DT_U64)) {
 #define DIVBY_CASE(E, T, M, OP) if (dt == TC_DT_##E && op == TC_OP_##OP) return (ew_any_fn)divby_##E##_##OP;
     DIVBY_TYPES(DIVBY_CASE)
 #undef DIVBY_CASE
