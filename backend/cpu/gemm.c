@@ -390,23 +390,28 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * blocks' sums are added left to right.
  * Two forms compute it: "rows" sums one output at a time along its row of
  * the matrix (the matrix contiguous along k: A @ x with A row-major), and
- * "columns" sums LANE_SPAN neighbouring outputs at once, adding row k of
+ * "columns" sums a span of neighbouring outputs at once, adding row k of
  * the matrix into the span's lane k mod 32 (the matrix contiguous along the
  * outputs: x @ B with B row-major, or A @ x with A transposed). Both do
  * the same operations on each output. Units (an output or a span) and
  * blocks of one long product run on different threads. */
 #define DOT_FEW 8
-/* A single long contiguous product whose operands have left the L2 but
- * fit in half the last-level cache (DOT_PF_MIN bytes up to llc_bytes() / 2)
- * prefetches DOT_PF_AHEAD bytes ahead of both streams: the hardware
- * prefetchers alone left dot of two 10^7 f64 vectors (160 MB, in a 480 MiB
- * L3) 10% slower; from memory (2 x 10^7 and up) prefetching was 5-12%
- * slower, so it stays off there. */
+/* The rows form over contiguous operands that have left the L2 but fit in
+ * half the last-level cache (DOT_PF_MIN bytes up to llc_bytes() / 2, all
+ * the outputs' rows together) prefetches DOT_PF_AHEAD bytes ahead of both
+ * streams: the hardware prefetchers alone left dot of two 10^7 f64
+ * vectors (160 MB, in a 480 MiB L3) 10% slower on one machine, and a
+ * 3000 x 3000 f32 matrix times a vector 25-35% slower on another (Zen 5,
+ * 736 against 549 us); from memory (2 x 10^7 and up) prefetching was
+ * 5-12% slower on the first machine, so it stays off there. */
 #define DOT_PF_AHEAD 8192
 #define DOT_PF_MIN ((int64_t)8 << 20)
 #define DOT_LANES 32
 #define DOT_BLOCK ((int64_t)1 << 14)
-#define LANE_SPAN 1024   /* outputs of the columns form at a time: its sums stay in L2 */
+/* the columns form's lane sums: as many outputs as fit in COLS_ACC_BYTES
+ * (512 f32, 256 f64: r @ X of a 3000 x 3000 f32 X took 1052 us in spans
+ * of 1024 outputs, 715 in spans of 512) */
+#define COLS_ACC_BYTES ((int64_t)64 << 10)
 #define K_LANES(T, SUF, TGT, MADD) \
   TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n, bool pf) { \
     T acc[DOT_LANES]; \
@@ -437,7 +442,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
    * payloads do not swap) */ \
   TGT static void cols_##SUF(const T *m, int64_t mrs, int64_t mcs, const T *v, int64_t vs, bool vfirst, int64_t n, \
                              int64_t w, T *out, int64_t os, bool add) { \
-    T acc[DOT_LANES][LANE_SPAN]; \
+    T acc[DOT_LANES][COLS_ACC_BYTES / DOT_LANES / sizeof(T)]; \
     for (int l = 0; l < DOT_LANES; l++) \
       for (int64_t o = 0; o < w; o++) acc[l][o] = 0; \
     int64_t k = 0; \
@@ -449,6 +454,13 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
         const T x0 = v[q * vs], x1 = v[(q + 32) * vs], x2 = v[(q + 64) * vs], x3 = v[(q + 96) * vs]; \
         const T *r0 = m + q * mrs, *r1 = r0 + 32 * mrs, *r2 = r1 + 32 * mrs, *r3 = r2 + 32 * mrs; \
         T *ac = acc[l]; \
+        if (mcs == 1) { /* the rows of two steps on, which the prefetchers do not foresee */ \
+          const int64_t pq = l + 2 < DOT_LANES ? q + 2 : q + 4 * DOT_LANES + 2 - DOT_LANES; \
+          if (pq + 3 * DOT_LANES < n) \
+            for (int rr = 0; rr < 4; rr++) \
+              for (int64_t o = 0; o < w; o += 64 / (int64_t)sizeof(T)) \
+                __builtin_prefetch(m + (pq + rr * DOT_LANES) * mrs + o); \
+        } \
         if (vfirst && mcs == 1) \
           for (int64_t o = 0; o < w; o++) \
             ac[o] = MADD(MADD(MADD(MADD(ac[o], x0, r0[o]), x1, r1[o]), x2, r2[o]), x3, r3[o]); \
@@ -547,6 +559,7 @@ typedef struct {
   dblock_fn block;
   bool cols;            /* the columns form */
   int64_t nout, nunit;  /* outputs and units (outputs or spans) per product */
+  int64_t span;         /* outputs per unit of the columns form */
   int64_t nblk;         /* blocks per output */
   int64_t per;          /* whole units: units per task */
   int64_t units;        /* units of all products */
@@ -560,7 +573,7 @@ typedef struct {
 static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os, bool add) {
   mm_prob p;
   cpu_matmul_prob(j->call, bi, &p);
-  int64_t o = j->cols ? u * LANE_SPAN : u, w = j->cols ? min64(LANE_SPAN, j->nout - o) : 1;
+  int64_t o = j->cols ? u * j->span : u, w = j->cols ? min64(j->span, j->nout - o) : 1;
   j->block(&p, j->cols, o, w, blk, dst, os, add, j->pf);
 }
 
@@ -572,7 +585,7 @@ static int dot_task(void *ctx, int task, int worker) {
     int64_t all = j->units * j->nblk, hi = (task + 1) * j->per < all ? (task + 1) * j->per : all;
     for (int64_t q = task * j->per; q < hi; q++) {
       int64_t ub = q / j->nblk, blk = q % j->nblk, bi = ub / j->nunit, u = ub % j->nunit;
-      int64_t o = bi * j->nout + (j->cols ? u * LANE_SPAN : u);
+      int64_t o = bi * j->nout + (j->cols ? u * j->span : u);
       if (q > task * j->per && tc_interrupt_flag) return -1;
       dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk, false);
     }
@@ -583,7 +596,7 @@ static int dot_task(void *ctx, int task, int worker) {
   int64_t lo = task * j->per, hi = lo + j->per < j->units ? lo + j->per : j->units;
   for (int64_t ub = lo; ub < hi; ub++) {
     int64_t bi = ub / j->nunit, u = ub % j->nunit;
-    char *dst = out + (size_t)(bi * j->nout + (j->cols ? u * LANE_SPAN : u)) * j->es;
+    char *dst = out + (size_t)(bi * j->nout + (j->cols ? u * j->span : u)) * j->es;
     for (int64_t blk = 0; blk < j->nblk; blk++) {
       if (blk > 0 && tc_interrupt_flag) return -1;
       dot_unit(j, bi, u, blk, dst, 1, blk > 0);
@@ -597,18 +610,38 @@ static int dot_task(void *ctx, int task, int worker) {
 #define DOT_PARTS_MAX ((int64_t)1 << 20)
 #define DOT_TASK_CACHE ((int64_t)1 << 20)
 
+/* The columns form's span: the most outputs whose lane sums fit in
+ * COLS_ACC_BYTES, or fewer when there are few spans, so that they go
+ * evenly round th threads (3000 outputs in two threads' spans of 1024 left
+ * one thread two thirds of the work). Each output's sum is the same
+ * whatever the span. */
+static int64_t cols_span(int64_t nout, int64_t nbatch, int64_t es, int64_t th) {
+  int64_t most = COLS_ACC_BYTES / (DOT_LANES * es);
+  int64_t want = cdiv(nout, most);
+  if (nbatch >= 8 * th || want * nbatch >= 8 * th) return most;
+  while ((want * nbatch) % th) want++;
+  return min64(most, (cdiv(nout, want) + 15) / 16 * 16);
+}
+
 int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   int w = call->dtype == TC_DT_F64, fused = cpu_float_isa() > CPU_ISA_BASE;
   mm_prob p0;
   cpu_matmul_prob(call, 0, &p0);
   bool cols = lanes_by_cols(&p0);
-  int64_t nout = p0.M * p0.N, nunit = cols ? cdiv(nout, LANE_SPAN) : nout;
-  dot_job j = {call, dblock_table[fused][w], cols, nout, nunit, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL, w ? 8 : 4, false};
-  int64_t total, ntasks, nparts;
-  if (__builtin_mul_overflow(nbatch, nout, &total) || __builtin_mul_overflow(nbatch, nunit, &j.units))
+  int64_t nout = p0.M * p0.N, total, macs, ntasks, nparts;
+  if (__builtin_mul_overflow(nbatch, nout, &total))
+    return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
+  /* under 2^15 multiply-adds, handing work to the pool costs more than it saves */
+  bool small = !__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 15);
+  int64_t span = cols ? cols_span(nout, nbatch, w ? 8 : 4, small ? 1 : cpu_threads()) : 1;
+  dot_job j = {call, dblock_table[fused][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
+               w ? 8 : 4, false};
+  if (__builtin_mul_overflow(nbatch, j.nunit, &j.units))
     return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
   int64_t bytes = p0.K * (int64_t)j.es * 2;
-  j.pf = !cols && nout == 1 && bytes >= DOT_PF_MIN && bytes <= llc_bytes() / 2;
+  int64_t streamed;   /* the rows form reads each output's row and the vector */
+  j.pf = !cols && !__builtin_mul_overflow(p0.K * (int64_t)j.es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
+         streamed <= llc_bytes() / 2;
   if (j.nblk > 1 && j.units < 2 * cpu_threads() && !__builtin_mul_overflow(total, j.nblk, &nparts) &&
       nparts <= DOT_PARTS_MAX) {
     /* runs of blocks, some 8 per thread: each thread streams long stretches. Operands that fit the
@@ -621,14 +654,12 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
     j.parts = malloc((size_t)nparts * j.es);
     if (!j.parts) return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "allocation failed");
   } else {
-    int64_t work = p0.K > INT64_MAX / (nout / nunit) ? INT64_MAX : p0.K * (nout / nunit);
+    int64_t work = p0.K > INT64_MAX / span ? INT64_MAX : p0.K * span;
     j.per = max64(1, ((int64_t)1 << 16) / max64(work, 1));
     ntasks = cdiv(j.units, j.per);
     if (ntasks > INT_MAX) { j.per = cdiv(j.units, INT_MAX); ntasks = cdiv(j.units, j.per); }
   }
-  /* under 2^15 multiply-adds, handing work to the pool costs more than it saves */
-  int64_t macs;
-  bool one = ntasks == 1 || (!__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 15));
+  bool one = ntasks == 1 || small;
   int rc = 0;
   if (one)
     for (int64_t t = 0; t < ntasks && rc == 0; t++) rc = dot_task(&j, (int)t, 0);

@@ -512,13 +512,15 @@ Test(gemm, a_named_cblas_is_used) {
 
 /* Products with fewer than 8 outputs, one row or one column: the lane
  * order over one and several blocks, in both forms (rows: the matrix
- * contiguous along k; columns: along the outputs, spans of 128 and a part
- * span), on every level and thread count. */
+ * contiguous along k; columns: along the outputs, in spans whose width
+ * follows the dtype and the thread count, and a part span), on every level
+ * and thread count. */
 Test(gemm, few_outputs_lane_order_any_threads) {
-  /* {1, 1100003, 1}: runs of several blocks a task, and past DOT_PF_MIN (prefetching) */
+  /* {1, 1100003, 1}: runs of several blocks a task, and past DOT_PF_MIN (prefetching); {300, 17000, 1}:
+     a matrix times a vector past DOT_PF_MIN; {1, 300, 1500}: 1500 outputs in 3 to 6 spans */
   const int64_t shapes[][3] = {{1, 100003, 1}, {3, 40000, 2}, {1, 50000, 5}, {7, 16385, 1}, {1, 31, 1},
                                {1, 20000, 300}, {300, 17000, 1}, {1, 3, 1000}, {129, 45, 1}, {1, 33, 257},
-                               {1, 1100003, 1}};
+                               {1, 1100003, 1}, {1, 300, 1500}, {1500, 300, 1}};
   int lv[CPU_ISA_COUNT], nl = levels(lv);
   for (int l = 0; l < nl; l++) {
     cpu_matmul_isa(lv[l]);
