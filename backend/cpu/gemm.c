@@ -405,6 +405,8 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * 736 against 549 us); from memory (2 x 10^7 and up) prefetching was
  * 5-12% slower on the first machine, so it stays off there. */
 #define DOT_PF_AHEAD 8192
+#define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
+#define PF_B 2   /* the right: a column of the matrix (x @ B), or the second vector */
 #define DOT_PF_MIN ((int64_t)8 << 20)
 #define DOT_LANES 32
 #define DOT_BLOCK ((int64_t)1 << 14)
@@ -413,15 +415,15 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * of 1024 outputs, 715 in spans of 512) */
 #define COLS_ACC_BYTES ((int64_t)64 << 10)
 #define K_LANES(T, SUF, TGT, MADD) \
-  TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n, bool pf) { \
+  TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n, int pf) { \
     T acc[DOT_LANES]; \
     for (int l = 0; l < DOT_LANES; l++) acc[l] = 0; \
     int64_t k = 0; \
     if (as == 1 && bs == 1 && pf) \
       for (; k + DOT_LANES <= n; k += DOT_LANES) { \
         for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
-          __builtin_prefetch((const char *)(a + k) + DOT_PF_AHEAD + q); \
-          __builtin_prefetch((const char *)(b + k) + DOT_PF_AHEAD + q); \
+          if (pf & PF_A) __builtin_prefetch((const char *)(a + k) + DOT_PF_AHEAD + q); \
+          if (pf & PF_B) __builtin_prefetch((const char *)(b + k) + DOT_PF_AHEAD + q); \
         } \
         for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
       } \
@@ -489,7 +491,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
    * stored to out or (add) added to what out holds: the blocks of an \
    * output added left to right */ \
   static void block_##SUF(const mm_prob *p, bool cols, int64_t o, int64_t w, int64_t blk, void *out, int64_t os, \
-                          bool add, bool pf) { \
+                          bool add, int pf) { \
     int64_t k0 = blk * DOT_BLOCK, n = p->K - k0 < DOT_BLOCK ? p->K - k0 : DOT_BLOCK; \
     const T *a = (const T *)(const void *)p->a + k0 * p->acs, *b = (const T *)(const void *)p->b + k0 * p->brs; \
     T *y = out; \
@@ -510,7 +512,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
   }
 K_LANES(float, f32, , MV_MADD)
 K_LANES(double, f64, , MV_MADD)
-typedef void (*dblock_fn)(const mm_prob *, bool, int64_t, int64_t, int64_t, void *, int64_t, bool, bool);
+typedef void (*dblock_fn)(const mm_prob *, bool, int64_t, int64_t, int64_t, void *, int64_t, bool, int);
 typedef void (*dfold_fn)(const void *, int64_t, void *);
 #if GM_X86
 K_LANES(float, fma_f32, TGT_256, MV_FMA_F32)
@@ -565,7 +567,7 @@ typedef struct {
   int64_t units;        /* units of all products */
   char *parts;          /* split units: nblk sums for each output; else NULL */
   size_t es;
-  bool pf;              /* prefetch (rows form) */
+  int pf;               /* the rows form's operands to prefetch (PF_A, PF_B) */
 } dot_job;
 
 /* Unit u of product bi, block blk: its sums to dst, os apart (add: added
@@ -635,13 +637,14 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   bool small = !__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 15);
   int64_t span = cols ? cols_span(nout, nbatch, w ? 8 : 4, small ? 1 : cpu_threads()) : 1;
   dot_job j = {call, dblock_table[fused][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
-               w ? 8 : 4, false};
+               w ? 8 : 4, 0};
   if (__builtin_mul_overflow(nbatch, j.nunit, &j.units))
     return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
   int64_t bytes = p0.K * (int64_t)j.es * 2;
   int64_t streamed;   /* the rows form reads each output's row and the vector */
-  j.pf = !cols && !__builtin_mul_overflow(p0.K * (int64_t)j.es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
-         streamed <= llc_bytes() / 2;
+  if (!cols && !__builtin_mul_overflow(p0.K * (int64_t)j.es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
+      streamed <= llc_bytes() / 2)   /* a vector read again for each output stays in L1: only the matrix's rows */
+    j.pf = p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B;
   if (j.nblk > 1 && j.units < 2 * cpu_threads() && !__builtin_mul_overflow(total, j.nblk, &nparts) &&
       nparts <= DOT_PARTS_MAX) {
     /* runs of blocks, some 8 per thread: each thread streams long stretches. Operands that fit the
