@@ -193,17 +193,17 @@ static const char *const engine_words[] = {
   NULL};
 
 const command runner_commands[] = {
-  {"help", {NULL}, cmd_help, NULL, false, ":help [NAME]"},
-  {"vars", {NULL}, cmd_vars, NULL, false, ":vars"},
-  {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]"},
-  {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]"},
-  {"caps", {NULL}, cmd_caps, NULL, false, ":caps"},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate]"},
-  {"time", {NULL}, cmd_timing, NULL, false, ":time STMT"},
-  {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT"},
-  {"run", {NULL}, cmd_run, NULL, false, ":run FILE"},
-  {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit"},
-  {NULL, {NULL}, NULL, NULL, false, NULL},
+  {"help", {NULL}, cmd_help, NULL, false, ":help [NAME]", false},
+  {"vars", {NULL}, cmd_vars, NULL, false, ":vars", false},
+  {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]", false},
+  {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]", false},
+  {"caps", {NULL}, cmd_caps, NULL, false, ":caps", false},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate]", false},
+  {"time", {NULL}, cmd_timing, NULL, false, ":time STMT", true},
+  {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT", true},
+  {"run", {NULL}, cmd_run, NULL, false, ":run FILE", false},
+  {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit", false},
+  {NULL, {NULL}, NULL, NULL, false, NULL, false},
 };
 
 static const command *find_command(const char *name) {
@@ -256,8 +256,13 @@ void run_command(runner *r, char *line) {
   if (*p) *p++ = 0;
   while (*p == ' ') p++;
   char *arg = p;
-  for (char *e = arg + strlen(arg); e > arg && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'); e--) e[-1] = 0;
   const command *c = find_command(cmd);
+  /* a # at the argument's start or after a blank begins a comment (a # inside a word, as in a file's
+     name, does not) */
+  if (c && !c->stmt)
+    for (char *h = arg; *h; h++)
+      if (*h == '#' && (h == arg || h[-1] == ' ' || h[-1] == '\t')) { *h = 0; break; }
+  for (char *e = arg + strlen(arg); e > arg && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'); e--) e[-1] = 0;
   if (c) c->run(r, arg, full, (size_t)(arg - line));
   else cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
   r->cmd_line = 0;

@@ -82,3 +82,19 @@ Test(commands, help_lists_every_command_and_argument_words_complete) {
   cr_expect_null(runner_command_words(":set precision 3", &more));
   cr_expect_null(runner_command_words(":eng", &more));
 }
+
+/* A # at a command's argument's start or after a blank begins a comment;
+ * inside a word (a file's name) it does not; :time and :verify leave the
+ * statement's comment to its lexer. */
+Test(commands, a_comment_ends_a_command_line) {
+  char *out = run_line(":set precision 3   # three digits\n:set width 50 #\n:set max_memory 8G# x\n:set\n");
+  cr_expect(strstr(out, "\"precision\":3") != NULL, "%s", out);
+  cr_expect(strstr(out, "bad size '8G# x'") != NULL, "a # inside a word is the word's: %s", out);
+  cr_expect(strstr(out, "\"line\":1,") == NULL && strstr(out, "\"line\":2,") == NULL, "%s", out);
+  free(out);
+  out = run_line(":run no_such_dir/a#b.tc # the file\n:help # all\n:time 1 + 1 # c\n");
+  cr_expect(strstr(out, "cannot read no_such_dir/a#b.tc:") != NULL, "%s", out);
+  cr_expect(strstr(out, "unknown") == NULL && strstr(out, "syntax") == NULL, "%s", out);
+  cr_expect(strstr(out, "median") != NULL, "%s", out);
+  free(out);
+}
