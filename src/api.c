@@ -287,7 +287,10 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
  * operands held by the CPU engine, when it is the current one, take a
  * short path: the same typing, supported check, pre-check and kernel (or
  * overflow judgement) as the general path, in the same order, without its
- * broadcasting, views and operand references. TCALC_SCALAR_FAST=0 turns
+ * broadcasting, views and operand references; operands of the kernel's
+ * dtype go straight to the engine's kernel (its scalar hook), which run()
+ * would pick for the call: the kernels an engine picks do not change
+ * while it runs, and all of them give the same bits. TCALC_SCALAR_FAST=0 turns
  * it off, with the interpreter's own shortcuts (tests/scalar compares the
  * output of both). */
 bool tc_scalar_fast(void) {
@@ -299,7 +302,8 @@ bool tc_scalar_fast(void) {
   return on;
 }
 
-typedef struct { tc_dtype kdt, odt; bool weak; } scalar_type;
+/* fn: the engine's kernel for kdt (NULL: run() finds it) */
+typedef struct { tc_dtype kdt, odt; bool weak; tc_scalar_fn fn; } scalar_type;
 
 /* The typing of a OP b, remembered for each (op, dtypes, weakness) whose
  * typing does not read the values (all but a weak integer literal meeting
@@ -317,6 +321,7 @@ static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m
   m->st.kdt = kernel_dtype(op, dt);
   m->st.odt = result_dtype(op, m->st.kdt);
   m->st.weak = a->weak && b->weak && tc_op_keeps_weak(op) && m->st.odt != TC_DT_BOOL;
+  m->st.fn = tc_engines[TC_ENGINE_CPU]->scalar ? tc_engines[TC_ENGINE_CPU]->scalar(op, m->st.kdt) : NULL;
   m->check = tc_op_check(op) != TC_CHECK_NONE;
   /* an op with a pre-check reads converted operands: the general path converts them; an op the engine
      lacks: the general path says why */
@@ -348,6 +353,11 @@ static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, 
 
 /* The kernel of a short-path a OP b into out, a 0-d CPU tensor of st's dtype. */
 static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
+  bool judged = tc_overflow_judges(op, st->kdt);
+  if (st->fn && !judged && a->dtype == st->kdt && b->dtype == st->kdt) {   /* the kernel itself, as run() finds it */
+    st->fn(1, tc_tensor_data(out), tc_tensor_data(a), 0, tc_tensor_data(b), 0);
+    return 0;
+  }
   tc_call c;   /* the fields an elementwise call has (zeroing all of them is a cost of its own here) */
   c.kind = TC_CALL_EW;
   c.op = op;
@@ -357,7 +367,7 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
   c.in[1] = b;
   c.in[2] = NULL;
   c.out = out;
-  int rc = tc_overflow_judges(op, st->kdt) ? tc_overflow_ew(op, st->kdt, 2, c.in, out, err) : run(&c, err);
+  int rc = judged ? tc_overflow_ew(op, st->kdt, 2, c.in, out, err) : run(&c, err);
   if (rc != 0) annotate(err, op, (int)st->kdt);
   return rc;
 }

@@ -50,6 +50,10 @@ typedef struct tc_call {
   uint64_t rrange;                 /* RANDOM INT: hi - lo, at least 1 */
 } tc_call;
 
+/* out = a OP b over len elements, a and b sa and sb elements apart (0: one
+ * element for all), all of one dtype (out: bool for a comparison). */
+typedef void (*tc_scalar_fn)(int64_t len, char *out, const char *a, int64_t sa, const char *b, int64_t sb);
+
 typedef struct tc_engine {
   const char *name;
   int (*init)(tc_err *err);                 /* 0 when usable, else engine_unavailable */
@@ -64,6 +68,10 @@ typedef struct tc_engine {
    * than "not supported" (the cuda engine: its plugin or cuBLAS is
    * missing); NULL otherwise. */
   const char *(*why_not)(const tc_call *call);
+  /* Optional, an engine whose memory the host reads (the CPU): the kernel
+   * of a binary or comparison op on dtype dt, or NULL. The scalar short
+   * path (api.c) calls it on one element, as run() would for that call. */
+  tc_scalar_fn (*scalar)(tc_op op, tc_dtype dt);
 } tc_engine;
 
 extern const tc_engine *const tc_engines[TC_ENGINE_COUNT];

@@ -153,6 +153,11 @@ static ew_any_fn ew_kernel(tc_op op, tc_dtype dt) {
 }
 
 bool cpu_supports_ew(const tc_call *c) { return ew_kernel(c->op, c->dtype) != NULL; }
+
+tc_scalar_fn cpu_scalar_kernel(tc_op op, tc_dtype dt) {
+  family f = family_of(op);
+  return f == FAM_BIN || f == FAM_CMP ? (tc_scalar_fn)ew_kernel(op, dt) : NULL;
+}
 bool cpu_supports_cast(const tc_call *c) { return tables()->cast[c->dtype][c->out->dtype] != NULL; }
 
 /* cvt[i]: the cast of input i to the kernel's dtype, when it has another
