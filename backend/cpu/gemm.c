@@ -12,6 +12,7 @@
  * one row, one column or fewer than 8 outputs are summed in the lane order
  * below instead (vector products). */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -398,15 +399,22 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
 #define DOT_FEW 8
 /* The rows form over contiguous operands that have left the L2 but fit in
  * half the last-level cache (DOT_PF_MIN bytes up to llc_bytes() / 2, all
- * the outputs' rows together) prefetches DOT_PF_AHEAD bytes ahead of both
- * streams: the hardware prefetchers alone left dot of two 10^7 f64
- * vectors (160 MB, in a 480 MiB L3) 10% slower on one machine, and a
- * 3000 x 3000 f32 matrix times a vector 25-35% slower on another (Zen 5,
- * 736 against 549 us); from memory (2 x 10^7 and up) prefetching was
- * 5-12% slower on the first machine, so it stays off there. */
-#define DOT_PF_AHEAD 8192
+ * the outputs' rows together) prefetches ahead of its long streams: the
+ * hardware prefetchers alone left dot of two 10^7 f64 vectors (160 MB, in
+ * a 480 MiB L3) 10% slower on one machine, and a 3000 x 3000 f32 matrix
+ * times a vector 25-35% slower on another (Zen 5, 736 against 549 us);
+ * from memory (2 x 10^7 and up) prefetching was 5-12% slower on the first
+ * machine, so it stays off there. How far ahead: PF_NEAR bytes when the
+ * operands fit in the cores' own L3 (l3_bytes), else PF_FAR. On the Zen 5
+ * (32 MiB L3), medians of 24 interleaved runs of dot of two 10^6 f64
+ * vectors: 2 KiB ahead 85.5 us, 4 KiB 87.4, 8 KiB 92.1; the 3000 x 3000
+ * matrix times a vector (from memory), of 12: 2 KiB 767 us, 4 KiB 634,
+ * 8 KiB 494, 16 KiB 458. */
+#define PF_NEAR 4096
+#define PF_FAR 16384
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
 #define PF_B 2   /* the right: a column of the matrix (x @ B), or the second vector */
+/* pf holds the distance (a multiple of 4096) or'd with PF_A and PF_B */
 #define DOT_PF_MIN ((int64_t)8 << 20)
 #define DOT_LANES 32
 #define DOT_BLOCK ((int64_t)1 << 14)
@@ -422,8 +430,8 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
     if (as == 1 && bs == 1 && pf) \
       for (; k + DOT_LANES <= n; k += DOT_LANES) { \
         for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
-          if (pf & PF_A) __builtin_prefetch((const char *)(a + k) + DOT_PF_AHEAD + q); \
-          if (pf & PF_B) __builtin_prefetch((const char *)(b + k) + DOT_PF_AHEAD + q); \
+          if (pf & PF_A) __builtin_prefetch((const char *)(a + k) + (pf & ~3) + q); \
+          if (pf & PF_B) __builtin_prefetch((const char *)(b + k) + (pf & ~3) + q); \
         } \
         for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
       } \
@@ -548,6 +556,29 @@ static int64_t llc_bytes(void) {
   return v;
 }
 
+/* The L3 that the first CPU shares with its neighbours, in bytes (sysfs),
+ * or llc_bytes() when the system does not say: on a machine whose CPUs sit
+ * in several core complexes, glibc counts all their L3s (384 MiB on a Zen
+ * 5 whose cores each see 32 MiB). */
+static int64_t l3_bytes(void) {
+  static int64_t size = -1;
+  int64_t v = __atomic_load_n(&size, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    if (f) {
+      long long n = 0;
+      char unit = 0;
+      if (fscanf(f, "%lld%c", &n, &unit) >= 1 && n > 0 && n < ((long long)1 << 40))
+        v = n << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+      fclose(f);
+    }
+    if (v <= 0) v = llc_bytes();
+    __atomic_store_n(&size, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
 /* The columns form, where the matrix's stride along the outputs is
  * shorter than along k (a matrix times or by a vector only). */
 static bool lanes_by_cols(const mm_prob *p) {
@@ -644,7 +675,7 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   int64_t streamed;   /* the rows form reads each output's row and the vector */
   if (!cols && !__builtin_mul_overflow(p0.K * (int64_t)j.es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
       streamed <= llc_bytes() / 2)   /* a vector read again for each output stays in L1: only the matrix's rows */
-    j.pf = p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B;
+    j.pf = (p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B) | (streamed <= l3_bytes() ? PF_NEAR : PF_FAR);
   if (j.nblk > 1 && j.units < 2 * cpu_threads() && !__builtin_mul_overflow(total, j.nblk, &nparts) &&
       nparts <= DOT_PARTS_MAX) {
     /* runs of blocks, some 8 per thread: each thread streams long stretches. Operands that fit the
