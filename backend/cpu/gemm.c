@@ -598,7 +598,7 @@ typedef struct {
   int64_t units;        /* units of all products */
   char *parts;          /* split units: nblk sums for each output; else NULL */
   size_t es;
-  int pf;               /* the rows form's operands to prefetch (PF_A, PF_B) */
+  int pf;               /* the rows form's prefetching: PF_A, PF_B and the distance, or 0 */
 } dot_job;
 
 /* Unit u of product bi, block blk: its sums to dst, os apart (add: added
