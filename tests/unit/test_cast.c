@@ -143,13 +143,16 @@ Test(cast, all_81_pairs) {
 }
 
 /* Float to narrow ints runs vectors then a scalar tail (backend/cpu/
- * ew_kern.h's ew_sat32): rows of 1 to 9 elements put every edge value in
- * the tail as well as in a vector. */
+ * ew_kern.h's ew_sat32), and to i64 at the AVX-512 level vectors of 8 then
+ * a masked tail (ew.c's kx512_*): rows of 1 to 9 elements put every edge
+ * value in the tail as well as in a vector. */
 Test(cast, narrow_int_vector_tails) {
-  const double edge[] = {NAN, -NAN, INFINITY, -INFINITY, 3e9, -3e9, 300.7, -0.5, -1.5, 65535.9, -129.0};
+  const double edge[] = {NAN,  -NAN,    INFINITY, -INFINITY, 3e9,   -3e9,    300.7,  -0.5,
+                         -1.5, 65535.9, -129.0,   0x1p63,    -0x1p63, 0x1p62, 9.3e18, -9.3e18};
   const int ne = sizeof edge / sizeof *edge;
-  const tc_dtype from[] = {TC_DT_F64, TC_DT_F32}, to[] = {TC_DT_I32, TC_DT_I16, TC_DT_I8, TC_DT_U16, TC_DT_U8};
-  const double lo[] = {INT32_MIN, INT16_MIN, INT8_MIN, 0, 0}, hi[] = {INT32_MAX, INT16_MAX, INT8_MAX, UINT16_MAX, UINT8_MAX};
+  const tc_dtype from[] = {TC_DT_F64, TC_DT_F32}, to[] = {TC_DT_I32, TC_DT_I16, TC_DT_I8, TC_DT_U16, TC_DT_U8, TC_DT_I64};
+  const int64_t lo[] = {INT32_MIN, INT16_MIN, INT8_MIN, 0, 0, INT64_MIN},
+                hi[] = {INT32_MAX, INT16_MAX, INT8_MAX, UINT16_MAX, UINT8_MAX, INT64_MAX};
   for (size_t f = 0; f < 2; f++)
     for (size_t t = 0; t < sizeof to / sizeof *to; t++)
       for (int64_t len = 1; len <= 9; len++)
@@ -163,7 +166,8 @@ Test(cast, narrow_int_vector_tails) {
           tt_read(o, got, NULL);
           for (int64_t i = 0; i < len; i++) {
             /* SPEC 3.3: NaN 0, beyond the range its end, else truncated */
-            int64_t want = isnan(x[i]) ? 0 : x[i] <= lo[t] ? (int64_t)lo[t] : x[i] >= hi[t] ? (int64_t)hi[t] : (int64_t)trunc(x[i]);
+            /* (double)INT64_MAX is 2^63 */
+            int64_t want = isnan(x[i]) ? 0 : x[i] <= (double)lo[t] ? lo[t] : x[i] >= (double)hi[t] ? hi[t] : (int64_t)trunc(x[i]);
             TT_CHECK(got[i] == want, "%s -> %s, row of %lld: %g -> %lld, expected %lld", tt_name(from[f]),
                      tt_name(to[t]), (long long)len, x[i], (long long)got[i], (long long)want);
           }
