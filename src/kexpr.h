@@ -38,23 +38,39 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
   return r;
 }
 
+/* The integer quotient of a and b (b != 0) of up to 32 bits, truncated
+ * toward zero, computed in float up to 16 bits and in double up to 32,
+ * which is exact: the rounding error of a / b is at most |a / b| times
+ * 2^-24 (float) or 2^-53 (double), below 1 / |b| (the least distance from
+ * a non-integer quotient to an integer) while |a| < 2^24 (2^53), and an
+ * integer quotient is exact; so truncation gives the integer quotient. A
+ * float or double division vectorises where an integer one does not, and
+ * float's runs twice the lanes (i16 / 7 of 10^5: 15.8 us in double). */
+#define TC_NARROW_QUOT(T, a, b) (sizeof(T) <= 2 ? (T)((float)(a) / (float)(b)) : (T)((double)(a) / (double)(b)))
+
 /* Integer division truncating toward zero, b != 0 (the pre-check saw to
- * it), MIN / -1 = MIN. Up to 32 bits the quotient is computed in double,
- * which is exact: for |a|, |b| <= 2^31 the rounding error of a / b is below
- * 2^-22 / |b|, less than the 1 / |b| between a non-integer quotient and the
- * nearest integer, so truncation gives the integer quotient; and double
- * division vectorises where integer division does not. */
+ * it), MIN / -1 = MIN; up to 32 bits as TC_NARROW_QUOT. */
 #define TC_IDIV(T, U, a, b) \
-  ((b) == -1 ? (T)(0 - (U)(a)) : sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
+  ((b) == -1 ? (T)(0 - (U)(a)) : sizeof(T) <= 4 ? TC_NARROW_QUOT(T, a, b) : (T)((a) / (b)))
 
 /* The truncated remainder a - TC_IDIV(a, b) * b, from the quotient (so a
  * division in double up to 32 bits, which vectorises, and none more); 0
  * for b == -1. */
 #define TC_IREM(T, U, a, b) ((b) == -1 ? (T)0 : (T)((a) - TC_IDIV(T, U, a, b) * (b)))
 
-/* Unsigned division (b != 0), in double up to 32 bits as TC_IDIV (the
- * same bound holds for quotients of up to 2^32). */
-#define TC_UDIV(T, a, b) (sizeof(T) <= 4 ? (T)((double)(a) / (double)(b)) : (T)((a) / (b)))
+/* u32 to and from double through i32 (offset by 2^31), whose conversions
+ * vectorise where the unsigned ones do not (AVX2 has none): exact; the
+ * way back takes an integral value in [0, 2^32). u32 / 7 of 10^5: 50 us
+ * through the unsigned conversions, against i32's 16. */
+TC_HD double tc_u32_to_d(uint32_t a) { return (double)(int32_t)(a ^ 0x80000000u) + 2147483648.0; }
+TC_HD uint32_t tc_d_to_u32(double t) { return (uint32_t)(int32_t)(t - 2147483648.0) ^ 0x80000000u; }
+
+/* Unsigned division (b != 0), up to 32 bits as TC_NARROW_QUOT (u32: its
+ * double quotient truncated first, then converted). */
+#define TC_UDIV(T, a, b) \
+  (sizeof(T) <= 2 ? TC_NARROW_QUOT(T, a, b) \
+   : sizeof(T) == 4 ? (T)tc_d_to_u32(trunc(tc_u32_to_d((uint32_t)(a)) / tc_u32_to_d((uint32_t)(b)))) \
+                    : (T)((a) / (b)))
 
 /* The pre-check predicates by signedness (every engine's find scans): an
  * unsigned value is never negative, and meets a range [lo, hi] of int64s

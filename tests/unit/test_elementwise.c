@@ -1138,6 +1138,118 @@ Test(elementwise, u64_division_by_one_divisor) {
   cr_assert_eq(bad, 0, "%d of %d wrong", bad, checked);
 }
 
+/* Division of 8- and 16-bit integers runs in float, of 32-bit ones in
+ * double (src/kexpr.h's TC_NARROW_QUOT, TC_UDIV): every numerator of each
+ * 8- and 16-bit dtype by every divisor (8 bits) or by divisors at the
+ * edges, beside powers of two and random (16 bits), broadcast and
+ * elementwise, and samples of i32 and u32, for /, %, // and mod, against
+ * C's integer division. */
+static int64_t narrow_want(tc_op op, int64_t a, int64_t d, int64_t lo, int64_t span) {
+  int64_t q = a / d, r = a % d;
+  bool down = r != 0 && ((r < 0) != (d < 0));
+  int64_t v = op == TC_OP_DIV ? q : op == TC_OP_REM ? r : op == TC_OP_FLOOR_DIV ? q - down : r + (down ? d : 0);
+  return ((v - lo) % span + span) % span + lo;   /* wrapped into the dtype (MIN / -1) */
+}
+
+Test(elementwise, narrow_division_is_exact) {
+  static const tc_dtype dts[] = {TC_DT_I8, TC_DT_U8, TC_DT_I16, TC_DT_U16};
+  static const tc_op ops[] = {TC_OP_DIV, TC_OP_REM, TC_OP_FLOOR_DIV, TC_OP_MOD};
+  static int64_t num[65536], den[65536], got[65536];
+  uint64_t seed = 16;
+  int bad = 0;
+  long checked = 0;
+  for (size_t t = 0; t < sizeof dts / sizeof *dts; t++) {
+    tc_dtype dt = dts[t];
+    bool sgn = dt == TC_DT_I8 || dt == TC_DT_I16;
+    int bits = dt == TC_DT_I8 || dt == TC_DT_U8 ? 8 : 16;
+    int64_t span = (int64_t)1 << bits, lo = sgn ? -span / 2 : 0;
+    for (int64_t i = 0; i < span; i++) num[i] = lo + i;
+    int64_t divs[400];
+    int nd = 0;
+    if (bits == 8)
+      for (int64_t i = 0; i < span; i++) { if (lo + i) divs[nd++] = lo + i; }
+    else {
+      for (int k = 0; k < bits - (sgn ? 1 : 0); k++)
+        for (int o = -1; o <= 1; o++) {
+          int64_t v = ((int64_t)1 << k) + o;
+          if (v > 0 && v < lo + span) { divs[nd++] = v; if (sgn) divs[nd++] = -v; }
+        }
+      divs[nd++] = lo + span - 1;
+      if (sgn) divs[nd++] = lo;
+      for (int i = 0; i < 40; i++) {
+        int64_t v = (int64_t)(tt_rand(&seed) % (uint64_t)span) + lo;
+        if (v) divs[nd++] = v;
+      }
+    }
+    int64_t len = span;
+    tc_tensor *x = tt_tensor(dt, 1, &len, num, NULL);
+    for (int di = 0; di <= nd; di++) {   /* di == nd: a vector of divisors, each numerator its own */
+      tc_tensor *y;
+      if (di < nd) y = tt_iscalar(dt, divs[di]);
+      else {
+        for (int64_t i = 0; i < span; i++) den[i] = divs[(i * 7) % nd];
+        y = tt_tensor(dt, 1, &len, den, NULL);
+      }
+      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        tc_err err = tt_err();
+        tc_tensor *r = tc_binary(ops[o], x, y, &err);
+        cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), err.msg);
+        tt_read(r, got, NULL);
+        for (int64_t i = 0; i < span; i++, checked++) {
+          int64_t d = di < nd ? divs[di] : den[i], want = narrow_want(ops[o], num[i], d, lo, span);
+          if (got[i] != want && ++bad <= 5)
+            cr_log_error("%s: %lld %s %lld = %lld, expected %lld", tt_name(dt), (long long)num[i], tc_op_name(ops[o]),
+                         (long long)d, (long long)got[i], (long long)want);
+        }
+        tc_tensor_free(r);
+      }
+      tc_tensor_free(y);
+    }
+    tc_tensor_free(x);
+  }
+  /* 32 bits, in double (u32 through i32's conversions): numerators at the edges, near multiples of the
+     divisor and random, by divisors at the edges and random */
+  for (int t = 0; t < 2; t++) {
+    tc_dtype dt = t ? TC_DT_U32 : TC_DT_I32;
+    int64_t lo = t ? 0 : INT32_MIN, span = (int64_t)1 << 32, hi = lo + span - 1;
+    const int64_t fixed[] = {1, 2, 3, 7, 10, 641, 65535, 65536, 65537, hi, hi - 1, hi / 2, hi / 2 + 1, -1, -2, -7, lo, lo + 1};
+    int64_t divs[64];
+    int nd = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+      if (fixed[i] && fixed[i] >= lo && fixed[i] <= hi) divs[nd++] = fixed[i];
+    while (nd < 60) {
+      int64_t v = (int64_t)(tt_rand(&seed) % (uint64_t)span) + lo;
+      v >>= nd % 4 * 8;   /* 32, 24, 16 and 8 bits */
+      if (v) divs[nd++] = v;
+    }
+    for (int di = 0; di < nd; di++) {
+      int64_t d = divs[di], len = 2048;
+      for (int64_t i = 0; i < len; i++) {
+        int64_t v = i < 8 ? (i % 2 ? hi - i / 2 : lo + i / 2) : i < 1024 ? d * (i / 3 % 50) + i % 3 - 1
+                                                                          : (int64_t)(tt_rand(&seed) % (uint64_t)span) + lo;
+        num[i] = v < lo || v > hi ? lo : v;
+      }
+      tc_tensor *x = tt_tensor(dt, 1, &len, num, NULL), *y = tt_iscalar(dt, d);
+      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        tc_err err = tt_err();
+        tc_tensor *r = tc_binary(ops[o], x, y, &err);
+        cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), err.msg);
+        tt_read(r, got, NULL);
+        for (int64_t i = 0; i < len; i++, checked++) {
+          int64_t want = narrow_want(ops[o], num[i], d, lo, span);
+          if (got[i] != want && ++bad <= 5)
+            cr_log_error("%s: %lld %s %lld = %lld, expected %lld", tt_name(dt), (long long)num[i], tc_op_name(ops[o]),
+                         (long long)d, (long long)got[i], (long long)want);
+        }
+        tc_tensor_free(r);
+      }
+      tc_tensor_free(x);
+      tc_tensor_free(y);
+    }
+  }
+  cr_assert_eq(bad, 0, "%d of %ld wrong", bad, checked);
+}
+
 /* Every elementwise op and cast on every dtype gives the same elements at
  * each instruction-set level the CPU has (the portable kernels, the AVX2
  * build, and the SLEEF paths of the math functions). */
