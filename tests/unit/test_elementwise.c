@@ -1151,10 +1151,32 @@ static int64_t narrow_want(tc_op op, int64_t a, int64_t d, int64_t lo, int64_t s
   return ((v - lo) % span + span) % span + lo;   /* wrapped into the dtype (MIN / -1) */
 }
 
+/* The four ops on x (numerators num) and y (divisors den, or d for all):
+ * the elements that differ from C's (the first 5 logged); *checked counts. */
+static int narrow_ops(tc_dtype dt, tc_tensor *x, tc_tensor *y, const int64_t *num, const int64_t *den, int64_t d,
+                      int64_t len, int64_t lo, int64_t span, long *checked) {
+  static const tc_op ops[] = {TC_OP_DIV, TC_OP_REM, TC_OP_FLOOR_DIV, TC_OP_MOD};
+  static int64_t got[65536];
+  int bad = 0;
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+    tc_err err = tt_err();
+    tc_tensor *r = tc_binary(ops[o], x, y, &err);
+    cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), err.msg);
+    tt_read(r, got, NULL);
+    for (int64_t i = 0; i < len; i++, (*checked)++) {
+      int64_t di = den ? den[i] : d, want = narrow_want(ops[o], num[i], di, lo, span);
+      if (got[i] != want && ++bad <= 5)
+        cr_log_error("%s: %lld %s %lld = %lld, expected %lld", tt_name(dt), (long long)num[i], tc_op_name(ops[o]),
+                     (long long)di, (long long)got[i], (long long)want);
+    }
+    tc_tensor_free(r);
+  }
+  return bad;
+}
+
 Test(elementwise, narrow_division_is_exact) {
   static const tc_dtype dts[] = {TC_DT_I8, TC_DT_U8, TC_DT_I16, TC_DT_U16};
-  static const tc_op ops[] = {TC_OP_DIV, TC_OP_REM, TC_OP_FLOOR_DIV, TC_OP_MOD};
-  static int64_t num[65536], den[65536], got[65536];
+  static int64_t num[65536], den[65536];
   uint64_t seed = 16;
   int bad = 0;
   long checked = 0;
@@ -1190,19 +1212,7 @@ Test(elementwise, narrow_division_is_exact) {
         for (int64_t i = 0; i < span; i++) den[i] = divs[(i * 7) % nd];
         y = tt_tensor(dt, 1, &len, den, NULL);
       }
-      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-        tc_err err = tt_err();
-        tc_tensor *r = tc_binary(ops[o], x, y, &err);
-        cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), err.msg);
-        tt_read(r, got, NULL);
-        for (int64_t i = 0; i < span; i++, checked++) {
-          int64_t d = di < nd ? divs[di] : den[i], want = narrow_want(ops[o], num[i], d, lo, span);
-          if (got[i] != want && ++bad <= 5)
-            cr_log_error("%s: %lld %s %lld = %lld, expected %lld", tt_name(dt), (long long)num[i], tc_op_name(ops[o]),
-                         (long long)d, (long long)got[i], (long long)want);
-        }
-        tc_tensor_free(r);
-      }
+      bad += narrow_ops(dt, x, y, num, di < nd ? NULL : den, di < nd ? divs[di] : 0, span, lo, span, &checked);
       tc_tensor_free(y);
     }
     tc_tensor_free(x);
@@ -1230,19 +1240,7 @@ Test(elementwise, narrow_division_is_exact) {
         num[i] = v < lo || v > hi ? lo : v;
       }
       tc_tensor *x = tt_tensor(dt, 1, &len, num, NULL), *y = tt_iscalar(dt, d);
-      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-        tc_err err = tt_err();
-        tc_tensor *r = tc_binary(ops[o], x, y, &err);
-        cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), err.msg);
-        tt_read(r, got, NULL);
-        for (int64_t i = 0; i < len; i++, checked++) {
-          int64_t want = narrow_want(ops[o], num[i], d, lo, span);
-          if (got[i] != want && ++bad <= 5)
-            cr_log_error("%s: %lld %s %lld = %lld, expected %lld", tt_name(dt), (long long)num[i], tc_op_name(ops[o]),
-                         (long long)d, (long long)got[i], (long long)want);
-        }
-        tc_tensor_free(r);
-      }
+      bad += narrow_ops(dt, x, y, num, NULL, d, len, lo, span, &checked);
       tc_tensor_free(x);
       tc_tensor_free(y);
     }
