@@ -53,9 +53,9 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
 #define TC_IDIV(T, U, a, b) \
   ((b) == -1 ? (T)(0 - (U)(a)) : sizeof(T) <= 4 ? TC_NARROW_QUOT(T, a, b) : (T)((a) / (b)))
 
-/* The truncated remainder a - TC_IDIV(a, b) * b, from the quotient (so a
- * division in double up to 32 bits, which vectorises, and none more); 0
- * for b == -1. */
+/* The truncated remainder a - TC_IDIV(a, b) * b, from the quotient (so up
+ * to 32 bits TC_NARROW_QUOT's float or double division, which vectorises,
+ * and no other); 0 for b == -1. */
 #define TC_IREM(T, U, a, b) ((b) == -1 ? (T)0 : (T)((a) - TC_IDIV(T, U, a, b) * (b)))
 
 /* u32 to and from double through i32 (offset by 2^31), whose conversions

@@ -158,6 +158,7 @@ tc_scalar_fn cpu_scalar_kernel(tc_op op, tc_dtype dt) {
   family f = family_of(op);
   return f == FAM_BIN || f == FAM_CMP ? (tc_scalar_fn)ew_kernel(op, dt) : NULL;
 }
+
 /* Float to i64 at the AVX-512 level, contiguous: vcvttpd2qq, whose lanes
  * out of range (and NaN) come out as INT64_MIN, then NaN lanes set to 0
  * and lanes at or above 2^63 to INT64_MAX: tc_sat_i64's values 8 at a
