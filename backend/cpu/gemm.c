@@ -397,6 +397,8 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * the same operations on each output. Units (an output or a span) and
  * blocks of one long product run on different threads. */
 #define DOT_FEW 8
+/* outputs per unit of the rows form when rows_apply */
+#define ROWS_SPAN 8
 /* The rows form over contiguous operands that have left the L2 but fit in
  * half the last-level cache (DOT_PF_MIN bytes up to llc_bytes() / 2, all
  * the outputs' rows together) prefetches ahead of its long streams: the
@@ -409,7 +411,10 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * (32 MiB L3), medians of 24 interleaved runs of dot of two 10^6 f64
  * vectors: 2 KiB ahead 85.5 us, 4 KiB 87.4, 8 KiB 92.1; the 3000 x 3000
  * matrix times a vector (from memory), of 12: 2 KiB 767 us, 4 KiB 634,
- * 8 KiB 494, 16 KiB 458. */
+ * 8 KiB 494, 16 KiB 458. The AVX-512 kernels do not prefetch operands
+ * that fit in the L3: there, on the same machine, that dot took 83 us
+ * without and 99 with, and a 2000 x 2000 f32 matrix times a vector 118
+ * against 130 (24 and 12 interleaved runs). */
 #define PF_NEAR 4096
 #define PF_FAR 16384
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
@@ -422,35 +427,60 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * (512 f32, 256 f64: r @ X of a 3000 x 3000 f32 X took 1052 us in spans
  * of 1024 outputs, 715 in spans of 512) */
 #define COLS_ACC_BYTES ((int64_t)64 << 10)
-#define K_LANES(T, SUF, TGT, MADD) \
-  TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n, int pf) { \
-    T acc[DOT_LANES]; \
-    for (int l = 0; l < DOT_LANES; l++) acc[l] = 0; \
-    int64_t k = 0; \
-    if (as == 1 && bs == 1 && pf) \
-      for (; k + DOT_LANES <= n; k += DOT_LANES) { \
-        for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
-          if (pf & PF_A) __builtin_prefetch((const char *)(a + k) + (pf & ~3) + q); \
-          if (pf & PF_B) __builtin_prefetch((const char *)(b + k) + (pf & ~3) + q); \
-        } \
-        for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
-      } \
-    else if (as == 1 && bs == 1) \
-      for (; k + DOT_LANES <= n; k += DOT_LANES) \
-        for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
-    else \
-      for (; k + DOT_LANES <= n; k += DOT_LANES) \
-        for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[(k + l) * as], b[(k + l) * bs]); \
+/* the prefetches of lanes_* for the DOT_LANES terms from k on */
+#define LANES_PF(T, a, b, k, pf) \
+  for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
+    if ((pf) & PF_A) __builtin_prefetch((const char *)((a) + (k)) + ((pf) & ~3) + q); \
+    if ((pf) & PF_B) __builtin_prefetch((const char *)((b) + (k)) + ((pf) & ~3) + q); \
+  }
+/* The contiguous loop of lanes_*: whole rounds of DOT_LANES terms from k
+ * on, added into acc[], k advanced past them. LANES_C is plain C, which
+ * the compiler vectorises for the function's target; LANES_X512_* keep the
+ * 32 sums in AVX-512 registers (GCC left them in memory, a store and a
+ * load on each multiply-add's chain) and do the same fused multiply-adds. */
+#define LANES_C(T, MADD, a, b, n, pf, acc, k) \
+  if (pf) \
+    for (; k + DOT_LANES <= n; k += DOT_LANES) { \
+      LANES_PF(T, a, b, k, pf) \
+      for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
+    } \
+  else \
+    for (; k + DOT_LANES <= n; k += DOT_LANES) \
+      for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]);
+#define K_LANES(T, SUF, TGT, CTGT, MADD, CONTIG, ROWS) \
+  /* the terms from k to n into the lanes, then the lanes folded */ \
+  TGT static T lanes_end_##SUF(T *acc, const T *a, int64_t as, const T *b, int64_t bs, int64_t k, int64_t n) { \
     for (int l = 0; k + l < n; l++) acc[l] = MADD(acc[l], a[(k + l) * as], b[(k + l) * bs]); \
     for (int w = DOT_LANES / 2; w >= 1; w /= 2) \
       for (int l = 0; l < w; l++) acc[l] = acc[l] + acc[l + w]; \
     return acc[0]; \
   } \
+  TGT static T lanes_##SUF(const T *a, int64_t as, const T *b, int64_t bs, int64_t n, int pf) { \
+    T acc[DOT_LANES]; \
+    for (int l = 0; l < DOT_LANES; l++) acc[l] = 0; \
+    int64_t k = 0; \
+    if (as == 1 && bs == 1) { CONTIG(T, MADD, a, b, n, pf, acc, k) } \
+    else \
+      for (; k + DOT_LANES <= n; k += DOT_LANES) \
+        for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[(k + l) * as], b[(k + l) * bs]); \
+    return lanes_end_##SUF(acc, a, as, b, bs, k, n); \
+  } \
+  /* w outputs out[r * os] (add: added to out's): the lane sums of rows m + r * rs against v, \
+   * all contiguous along k; vfirst: v is each product's left operand */ \
+  TGT static void rows_##SUF(const T *m, int64_t rs, const T *v, bool vfirst, int64_t n, int64_t w, T *out, \
+                             int64_t os, bool add, int pf) { \
+    int64_t r = 0; \
+    ROWS(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
+    for (; r < w; r++) { \
+      T s = vfirst ? lanes_##SUF(v, 1, m + r * rs, 1, n, pf) : lanes_##SUF(m + r * rs, 1, v, 1, n, pf); \
+      out[r * os] = add ? out[r * os] + s : s; \
+    } \
+  } \
   /* w outputs: out[o * os] = (add: out[o * os] +) the lane sum of sum over \
    * k of x(k) m(k, o), m(k, o) = m[k * mrs + o * mcs], x(k) = v[k * vs]; \
    * vfirst: v is the left operand of each product (kept so that NaN \
    * payloads do not swap) */ \
-  TGT static void cols_##SUF(const T *m, int64_t mrs, int64_t mcs, const T *v, int64_t vs, bool vfirst, int64_t n, \
+  CTGT static void cols_##SUF(const T *m, int64_t mrs, int64_t mcs, const T *v, int64_t vs, bool vfirst, int64_t n, \
                              int64_t w, T *out, int64_t os, bool add) { \
     T acc[DOT_LANES][COLS_ACC_BYTES / DOT_LANES / sizeof(T)]; \
     for (int l = 0; l < DOT_LANES; l++) \
@@ -503,6 +533,11 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
     int64_t k0 = blk * DOT_BLOCK, n = p->K - k0 < DOT_BLOCK ? p->K - k0 : DOT_BLOCK; \
     const T *a = (const T *)(const void *)p->a + k0 * p->acs, *b = (const T *)(const void *)p->b + k0 * p->brs; \
     T *y = out; \
+    if (!cols && w > 1) { /* rows_apply */ \
+      if (p->N == 1) rows_##SUF(a + o * p->ars, p->ars, b, false, n, w, y, os, add, pf); \
+      else rows_##SUF(b + o * p->bcs, p->bcs, a, true, n, w, y, os, add, pf); \
+      return; \
+    } \
     if (!cols) { \
       int64_t i = o / p->N, j = o % p->N; \
       T s = lanes_##SUF(a + i * p->ars, p->acs, b + j * p->bcs, p->brs, n, pf); \
@@ -518,18 +553,96 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
     for (int64_t q = 1; q < nblk; q++) s = s + v[q]; \
     *(T *)out = s; \
   }
-K_LANES(float, f32, , MV_MADD)
-K_LANES(double, f64, , MV_MADD)
+#define ROWS_C(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r)
+K_LANES(float, f32, , , MV_MADD, LANES_C, ROWS_C)
+K_LANES(double, f64, , , MV_MADD, LANES_C, ROWS_C)
 typedef void (*dblock_fn)(const mm_prob *, bool, int64_t, int64_t, int64_t, void *, int64_t, bool, int);
 typedef void (*dfold_fn)(const void *, int64_t, void *);
 #if GM_X86
-K_LANES(float, fma_f32, TGT_256, MV_FMA_F32)
-K_LANES(double, fma_f64, TGT_256, MV_FMA_F64)
-static const dblock_fn dblock_table[2][2] = {{block_f32, block_f64}, {block_fma_f32, block_fma_f64}};
-static const dfold_fn dfold_table[2][2] = {{fold_f32, fold_f64}, {fold_fma_f32, fold_fma_f64}};
+/* AVX-512: the 32 lane sums of a product in VN vectors of E lanes each.
+ * end_x512_*: the last rem (< 32) terms into their lanes (masked), then
+ * the lanes folded in halves, all in registers: the same additions as
+ * lanes_end_*, on the same lanes. */
+#define K_END_X512(T, SUF, V, E, VN, MASK, MLD, FMA3, ADD, FOLD1) \
+  TGT_512 static inline T end_##SUF(V *s, const T *a, const T *b, int64_t rem) { \
+    for (int v = 0; v < VN && rem > v * E; v++) { \
+      int64_t c = rem - v * E; \
+      MASK mk = (MASK)(c >= E ? ~0u : (1u << c) - 1); \
+      s[v] = FMA3(MLD(mk, a + v * E), MLD(mk, b + v * E), s[v], mk); \
+    } \
+    for (int h = VN / 2; h >= 1; h /= 2) \
+      for (int v = 0; v < h; v++) s[v] = ADD(s[v], s[v + h]); \
+    return FOLD1(s[0]); \
+  }
+TGT_512 static inline double fold1_f64(__m512d x) {   /* 8 lanes: halves, quarters, then lanes 0 + 1 */
+  __m256d h = _mm256_add_pd(_mm512_castpd512_pd256(x), _mm512_extractf64x4_pd(x, 1));
+  __m128d q = _mm_add_pd(_mm256_castpd256_pd128(h), _mm256_extractf128_pd(h, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(q, _mm_unpackhi_pd(q, q)));
+}
+TGT_512 static inline float fold1_f32(__m512 x) {   /* 16 lanes */
+  __m256 h = _mm256_add_ps(_mm512_castps512_ps256(x), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+  __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  return _mm_cvtss_f32(_mm_add_ss(q, _mm_shuffle_ps(q, q, 1)));
+}
+K_END_X512(float, x512_f32, __m512, 16, 2, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask3_fmadd_ps, _mm512_add_ps,
+           fold1_f32)
+K_END_X512(double, x512_f64, __m512d, 8, 4, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask3_fmadd_pd, _mm512_add_pd,
+           fold1_f64)
+/* the contiguous product in registers (GCC left a plain-C loop's sums in
+ * memory: a store and a load on each multiply-add's chain) */
+#define LANES_X512(V, E, VN, LD, FMA, ZERO, SUF, T, a, b, n, pf, k) { \
+    V s_[VN]; \
+    for (int v_ = 0; v_ < VN; v_++) s_[v_] = ZERO(); \
+    for (; k + DOT_LANES <= n; k += DOT_LANES) { \
+      if (pf) { LANES_PF(T, a, b, k, pf) } \
+      for (int v_ = 0; v_ < VN; v_++) s_[v_] = FMA(LD(a + k + v_ * E), LD(b + k + v_ * E), s_[v_]); \
+    } \
+    return end_##SUF(s_, a + k, b + k, n - k); \
+  }
+/* ROWS_X4 rows at a time against one vector, which is loaded once for all
+ * of them */
+#define ROWS_X4 4
+#define ROWS_X512(V, E, VN, LD, FMA, ZERO, SUF, T, m, rs, v, n, w, out, os, add, r) \
+  for (; r + ROWS_X4 <= w; r += ROWS_X4) { \
+    const T *m_ = m + r * rs; \
+    V s_[ROWS_X4][VN]; \
+    for (int q_ = 0; q_ < ROWS_X4; q_++) \
+      for (int v_ = 0; v_ < VN; v_++) s_[q_][v_] = ZERO(); \
+    int64_t k_ = 0; \
+    for (; k_ + DOT_LANES <= n; k_ += DOT_LANES) { \
+      for (int v_ = 0; v_ < VN; v_++) { \
+        const V x_ = LD(v + k_ + v_ * E); \
+        for (int q_ = 0; q_ < ROWS_X4; q_++) s_[q_][v_] = FMA(LD(m_ + q_ * rs + k_ + v_ * E), x_, s_[q_][v_]); \
+      } \
+    } \
+    for (int q_ = 0; q_ < ROWS_X4; q_++) { \
+      T t_ = end_##SUF(s_[q_], m_ + q_ * rs + k_, v + k_, n - k_); \
+      out[(r + q_) * os] = add ? out[(r + q_) * os] + t_ : t_; \
+    } \
+  }
+#define X512_F32 __m512, 16, 2, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_setzero_ps, x512_f32
+#define X512_F64 __m512d, 8, 4, _mm512_loadu_pd, _mm512_fmadd_pd, _mm512_setzero_pd, x512_f64
+#define LANES_X512_F32(T, MADD, a, b, n, pf, acc, k) LANES_X512_(X512_F32, T, a, b, n, pf, k)
+#define LANES_X512_F64(T, MADD, a, b, n, pf, acc, k) LANES_X512_(X512_F64, T, a, b, n, pf, k)
+#define LANES_X512_(...) LANES_X512(__VA_ARGS__)
+#define ROWS_X512_F32(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
+  ROWS_X512_(X512_F32, T, m, rs, v, n, w, out, os, add, r)
+#define ROWS_X512_F64(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
+  ROWS_X512_(X512_F64, T, m, rs, v, n, w, out, os, add, r)
+#define ROWS_X512_(...) ROWS_X512(__VA_ARGS__)
+K_LANES(float, fma_f32, TGT_256, TGT_256, MV_FMA_F32, LANES_C, ROWS_C)
+K_LANES(double, fma_f64, TGT_256, TGT_256, MV_FMA_F64, LANES_C, ROWS_C)
+K_LANES(float, x512_f32, TGT_512, TGT_256, MV_FMA_F32, LANES_X512_F32, ROWS_X512_F32)
+K_LANES(double, x512_f64, TGT_512, TGT_256, MV_FMA_F64, LANES_X512_F64, ROWS_X512_F64)
+static const dblock_fn dblock_table[CPU_ISA_COUNT][2] = {
+    {block_f32, block_f64}, {block_fma_f32, block_fma_f64}, {block_x512_f32, block_x512_f64}};
+static const dfold_fn dfold_table[CPU_ISA_COUNT][2] = {
+    {fold_f32, fold_f64}, {fold_fma_f32, fold_fma_f64}, {fold_x512_f32, fold_x512_f64}};
 #else
-static const dblock_fn dblock_table[2][2] = {{block_f32, block_f64}, {block_f32, block_f64}};
-static const dfold_fn dfold_table[2][2] = {{fold_f32, fold_f64}, {fold_f32, fold_f64}};
+static const dblock_fn dblock_table[CPU_ISA_COUNT][2] = {
+    {block_f32, block_f64}, {block_f32, block_f64}, {block_f32, block_f64}};
+static const dfold_fn dfold_table[CPU_ISA_COUNT][2] = {{fold_f32, fold_f64}, {fold_f32, fold_f64}, {fold_f32, fold_f64}};
 #endif
 
 bool cpu_dot_lanes_applies(const tc_call *call, const mm_prob *p0) {
@@ -579,6 +692,13 @@ static int64_t l3_bytes(void) {
   return v;
 }
 
+/* The rows form on whole rows at a time (rows_*): a matrix times a
+ * vector, the matrix's rows (A @ x) or columns (x @ B) and the vector
+ * contiguous along k. */
+static bool rows_apply(const mm_prob *p) {
+  return p->acs == 1 && p->brs == 1 && ((p->N == 1 && p->M > 1) || (p->M == 1 && p->N > 1));
+}
+
 /* The columns form, where the matrix's stride along the outputs is
  * shorter than along k (a matrix times or by a vector only). */
 static bool lanes_by_cols(const mm_prob *p) {
@@ -606,7 +726,7 @@ typedef struct {
 static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os, bool add) {
   mm_prob p;
   cpu_matmul_prob(j->call, bi, &p);
-  int64_t o = j->cols ? u * j->span : u, w = j->cols ? min64(j->span, j->nout - o) : 1;
+  int64_t o = u * j->span, w = min64(j->span, j->nout - o);
   j->block(&p, j->cols, o, w, blk, dst, os, add, j->pf);
 }
 
@@ -618,7 +738,7 @@ static int dot_task(void *ctx, int task, int worker) {
     int64_t all = j->units * j->nblk, hi = (task + 1) * j->per < all ? (task + 1) * j->per : all;
     for (int64_t q = task * j->per; q < hi; q++) {
       int64_t ub = q / j->nblk, blk = q % j->nblk, bi = ub / j->nunit, u = ub % j->nunit;
-      int64_t o = bi * j->nout + (j->cols ? u * j->span : u);
+      int64_t o = bi * j->nout + u * j->span;
       if (q > task * j->per && tc_interrupt_flag) return -1;
       dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk, false);
     }
@@ -629,7 +749,7 @@ static int dot_task(void *ctx, int task, int worker) {
   int64_t lo = task * j->per, hi = lo + j->per < j->units ? lo + j->per : j->units;
   for (int64_t ub = lo; ub < hi; ub++) {
     int64_t bi = ub / j->nunit, u = ub % j->nunit;
-    char *dst = out + (size_t)(bi * j->nout + (j->cols ? u * j->span : u)) * j->es;
+    char *dst = out + (size_t)(bi * j->nout + u * j->span) * j->es;
     for (int64_t blk = 0; blk < j->nblk; blk++) {
       if (blk > 0 && tc_interrupt_flag) return -1;
       dot_unit(j, bi, u, blk, dst, 1, blk > 0);
@@ -657,7 +777,7 @@ static int64_t cols_span(int64_t nout, int64_t nbatch, int64_t es, int64_t th) {
 }
 
 int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
-  int w = call->dtype == TC_DT_F64, fused = cpu_float_isa() > CPU_ISA_BASE;
+  int w = call->dtype == TC_DT_F64, isa = cpu_float_isa();
   mm_prob p0;
   cpu_matmul_prob(call, 0, &p0);
   bool cols = lanes_by_cols(&p0);
@@ -666,16 +786,19 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
     return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
   /* under 2^15 multiply-adds, handing work to the pool costs more than it saves */
   bool small = !__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 15);
-  int64_t span = cols ? cols_span(nout, nbatch, w ? 8 : 4, small ? 1 : cpu_threads()) : 1;
-  dot_job j = {call, dblock_table[fused][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
-               w ? 8 : 4, 0};
+  int64_t es = w ? 8 : 4, streamed;   /* the rows form reads each output's row and the vector */
+  int pf = 0, dist;
+  if (!cols && !__builtin_mul_overflow(p0.K * es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
+      streamed <= llc_bytes() / 2 && (dist = streamed > l3_bytes() ? PF_FAR : isa == CPU_ISA_AVX512 ? 0 : PF_NEAR))
+    pf = dist | (p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B);   /* a vector read again for each output stays in L1 */
+  /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
+  int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
+                      : rows_apply(&p0) && (pf & ~3) != PF_FAR ? ROWS_SPAN : 1;
+  dot_job j = {call, dblock_table[isa][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
+               (size_t)es, pf};
   if (__builtin_mul_overflow(nbatch, j.nunit, &j.units))
     return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "too many products");
-  int64_t bytes = p0.K * (int64_t)j.es * 2;
-  int64_t streamed;   /* the rows form reads each output's row and the vector */
-  if (!cols && !__builtin_mul_overflow(p0.K * (int64_t)j.es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
-      streamed <= llc_bytes() / 2)   /* a vector read again for each output stays in L1: only the matrix's rows */
-    j.pf = (p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B) | (streamed <= l3_bytes() ? PF_NEAR : PF_FAR);
+  int64_t bytes = p0.K * es * 2;
   if (j.nblk > 1 && j.units < 2 * cpu_threads() && !__builtin_mul_overflow(total, j.nblk, &nparts) &&
       nparts <= DOT_PARTS_MAX) {
     /* runs of blocks, some 8 per thread: each thread streams long stretches. Operands that fit the
@@ -701,7 +824,7 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
     rc = cpu_parallel((int)ntasks, dot_task, &j);
   if (rc == 0 && j.parts) {
     char *out = tc_tensor_data(call->out);
-    dfold_fn fold = dfold_table[fused][w];
+    dfold_fn fold = dfold_table[isa][w];
     for (int64_t o = 0; o < total; o++)
       fold(j.parts + (size_t)(o * j.nblk) * j.es, j.nblk, out + (size_t)o * j.es);
   }
