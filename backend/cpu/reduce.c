@@ -218,6 +218,15 @@ TC_FOR_NUM(K_COLEXT, _)
  * whether there is a NaN, in one pass: 64 bytes of lanes in GCC's vector
  * types, blended through the compare's mask (a loop the compiler would not
  * vectorise with ?: on floats) */
+#define EXT_ACC 4   /* vectors of lanes, each its own compare-and-blend chain */
+/* one vector of elements at p into the lanes ln, and their NaNs into nm */
+#define EXT_STEP(S, C, LD, CMP, p, ln, nm) \
+  vec v; \
+  if (sizeof(S) == sizeof(C)) memcpy(&v, p, sizeof v);   /* LD is the identity */ \
+  else for (int k = 0; k < L; k++) v[k] = LD((p)[k]); \
+  __typeof__(v CMP ln) mk = v CMP ln; \
+  ln = (vec)(((__typeof__(mk))v & mk) | ((__typeof__(mk))ln & ~mk)); \
+  nm |= v != v;
 #define K_EXTBLK(E, n_, S, C, CLS, B, LD, ST, ...) \
   BLK_EXT(E, S, C, LD, max, >) \
   BLK_EXT(E, S, C, LD, min, <)
@@ -227,27 +236,29 @@ TC_FOR_NUM(K_COLEXT, _)
     enum { L = 64 / sizeof(C) }; \
     C bm = LD(x[0]); \
     int64_t i = 0; \
-    vec ln; \
-    for (int k = 0; k < L; k++) ln[k] = bm; \
-    __typeof__(ln != ln) nm = ln != ln; \
-    for (; i + L <= m; i += L) { \
-      vec v; \
-      if (sizeof(S) == sizeof(C)) memcpy(&v, x + i, sizeof v);   /* LD is the identity */ \
-      else for (int k = 0; k < L; k++) v[k] = LD(x[i + k]); \
-      __typeof__(v CMP ln) mk = v CMP ln; \
-      ln = (vec)(((__typeof__(mk))v & mk) | ((__typeof__(mk))ln & ~mk)); \
-      nm |= v != v; \
+    vec ln[EXT_ACC]; \
+    for (int u = 0; u < EXT_ACC; u++) \
+      for (int k = 0; k < L; k++) ln[u][k] = bm; \
+    __typeof__(ln[0] != ln[0]) nm[EXT_ACC]; \
+    for (int u = 0; u < EXT_ACC; u++) nm[u] = ln[0] != ln[0]; \
+    for (; i + EXT_ACC * L <= m; i += EXT_ACC * L) \
+      for (int u = 0; u < EXT_ACC; u++) { EXT_STEP(S, C, LD, CMP, x + i + u * L, ln[u], nm[u]) } \
+    for (; i + L <= m; i += L) { EXT_STEP(S, C, LD, CMP, x + i, ln[0], nm[0]) } \
+    for (int u = 1; u < EXT_ACC; u++) { \
+      nm[0] |= nm[u]; \
+      __typeof__(ln[u] CMP ln[0]) mk = ln[u] CMP ln[0]; \
+      ln[0] = (vec)(((__typeof__(mk))ln[u] & mk) | ((__typeof__(mk))ln[0] & ~mk)); \
     } \
     int any = 0; \
-    for (int k = 0; k < L; k++) any |= nm[k] != 0; \
+    for (int k = 0; k < L; k++) any |= nm[0][k] != 0; \
     for (; i < m; i++) { C v = LD(x[i]); any |= v != v; bm = v CMP bm ? v : bm; } \
-    for (int k = 0; k < L; k++) bm = ln[k] CMP bm ? ln[k] : bm; \
+    for (int k = 0; k < L; k++) bm = ln[0][k] CMP bm ? ln[0][k] : bm; \
     *nan = any; \
     return bm; \
   }
 TC_FOR_NUM(K_EXTBLK, _)
 #define K_EXT1K(E, n_, S, C, CLS, B, LD, ST, ...) \
-  static int64_t ext1k_##E(const S *x, int64_t n, bool want_max) { \
+  CPU_CLONES static int64_t ext1k_##E(const S *x, int64_t n, bool want_max) { \
     C best = LD(x[0]); \
     int64_t bb = 0;   /* the first block holding best */ \
     if (best != best) return 0; \
@@ -259,8 +270,23 @@ TC_FOR_NUM(K_EXTBLK, _)
         for (int64_t j = 0;; j++) { C v = LD(x[i0 + j]); if (v != v) return i0 + j; } \
       if (want_max ? bm > best : bm < best) { best = bm; bb = i0; } \
     } \
-    /* searched once, at the end (rising data beats the best in every block) */ \
-    for (int64_t j = bb; j < n; j++) if (LD(x[j]) == best) return j; \
+    /* searched once, at the end (rising data beats the best in every block), \
+     * a vector at a time up to the one that holds it */ \
+    typedef C vec __attribute__((vector_size(64))); \
+    enum { L = 64 / sizeof(C) }; \
+    vec bv; \
+    for (int k = 0; k < L; k++) bv[k] = best; \
+    int64_t j = bb; \
+    for (; j + L <= n; j += L) { \
+      vec v; \
+      if (sizeof(S) == sizeof(C)) memcpy(&v, x + j, sizeof v); \
+      else for (int k = 0; k < L; k++) v[k] = LD(x[j + k]); \
+      __typeof__(v == bv) eq = v == bv; \
+      int hit = 0; \
+      for (int k = 0; k < L; k++) hit |= eq[k] != 0; \
+      if (hit) break; \
+    } \
+    for (; j < n; j++) if (LD(x[j]) == best) return j; \
     return bb; \
   }
 TC_FOR_NUM(K_EXT1K, _)
