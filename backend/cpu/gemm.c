@@ -411,10 +411,12 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * (32 MiB L3), medians of 24 interleaved runs of dot of two 10^6 f64
  * vectors: 2 KiB ahead 85.5 us, 4 KiB 87.4, 8 KiB 92.1; the 3000 x 3000
  * matrix times a vector (from memory), of 12: 2 KiB 767 us, 4 KiB 634,
- * 8 KiB 494, 16 KiB 458. The AVX-512 kernels do not prefetch operands
- * that fit in the L3: there, on the same machine, that dot took 83 us
- * without and 99 with, and a 2000 x 2000 f32 matrix times a vector 118
- * against 130 (24 and 12 interleaved runs). */
+ * 8 KiB 494, 16 KiB 458. The AVX-512 kernels prefetch only a matrix
+ * larger than the L3: on the same machine, that dot took 83 us without
+ * and 99 with, a 2000 x 2000 f32 matrix times a vector 118 against 130,
+ * and dot of two 10^7 f64 vectors (from memory) 4000 against 4139 (24, 12
+ * and 48 interleaved runs); the 3000 x 3000 matrix times a vector needs
+ * it (422 us with, 642 without). */
 #define PF_NEAR 4096
 #define PF_FAR 16384
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
@@ -787,10 +789,11 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   /* under 2^15 multiply-adds, handing work to the pool costs more than it saves */
   bool small = !__builtin_mul_overflow(total, p0.K, &macs) && macs < ((int64_t)1 << 15);
   int64_t es = w ? 8 : 4, streamed;   /* the rows form reads each output's row and the vector */
-  int pf = 0, dist;
+  int pf = 0, which = p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B;   /* a vector read again for each output stays in L1 */
   if (!cols && !__builtin_mul_overflow(p0.K * es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
-      streamed <= llc_bytes() / 2 && (dist = streamed > l3_bytes() ? PF_FAR : isa == CPU_ISA_AVX512 ? 0 : PF_NEAR))
-    pf = dist | (p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B);   /* a vector read again for each output stays in L1 */
+      streamed <= llc_bytes() / 2)
+    pf = isa != CPU_ISA_AVX512 ? which | (streamed > l3_bytes() ? PF_FAR : PF_NEAR)
+         : which != (PF_A | PF_B) && streamed > l3_bytes() ? which | PF_FAR : 0;
   /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
   int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
                       : rows_apply(&p0) && (pf & ~3) != PF_FAR ? ROWS_SPAN : 1;
