@@ -437,9 +437,8 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
   }
 /* The contiguous loop of lanes_*: whole rounds of DOT_LANES terms from k
  * on, added into acc[], k advanced past them. LANES_C is plain C, which
- * the compiler vectorises for the function's target; LANES_X512_* keep the
- * 32 sums in AVX-512 registers (GCC left them in memory, a store and a
- * load on each multiply-add's chain) and do the same fused multiply-adds. */
+ * the compiler vectorises for the function's target; LANES_X512_* below
+ * do the same fused multiply-adds in AVX-512 registers. */
 #define LANES_C(T, MADD, a, b, n, pf, acc, k) \
   if (pf) \
     for (; k + DOT_LANES <= n; k += DOT_LANES) { \
@@ -791,9 +790,11 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   int64_t es = w ? 8 : 4, streamed;   /* the rows form reads each output's row and the vector */
   int pf = 0, which = p0.M > 1 ? PF_A : p0.N > 1 ? PF_B : PF_A | PF_B;   /* a vector read again for each output stays in L1 */
   if (!cols && !__builtin_mul_overflow(p0.K * es, nout + 1, &streamed) && streamed >= DOT_PF_MIN &&
-      streamed <= llc_bytes() / 2)
-    pf = isa != CPU_ISA_AVX512 ? which | (streamed > l3_bytes() ? PF_FAR : PF_NEAR)
-         : which != (PF_A | PF_B) && streamed > l3_bytes() ? which | PF_FAR : 0;
+      streamed <= llc_bytes() / 2) {
+    bool far = streamed > l3_bytes();
+    if (isa != CPU_ISA_AVX512) pf = which | (far ? PF_FAR : PF_NEAR);
+    else if (far && which != (PF_A | PF_B)) pf = which | PF_FAR;   /* AVX-512: only a matrix from memory */
+  }
   /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
   int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
                       : rows_apply(&p0) && (pf & ~3) != PF_FAR ? ROWS_SPAN : 1;

@@ -219,13 +219,21 @@ TC_FOR_NUM(K_COLEXT, _)
  * types, blended through the compare's mask (a loop the compiler would not
  * vectorise with ?: on floats) */
 #define EXT_ACC 4   /* vectors of lanes, each its own compare-and-blend chain */
+/* the vector v of L elements at p, in C */
+#define EXT_LOAD(S, C, LD, p, v) \
+  if (sizeof(S) == sizeof(C)) memcpy(&v, p, sizeof v);   /* LD is the identity */ \
+  else for (int k = 0; k < L; k++) v[k] = LD((p)[k]);
+/* ln's lanes replaced by v's where v CMP ln */
+#define EXT_BLEND(CMP, v, ln) \
+  do { \
+    __typeof__(v CMP ln) mk = v CMP ln; \
+    ln = (vec)(((__typeof__(mk))v & mk) | ((__typeof__(mk))ln & ~mk)); \
+  } while (0)
 /* one vector of elements at p into the lanes ln, and their NaNs into nm */
 #define EXT_STEP(S, C, LD, CMP, p, ln, nm) \
   vec v; \
-  if (sizeof(S) == sizeof(C)) memcpy(&v, p, sizeof v);   /* LD is the identity */ \
-  else for (int k = 0; k < L; k++) v[k] = LD((p)[k]); \
-  __typeof__(v CMP ln) mk = v CMP ln; \
-  ln = (vec)(((__typeof__(mk))v & mk) | ((__typeof__(mk))ln & ~mk)); \
+  EXT_LOAD(S, C, LD, p, v) \
+  EXT_BLEND(CMP, v, ln); \
   nm |= v != v;
 #define K_EXTBLK(E, n_, S, C, CLS, B, LD, ST, ...) \
   BLK_EXT(E, S, C, LD, max, >) \
@@ -246,8 +254,7 @@ TC_FOR_NUM(K_COLEXT, _)
     for (; i + L <= m; i += L) { EXT_STEP(S, C, LD, CMP, x + i, ln[0], nm[0]) } \
     for (int u = 1; u < EXT_ACC; u++) { \
       nm[0] |= nm[u]; \
-      __typeof__(ln[u] CMP ln[0]) mk = ln[u] CMP ln[0]; \
-      ln[0] = (vec)(((__typeof__(mk))ln[u] & mk) | ((__typeof__(mk))ln[0] & ~mk)); \
+      EXT_BLEND(CMP, ln[u], ln[0]); \
     } \
     int any = 0; \
     for (int k = 0; k < L; k++) any |= nm[0][k] != 0; \
@@ -279,8 +286,7 @@ TC_FOR_NUM(K_EXTBLK, _)
     int64_t j = bb; \
     for (; j + L <= n; j += L) { \
       vec v; \
-      if (sizeof(S) == sizeof(C)) memcpy(&v, x + j, sizeof v); \
-      else for (int k = 0; k < L; k++) v[k] = LD(x[j + k]); \
+      EXT_LOAD(S, C, LD, x + j, v) \
       __typeof__(v == bv) eq = v == bv; \
       int hit = 0; \
       for (int k = 0; k < L; k++) hit |= eq[k] != 0; \
