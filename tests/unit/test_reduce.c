@@ -740,6 +740,64 @@ Test(reduce, logsumexp_accuracy_on_long_runs) {
   free(x);
 }
 
+/* One run of 70013 (blocks of 256, chunks of 4096, one partial of each)
+ * per float dtype, with NaN, +inf and -inf placed across blocks: the result
+ * is the reference's, and its bits are the same at 1, 2 and 3 threads,
+ * as a row of a [2, n] tensor and as a strided column of an [n, 2] one. */
+Test(reduce, logsumexp_blocks_threads_and_layouts_agree) {
+  const int64_t n = 70013;
+  double *x = malloc(sizeof(double) * (size_t)n), *x2 = malloc(sizeof(double) * 2 * (size_t)n);
+  static const char *const cases[] = {"random", "NaN late", "+inf", "+inf and NaN", "-inf but the last", "-inf block"};
+  tc_axes all = {.all = true}, ax0 = {.n = 1, .axis = {0}}, ax1 = {.n = 1, .axis = {1}};
+  for (int dt = 0; dt < TT_NDT; dt++) {
+    if (!tt_is_flt((tc_dtype)dt) || !tc_op_supported(TC_OP_LOGSUMEXP, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
+    for (int c = 0; c < 6; c++) {
+      uint64_t st = 5 + (uint64_t)c;
+      for (int64_t k = 0; k < n; k++) x[k] = tt_round((double)((int64_t)(tt_rand(&st) % 10001) - 5000) / 100, (tc_dtype)dt);
+      if (c == 1 || c == 3) x[n - 7] = NAN;
+      if (c == 2 || c == 3) x[300] = INFINITY;
+      if (c == 4) for (int64_t k = 0; k < n - 1; k++) x[k] = -INFINITY;
+      if (c == 5) for (int64_t k = 4000; k < 9000; k++) x[k] = -INFINITY;
+      rres want = ref_logsumexp((tc_dtype)dt, n, NULL, x);
+      double got[5];
+      for (int v = 0; v < 5; v++) {
+        tc_err err = tt_err();
+        tc_tensor *t, *r;
+        if (v < 3) {
+          tc_set_threads(v + 1);
+          t = tt_tensor((tc_dtype)dt, 1, &n, NULL, x);
+          r = tc_reduce(TC_OP_LOGSUMEXP, t, &all, false, &err);
+          tc_set_threads(0);
+        } else {
+          for (int64_t k = 0; k < n; k++) {
+            x2[v == 3 ? k : 2 * k] = x[k];
+            x2[v == 3 ? n + k : 2 * k + 1] = 0;
+          }
+          int64_t sh[2] = {v == 3 ? 2 : n, v == 3 ? n : 2};
+          t = tt_tensor((tc_dtype)dt, 2, sh, NULL, x2);
+          r = tc_reduce(TC_OP_LOGSUMEXP, t, v == 3 ? &ax1 : &ax0, false, &err);
+        }
+        cr_assert_not_null(r, "%s", err.msg);
+        double f[2];
+        tt_read(r, NULL, f);
+        got[v] = f[0];
+        tc_tensor_free(t);
+        tc_tensor_free(r);
+      }
+      char what[96];
+      snprintf(what, sizeof what, "logsumexp(%s) %s", tt_name((tc_dtype)dt), cases[c]);
+      bool ok = isnan(want.f) ? isnan(got[0]) : isinf(want.f) ? got[0] == want.f : fabs(got[0] - want.f) <= want.tol;
+      TT_CHECK(ok, "%s: %.17g, expected %.17g", what, got[0], want.f);
+      for (int v = 1; v < 5; v++)
+        TT_CHECK(memcmp(&got[v], &got[0], sizeof got[0]) == 0 || (isnan(got[v]) && isnan(got[0])),
+                 "%s: way %d gave %.17g, the one-thread run %.17g", what, v, got[v], got[0]);
+    }
+  }
+  free(x);
+  free(x2);
+  TT_DONE();
+}
+
 Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
   tc_err err = tt_err();
   const double v[6] = {0.0, -0.0, NAN, INFINITY, 1e-300, 0.0};
