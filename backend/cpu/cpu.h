@@ -131,6 +131,9 @@ bool cpu_has_fma(void);
  * f32 or f64 at the current level, or NULL: out[i] = f(a[i * sa]). */
 typedef void (*cpu_vmath_fn)(int64_t len, char *out, const char *a, int64_t sa);
 cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt);
+/* The same for the binary ones (pow of f32 and f64), or NULL. */
+typedef void (*cpu_vmath_bin_fn)(int64_t len, char *out, const char *a, int64_t sa, const char *b, int64_t sb);
+cpu_vmath_bin_fn cpu_vmath_bin_kernel(tc_op op, tc_dtype dt);
 /* The SLEEF variant cpu_vmath_kernel uses now ("sleef-avx512f", ...). */
 const char *cpu_vmath_path_name(void);
 int cpu_interrupted(tc_err *err);

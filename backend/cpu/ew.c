@@ -148,6 +148,8 @@ static ew_any_fn ew_kernel(tc_op op, tc_dtype dt) {
     DIVBY_TYPES(DIVBY_CASE)
 #undef DIVBY_CASE
   }
+  cpu_vmath_bin_fn v2 = k ? cpu_vmath_bin_kernel(op, dt) : NULL;
+  if (v2) return (ew_any_fn)v2;
   cpu_vmath_fn v = k ? cpu_vmath_kernel(op, dt) : NULL;
   return v ? (ew_any_fn)v : k;
 }

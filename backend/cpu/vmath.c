@@ -12,8 +12,8 @@
  * the few elements out there are redone in wider precision, the
  * same way on every path. rsqrt is 1/sqrt with one Newton step computed
  * exactly with FMA (f64), or 1/sqrt in f64 rounded once to f32. The
- * unvectorised functions (pow, atan2, hypot and the rest) stay in
- * backend/ew.def. */
+ * unvectorised functions (atan2, hypot and the rest) stay in
+ * backend/ew.def; pow has its own kernel below. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -272,6 +272,85 @@ SIGMOID_PATH(TGT_FMA, fma)
 #endif
 SIGMOID_PATH(TGT_BASE, base)
 
+/* pow: SLEEF's u10 pow of two blocks (a strided or broadcast operand is
+ * gathered first; a tail goes through the same vector function with its
+ * unused lanes 1 ** 1). SLEEF's pow overflows early (f64 results above
+ * 1.797690e308, f32's largest finite): an infinite result of finite
+ * operands is redone by the C library's f64 pow (rounded once for f32).
+ * Three exponents take the correctly rounded value
+ * instead, element by element, whatever the operands' layout: 2 is x * x
+ * (as backend/ew.def has it), -1 is 1 / x, 0.5 is sqrt(x) (+0 for -0, +inf
+ * for -inf, as pow has them). A broadcast exponent of one of those skips
+ * SLEEF altogether. */
+#define VM_SQRT(T, x) (sizeof(T) == 4 ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
+#define VM_POW_HALF(T, x) ((x) == -(T)INFINITY ? (T)INFINITY : VM_SQRT(T, x) + 0)
+#define VM_POW_EXACT(T, x, y, r) ((y) == 2 ? (x) * (x) : (y) == -1 ? 1 / (x) : (y) == (T)0.5 ? VM_POW_HALF(T, x) : (r))
+#define VM_POW_KERNEL(NAME, TGT, T, W, VT, CALL) \
+  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
+    T ga[VM_BLOCK], gb[VM_BLOCK]; \
+    if (sb == 0) { \
+      T y = b[0]; \
+      if (y == 2) { for (int64_t i = 0; i < len; i++) o[i] = a[i * sa] * a[i * sa]; return; } \
+      if (y == -1) { for (int64_t i = 0; i < len; i++) o[i] = 1 / a[i * sa]; return; } \
+      if (y == (T)0.5) { for (int64_t i = 0; i < len; i++) o[i] = VM_POW_HALF(T, a[i * sa]); return; } \
+      for (int k = 0; k < VM_BLOCK; k++) gb[k] = y; \
+    } \
+    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
+      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK, j = 0; \
+      const T *pa = a + i0 * sa, *pb = sb == 0 ? gb : b + i0 * sb; \
+      if (sa != 1) { for (int64_t k = 0; k < n; k++) ga[k] = a[(i0 + k) * sa]; pa = ga; } \
+      if (sb > 1 || sb < 0) { for (int64_t k = 0; k < n; k++) gb[k] = b[(i0 + k) * sb]; pb = gb; } \
+      VT va, vb, r; \
+      for (; j + W <= n; j += W) { \
+        VM_PREFETCH(pa + j, o + i0 + j); \
+        memcpy(&va, pa + j, sizeof va); \
+        memcpy(&vb, pb + j, sizeof vb); \
+        r = CALL(va, vb); \
+        memcpy(o + i0 + j, &r, sizeof r); \
+      } \
+      if (j < n) { \
+        T ta[W], tb[W]; \
+        for (int l = 0; l < W; l++) ta[l] = tb[l] = 1; \
+        memcpy(ta, pa + j, sizeof(T) * (size_t)(n - j)); \
+        memcpy(tb, pb + j, sizeof(T) * (size_t)(n - j)); \
+        memcpy(&va, ta, sizeof va); \
+        memcpy(&vb, tb, sizeof vb); \
+        r = CALL(va, vb); \
+        memcpy(ta, &r, sizeof r); \
+        memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
+      } \
+      T *q = o + i0; \
+      int hit = 0, big = 0; \
+      for (int64_t k = 0; sb != 0 && k < n; k++) hit |= (pb[k] == 2) | (pb[k] == -1) | (pb[k] == (T)0.5); \
+      for (int64_t k = 0; k < n; k++) big |= (q[k] == (T)INFINITY) | (q[k] == -(T)INFINITY); \
+      for (int64_t k = 0; big && k < n; k++) \
+        if ((q[k] == (T)INFINITY || q[k] == -(T)INFINITY) && pa[k] - pa[k] == 0 && pb[k] - pb[k] == 0) \
+          q[k] = (T)pow((double)pa[k], (double)pb[k]); \
+      for (int64_t k = 0; hit && k < n; k++) q[k] = VM_POW_EXACT(T, pa[k], pb[k], q[k]); \
+      for (int64_t k = 0; k < n; k++) q[k] = q[k] != q[k] ? (T)NAN : q[k]; \
+    } \
+  }
+#if VM_X86
+TGT_512 __m512d Sleef_powd8_u10avx512f(__m512d, __m512d);
+TGT_512 __m512 Sleef_powf16_u10avx512f(__m512, __m512);
+TGT_256 __m256d Sleef_powd4_u10avx2(__m256d, __m256d);
+TGT_256 __m256 Sleef_powf8_u10avx2(__m256, __m256);
+double Sleef_powd1_u10purecfma(double, double);
+float Sleef_powf1_u10purecfma(float, float);
+VM_POW_KERNEL(pow_d_avx512, TGT_512, double, 8, __m512d, Sleef_powd8_u10avx512f)
+VM_POW_KERNEL(pow_f_avx512, TGT_512, float, 16, __m512, Sleef_powf16_u10avx512f)
+VM_POW_KERNEL(pow_d_avx2, TGT_256, double, 4, __m256d, Sleef_powd4_u10avx2)
+VM_POW_KERNEL(pow_f_avx2, TGT_256, float, 8, __m256, Sleef_powf8_u10avx2)
+VM_POW_KERNEL(pow_d_fma, TGT_FMA, double, 1, double, Sleef_powd1_u10purecfma)
+VM_POW_KERNEL(pow_f_fma, TGT_FMA, float, 1, float, Sleef_powf1_u10purecfma)
+#endif
+double Sleef_powd1_u10purec(double, double);
+float Sleef_powf1_u10purec(float, float);
+VM_POW_KERNEL(pow_d_base, TGT_BASE, double, 1, double, Sleef_powd1_u10purec)
+VM_POW_KERNEL(pow_f_base, TGT_BASE, float, 1, float, Sleef_powf1_u10purec)
+
 /* ---- the table: [path][op][0 f32, 1 f64] ---- */
 typedef void (*vm_fn)(int64_t, char *, const char *, int64_t);
 enum { VM_BASE, VM_FMA, VM_AVX2, VM_AVX512, VM_PATHS };
@@ -288,6 +367,16 @@ static const vm_fn vm_table[VM_PATHS][TC_OP_COUNT][2] = {
   [VM_FMA] = {VM_ENTRIES(fma)},
   [VM_AVX2] = {VM_ENTRIES(avx2)},
   [VM_AVX512] = {VM_ENTRIES(avx512)},
+#endif
+};
+typedef void (*vm_fn2)(int64_t, char *, const char *, int64_t, const char *, int64_t);
+#define VM_POW_ENTRY(P) {pow_f_##P, pow_d_##P}
+static const vm_fn2 vm_pow_table[VM_PATHS][2] = {
+  [VM_BASE] = VM_POW_ENTRY(base),
+#if VM_X86
+  [VM_FMA] = VM_POW_ENTRY(fma),
+  [VM_AVX2] = VM_POW_ENTRY(avx2),
+  [VM_AVX512] = VM_POW_ENTRY(avx512),
 #endif
 };
 static const char *const vm_names[VM_PATHS] = {"sleef-purec", "sleef-purecfma", "sleef-avx2", "sleef-avx512f"};
@@ -336,6 +425,11 @@ cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt) {
   if (dt == TC_DT_F16 || dt == TC_DT_BF16) return vm_half_table[op][dt == TC_DT_BF16];
   if (dt != TC_DT_F32 && dt != TC_DT_F64) return NULL;
   return vm_table[vm_path()][op][dt == TC_DT_F64];
+}
+
+cpu_vmath_bin_fn cpu_vmath_bin_kernel(tc_op op, tc_dtype dt) {
+  if (op != TC_OP_POW || (dt != TC_DT_F32 && dt != TC_DT_F64)) return NULL;
+  return vm_pow_table[vm_path()][dt == TC_DT_F64];
 }
 
 const char *cpu_vmath_path_name(void) { return vm_names[vm_path()]; }

@@ -14,6 +14,9 @@ binade (subnormal spacing below the normal range). A result must be within
 1.0 ulp, and special values (NaN, inf, the sign of zero where the exact
 result is zero) must match exactly. The sample (default) is a few thousand
 inputs per function and dtype; --full is about 50 times as many.
+pow is checked on pairs: special values against each other (C99's table,
+taken from the C library), random bit patterns, and ranges where the
+result is finite.
 """
 import math
 import os
@@ -152,11 +155,17 @@ def ulp_error(dt, got, x, name):
         return None if math.isnan(got) or math.isinf(got) else math.inf
     if isinstance(ref, mpmath.mpc) or mpmath.isnan(ref):
         return None if math.isnan(got) else math.inf
+    return ref_error(dt, got, ref, math.copysign(1, x) if name in ODD else 1.0)
+
+
+def ref_error(dt, got, ref, zero_sign):
+    """The error of got in ulps against the exact value ref (an mpf, inf
+    or 0), None when right exactly; an exact zero must have zero_sign."""
+    _, p, emin, emax = DT[dt]
     if mpmath.isinf(ref):
         return None if got == float(ref) else math.inf
     if ref == 0:
-        sign = math.copysign(1, x) if name in ODD else 1.0
-        return None if got == 0 and math.copysign(1, got) == sign else math.inf
+        return None if got == 0 and math.copysign(1, got) == zero_sign else math.inf
     if math.isnan(got):
         return math.inf
     e = int(mpmath.floor(mpmath.log(abs(ref), 2)))
@@ -177,6 +186,60 @@ def ulp_error(dt, got, x, name):
     return float(abs(mpmath.mpf(got) - ref) / ulp)
 
 
+# pow(x, y): pairs of special values, random bit patterns, and ranges where
+# the result is finite; the reference is mpmath's x ** y for finite nonzero
+# x (NaN for x < 0 and y not an integer), and C99's table (the C library's
+# pow, through ctypes) for zeros, infinities and NaN.
+def pow_inputs(dt, rng):
+    sp = [to_dt(dt, v) for v in [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0,
+                                 -3.0, 0.25, 1e-3, 10.0, -10.0, 1e10, 1e-10, 1.5, -1.5, 1e300, 1e-300, 1e-310]]
+    pairs = [(x, y) for x in sp for y in sp]
+    nbits = 32 if dt == "f32" else 64
+    n = RANDOM_BITS // 2
+    for _ in range(n):
+        x, y = from_bits(dt, rng.getrandbits(nbits - 1)), from_bits(dt, rng.getrandbits(nbits))
+        if math.isfinite(x) and math.isfinite(y):
+            pairs.append((x, y))
+    big = 38 if dt == "f32" else 300
+    for _ in range(n):
+        x = to_dt(dt, 10 ** rng.uniform(-big / 4, big / 4))
+        pairs.append((x, to_dt(dt, rng.uniform(-big, big) / max(abs(math.log10(x)), 1))))
+        pairs.append((to_dt(dt, rng.uniform(0, 10)), to_dt(dt, rng.uniform(-40, 40))))
+        pairs.append((to_dt(dt, 1 + rng.uniform(-1e-3, 1e-3)), to_dt(dt, rng.uniform(-1e5, 1e5))))
+        pairs.append((to_dt(dt, -rng.uniform(0.1, 100)), float(rng.randint(-60, 60))))
+    # results in the top binade and below the normal range
+    _, p, emin, emax = DT[dt]
+    top = (2 - 2.0 ** (1 - p)) * 2.0 ** emax
+    pairs += [(top, 1.0), (-top, 1.0), (top, to_dt(dt, 0.9999999)), (2.0 ** emin, 1.0), (2.0 ** (emin - p + 1), 1.0)]
+    for _ in range(n // 4):
+        y = to_dt(dt, rng.uniform(1, 60))
+        pairs.append((to_dt(dt, math.exp((math.log(top) - rng.uniform(0, 1e-4)) / y)), y))
+        pairs.append((to_dt(dt, math.exp((emin - rng.uniform(0, p)) * math.log(2) / y)), y))
+    return pairs
+
+
+def c_pow():
+    import ctypes
+    import ctypes.util
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.pow.restype = ctypes.c_double
+    libm.pow.argtypes = [ctypes.c_double, ctypes.c_double]
+    return libm.pow
+
+
+def pow_error(dt, got, x, y, cpow):
+    if not (math.isfinite(x) and math.isfinite(y)) or x == 0 or math.isnan(x) or math.isnan(y):
+        want = cpow(x, y)   # the C99 table: exact in both dtypes
+        if math.isnan(want):
+            return None if math.isnan(got) else math.inf
+        return None if got == want and math.copysign(1, got) == math.copysign(1, want) else math.inf
+    if x < 0 and y != math.floor(y):
+        return None if math.isnan(got) else math.inf
+    ref = mpmath.power(abs(mpmath.mpf(x)), mpmath.mpf(y))
+    neg = x < 0 and int(y) % 2 == 1
+    return ref_error(dt, got, -ref if neg else ref, -1.0 if neg else 1.0)
+
+
 def main():
     rng = random.Random(SEED)
     tmp = tempfile.mkdtemp(prefix="tcalc-ulp-")
@@ -189,11 +252,19 @@ def main():
             xp = os.path.join(tmp, "x_%s_%s.npy" % (name, dt))
             write_npy(xp, dt, xs)
             script.append('save("%s", %s(load("%s")))' % (os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), name, xp))
+    for dt in DT:
+        pairs = pow_inputs(dt, rng)
+        cases[("pow", dt)] = pairs
+        xp, yp = [os.path.join(tmp, "%s_pow_%s.npy" % (v, dt)) for v in "ab"]
+        write_npy(xp, dt, [a for a, _ in pairs])
+        write_npy(yp, dt, [b for _, b in pairs])
+        script.append('save("%s", pow(load("%s"), load("%s")))' % (os.path.join(tmp, "y_pow_%s.npy" % dt), xp, yp))
     p = subprocess.run([TCALC], input="\n".join(script) + "\n", capture_output=True, text=True)
     if p.returncode != 0 or p.stderr.strip():
         sys.exit("ulp: tcalc failed: %s %s" % (p.stdout[-400:], p.stderr[-400:]))
     worst_all = 0.0
     bad = []
+    cpow = c_pow()
     print("%-7s %-4s %8s %10s  %s" % ("func", "type", "inputs", "max ulp", "worst input"))
     for (name, dt), xs in cases.items():
         ys = read_npy(os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), dt)
@@ -201,7 +272,7 @@ def main():
             sys.exit("ulp: %s %s: %d results for %d inputs" % (name, dt, len(ys), len(xs)))
         worst, wx, wy = 0.0, None, None
         for x, y in zip(xs, ys):
-            err = ulp_error(dt, y, x, name)
+            err = pow_error(dt, y, x[0], x[1], cpow) if name == "pow" else ulp_error(dt, y, x, name)
             if err is not None and err > worst:
                 worst, wx, wy = err, x, y
         worst_all = max(worst_all, worst)

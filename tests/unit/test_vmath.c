@@ -92,6 +92,63 @@ Test(vmath, every_path_gives_the_same_bits) {
   free(got);
 }
 
+/* pow: every path gives the same bits for random and special pairs
+ * (strided, contiguous, a broadcast exponent, every tail length), and the
+ * exponents 2, -1 and 0.5 give x * x, 1 / x and sqrt(x) (+0 for -0, +inf
+ * for -inf) whether the exponent is broadcast or an element. */
+static double pow_exact(double x, double y, bool f32) {
+  double r = y == 2 ? x * x : y == -1 ? 1 / x : x == -INFINITY ? INFINITY : sqrt(x) + 0;
+  return f32 ? (double)(float)r : r;
+}
+
+Test(vmath, pow_paths_agree_and_exact_exponents) {
+  int lv[CPU_ISA_COUNT], nl = levels(lv);
+  enum { N = 1031, S = 3 };
+  static const double ys[] = {2, -1, 0.5, 3.3};
+  char *a = malloc((size_t)N * S * 8), *b = malloc((size_t)N * S * 8), *ref = malloc((size_t)N * 8),
+       *got = malloc((size_t)N * 8);
+  cr_assert(a && b && ref && got);
+  int bad = 0;
+  for (int d = 0; d < 2; d++) {
+    tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
+    size_t es = d ? 8 : 4;
+    fill(dt, a, (int64_t)N * S);
+    for (int yk = -1; yk < 4; yk++) {   /* -1: random exponents, with the three exact ones among them */
+      fill(dt, b, (int64_t)N * S);
+      for (int64_t i = 0; i < (int64_t)N * S; i++) {
+        double y = yk >= 0 ? ys[yk] : i % 7 < 3 ? ys[i % 7] : (double)(int64_t)(next() % 2001 - 1000) / 64;
+        if (yk >= 0 || i % 7 != 6) { if (d) ((double *)b)[i] = y; else ((float *)b)[i] = (float)y; }
+      }
+      for (int64_t stride = 1; stride <= S; stride += S - 1)
+        for (int64_t len = 1; len <= N; len = len < 40 ? len + 1 : len * 3 + 1)
+          for (int l = 0; l < nl; l++) {
+            cpu_matmul_isa(lv[l]);
+            cpu_vmath_bin_fn fn = cpu_vmath_bin_kernel(TC_OP_POW, dt);
+            cr_assert(fn);
+            char *o = l ? got : ref;
+            fn(len, o, a, stride, b, yk >= 0 && stride == S ? 0 : stride);
+            for (int64_t i = 0; i < len; i++) {
+              double x = d ? ((double *)a)[i * stride] : ((float *)a)[i * stride];
+              double y = d ? ((double *)b)[i * stride] : ((float *)b)[i * stride];
+              double r = d ? ((double *)o)[i] : ((float *)o)[i];
+              if ((y == 2 || y == -1 || y == 0.5) && memcmp(&r, &(double){pow_exact(x, y, !d)}, 8) != 0 &&
+                  !(isnan(r) && isnan(pow_exact(x, y, !d))) && ++bad <= 50)
+                cr_log_error("pow %s(%a, %g) = %a, expected %a", tt_name(dt), x, y, r, pow_exact(x, y, !d));
+              if (l && memcmp(got + i * (int64_t)es, ref + i * (int64_t)es, es) != 0 && ++bad <= 50)
+                cr_log_error("pow %s(%a, %a): level %d and level %d differ (len %lld stride %lld)", tt_name(dt), x, y,
+                             lv[0], lv[l], (long long)len, (long long)stride);
+            }
+          }
+    }
+  }
+  cpu_matmul_isa(99);
+  cr_assert_eq(bad, 0, "%d pow results wrong or differing between paths", bad);
+  free(a);
+  free(b);
+  free(ref);
+  free(got);
+}
+
 Test(vmath, thread_count_does_not_change_bits) {
   tc_err err;
   tc_err_clear(&err);
