@@ -289,8 +289,16 @@ static tc_tensor *norm_fail(tc_err *err, const char *msg) {
   return NULL;
 }
 
-/* sqrt of the sum of squares over nax axes ax (all of them for nax < 0). */
+/* sqrt of the sum of squares over nax axes ax (all of them for nax < 0).
+ * Over every axis it is sqrt(v @ v) of x flattened, as NumPy's norm: the
+ * dot product's fixed lane order (same bits at any thread count), read once
+ * (x * x then a sum took 33 us for 10^5 f64, NumPy 10). */
 static tc_tensor *norm_l2(tc_tensor *xf, int nax, const int64_t *ax, tc_err *err) {
+  if ((nax < 0 || nax == xf->ndim) && xf->ndim > 0 && tc_op_supported(TC_OP_MATMUL, xf->dtype, tc_get_engine())) {
+    tc_tensor *v = tc_flatten(xf, err), *d = v ? tc_matmul(v, v, err) : NULL;
+    tc_tensor_free(v);
+    return unary_own(TC_OP_SQRT, d, err);
+  }
   tc_tensor *sq = tc_binary(TC_OP_MUL, xf, xf, err);   /* x * x is |x| * |x|, bit for bit */
   return unary_own(TC_OP_SQRT, reduce_own(TC_OP_REDUCE_SUM, sq, nax < 0 ? -1 : nax, ax, err), err);
 }
