@@ -53,6 +53,14 @@
 #define K_PAIRWISE_D(E, n_, S, ...) K_PAIRWISE_GEN(d_##E, S, double, TC_TO_F64)
 TC_FOR_FLT(K_PAIRWISE, _)
 TC_FOR_INTB(K_PAIRWISE_D, _)
+/* nansum of floats sums pairwise the same way with each NaN read as 0, as
+ * NumPy's (the generic fold's compensated step, one element at a time,
+ * took 157 us for 10^5 f64, NumPy 83) */
+#define K_PAIRWISE_NZ(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static inline C nzld_##E(S v) { C c = LD(v); return c != c ? 0 : c + 0; } /* -0 as +0, as NumPy */ \
+  K_PAIRWISE_GEN(nz_##E, S, C, nzld_##E) \
+  static void nansum_##E(const char *x, int64_t n, int64_t s, char *o) { *PTR(S, o) = ST(pairwise_nz_##E(CPTR(S, x), n, s)); }
+TC_FOR_FLT(K_PAIRWISE_NZ, _)
 
 /* Wrapping integer sum; the unit-stride loop vectorises. */
 #define K_ISUM(E, n_, S, C, CLS, B, LD, ST, ...) \
@@ -458,16 +466,24 @@ typedef struct {
     *PTR(S, o) = (S)acc; \
   }
 TC_FOR_FLT(K_TREE_FLT, _)
+#define K_TREE_NZ(E, n_, S, C, CLS, B, LD, ST, ...) K_TREE_GEN(nz_##E, S, C, S, ST)
+TC_FOR_FLT(K_TREE_NZ, _)
 TC_FOR_INT(K_TREE_INT, _)
 TC_FOR_INTB(K_TREE_D, _)
 #define T_ENTRY(E, ...) [TC_DT_##E] = {tree_task_##E, tree_fin_##E},
 #define T_ENTRY_D(E, ...) [TC_DT_##E] = {tree_task_d_##E, tree_fin_d_##E},
 static const tree_fns tree_table[TC_DT_COUNT] = {TC_FOR_NUM(T_ENTRY, _)};
 static const tree_fns mean_d_table[TC_DT_COUNT] = {TC_FOR_INTB(T_ENTRY_D, _)};
+#define T_ENTRY_NZ(E, ...) [TC_DT_##E] = {tree_task_nz_##E, tree_fin_nz_##E},
+static const tree_fns nansum_table[TC_DT_COUNT] = {TC_FOR_FLT(T_ENTRY_NZ, _)};
+#define NANSUM_ENTRY(E, ...) [TC_DT_##E] = nansum_##E,
+static void (*const nansum_run[TC_DT_COUNT])(const char *, int64_t, int64_t, char *) = {TC_FOR_FLT(NANSUM_ENTRY, _)};
 
-/* The tree functions of a sum or mean of dtype dt (the mean of integers in f64). */
+/* The tree functions of a sum, mean or float nansum of dtype dt (the mean
+ * of integers in f64; an integer nansum is a sum). */
 static const tree_fns *tree_of(tc_op op, tc_dtype dt) {
-  return op == TC_OP_MEAN && tc_dtype_class(dt) != TC_CLASS_FLT ? &mean_d_table[dt] : &tree_table[dt];
+  bool flt = tc_dtype_class(dt) == TC_CLASS_FLT;
+  return op == TC_OP_MEAN && !flt ? &mean_d_table[dt] : op == TC_OP_NANSUM && flt ? &nansum_table[dt] : &tree_table[dt];
 }
 
 static int tree_sum(tc_call *c, const char *x, int64_t n, int64_t s, tc_err *err) {
@@ -608,7 +624,8 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   }
   int64_t nout = tc_numel(c->out);
   int rc;
-  if (nout == 1 && n >= CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN) &&
+  if (c->op == TC_OP_NANSUM && nansum_run[c->dtype]) fn = nansum_run[c->dtype];
+  if (nout == 1 && n >= CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN || c->op == TC_OP_NANSUM) &&
       tree_of(c->op, c->dtype)->task) {
     rc = tree_sum(c, tc_tensor_data(x), n, rstride, err);
     tc_tensor_free(tmp);

@@ -798,6 +798,53 @@ Test(reduce, logsumexp_blocks_threads_and_layouts_agree) {
   TT_DONE();
 }
 
+/* nansum of floats is reduce_sum with each NaN read as 0, bit for bit: one
+ * long run (the parallel tree) at 1, 2 and 3 threads, and rows of a matrix;
+ * -0.0 counts as 0.0, so nansum([-0.0, NaN]) is +0.0 as in NumPy. */
+Test(reduce, nansum_is_the_pairwise_sum_with_nan_as_zero) {
+  const int64_t n = 70013, sh[2] = {7, 10002};
+  double *x = malloc(sizeof(double) * (size_t)n), *z = malloc(sizeof(double) * (size_t)n);
+  tc_axes all = {.all = true}, ax1 = {.n = 1, .axis = {1}};
+  for (int dt = 0; dt < TT_NDT; dt++) {
+    if (!tt_is_flt((tc_dtype)dt)) continue;
+    uint64_t st = 3;
+    for (int64_t k = 0; k < n; k++) {
+      x[k] = tt_round((double)((int64_t)(tt_rand(&st) % 20001) - 10000) / 7, (tc_dtype)dt);
+      if (k % 97 == 5) x[k] = NAN;
+      z[k] = isnan(x[k]) ? 0 : x[k];
+    }
+    for (int v = 0; v < 4; v++) {
+      tc_err err = tt_err();
+      if (v < 3) tc_set_threads(v + 1);
+      tc_tensor *tx = v < 3 ? tt_tensor((tc_dtype)dt, 1, &n, NULL, x) : tt_tensor((tc_dtype)dt, 2, sh, NULL, x);
+      tc_tensor *tz = v < 3 ? tt_tensor((tc_dtype)dt, 1, &n, NULL, z) : tt_tensor((tc_dtype)dt, 2, sh, NULL, z);
+      tc_tensor *a = tc_reduce(TC_OP_NANSUM, tx, v < 3 ? &all : &ax1, false, &err);
+      tc_tensor *b = tc_reduce(TC_OP_REDUCE_SUM, tz, v < 3 ? &all : &ax1, false, &err);
+      tc_set_threads(0);
+      cr_assert(a && b, "%s", err.msg);
+      double fa[8], fb[8];
+      int64_t m = tt_read(a, NULL, fa);
+      tt_read(b, NULL, fb);
+      for (int64_t k = 0; k < m; k++)
+        TT_CHECK(fa[k] == fb[k], "nansum(%s) way %d element %lld: %.17g, the sum with NaN as 0 %.17g",
+                 tt_name((tc_dtype)dt), v, (long long)k, fa[k], fb[k]);
+      TT_FREE(tx, tz, a, b);
+    }
+    const double mz[2] = {-0.0, NAN};
+    tc_tensor *t = tt_tensor((tc_dtype)dt, 1, (const int64_t[]){2}, NULL, mz);
+    tc_err err = tt_err();
+    tc_tensor *r = tc_reduce(TC_OP_NANSUM, t, &all, false, &err);
+    cr_assert_not_null(r, "%s", err.msg);
+    double f[1];
+    tt_read(r, NULL, f);
+    TT_CHECK(f[0] == 0 && !signbit(f[0]), "nansum(%s [-0.0, NaN]) = %g", tt_name((tc_dtype)dt), f[0]);
+    TT_FREE(t, r);
+  }
+  free(x);
+  free(z);
+  TT_DONE();
+}
+
 Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
   tc_err err = tt_err();
   const double v[6] = {0.0, -0.0, NAN, INFINITY, 1e-300, 0.0};
