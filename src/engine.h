@@ -44,6 +44,12 @@ typedef struct tc_call {
   double fstart, fstep, fstop;     /* RANGE, float dtypes */
   bool endpoint;                   /* RANGE */
   bool descending, right;          /* SORT: descending order; SEARCHSORTED: side right */
+  /* SORT, ARGSORT: when nkth > 0, the caller reads only positions kth[0..nkth)
+   * (ascending, distinct) of each row: each must hold what the stable sort
+   * puts there, the other positions some elements (positions) of the row.
+   * An engine may sort the rows whole instead. */
+  const int64_t *kth;
+  int64_t nkth;
   tc_dist dist;                    /* RANDOM */
   uint64_t seed;                   /* RANDOM */
   int64_t rlo;                     /* RANDOM INT: the low end */

@@ -143,8 +143,13 @@ tc_tensor *tc_diff(tc_tensor *x, int64_t n, int64_t axis, tc_err *err) {
 }
 
 /* ---- sorting ---- */
-/* x sorted (or argsorted) along axis a, moved last and contiguous. */
-static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, tc_err *err) {
+/* positions asked of a sort at most 1 / SELECT_FEW of a row's: selected */
+#define SELECT_FEW 16
+/* x sorted (or argsorted) along axis a, moved last and contiguous; with
+ * nkth > 0 only positions kth[0..nkth) (ascending, distinct) of each row
+ * are sure to hold the sorted values (an engine may select instead of
+ * sorting: src/engine.h). */
+static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, const int64_t *kth, int64_t nkth, tc_err *err) {
   pool p = {0};
   tc_tensor *m = keep(&p, tc_operand(x, x->dtype, err));
   tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
@@ -155,7 +160,7 @@ static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, tc_err *er
     return done(&p, NULL);
   }
   tc_call call = {.kind = TC_CALL_SORT, .op = op, .dtype = x->dtype, .nin = 1, .in = {c}, .out = out,
-                  .descending = desc};
+                  .descending = desc, .kth = kth, .nkth = nkth};
   if (tc_numel(out) && run_call(&call, op, err) != 0) return done(&p, NULL);
   return done(&p, out);
 }
@@ -163,7 +168,7 @@ static tc_tensor *sort_last(tc_op op, tc_tensor *x, int a, bool desc, tc_err *er
 tc_tensor *tc_sort(tc_op op, tc_tensor *x, int64_t axis, bool descending, tc_err *err) {
   int a;
   if (norm_axis(axis, x->ndim, op, &a, err) != 0) return NULL;
-  tc_tensor *s = sort_last(op, x, a, descending, err);
+  tc_tensor *s = sort_last(op, x, a, descending, NULL, 0, err);
   tc_tensor *r = s ? from_last(s, a, err) : NULL;
   tc_tensor_free(s);
   return r;
@@ -177,7 +182,11 @@ tc_tensor *tc_topk(tc_op op, tc_tensor *x, int64_t k, int64_t axis, tc_err *err)
     return NULL;
   }
   pool p = {0};
-  tc_tensor *s = keep(&p, sort_last(op == TC_OP_TOPK ? TC_OP_SORT : TC_OP_ARGSORT, x, a, true, err));
+  /* a few of many: positions 0..k-1 selected, not the whole row sorted */
+  int64_t *kth = k > 0 && k * SELECT_FEW <= x->shape[a] ? malloc(sizeof(int64_t) * (size_t)k) : NULL;
+  for (int64_t i = 0; kth && i < k; i++) kth[i] = i;
+  tc_tensor *s = keep(&p, sort_last(op == TC_OP_TOPK ? TC_OP_SORT : TC_OP_ARGSORT, x, a, true, kth, kth ? k : 0, err));
+  free(kth);
   tc_tensor *v = s ? keep(&p, narrow(s, s->ndim - 1, 0, k, err)) : NULL;
   return done(&p, v ? keep(&p, from_last(v, a, err)) : NULL);
 }
@@ -411,6 +420,11 @@ tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, boo
   return done(&p, v);
 }
 
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
 static int method_id(const char *m) {
   static const char *const names[] = {"linear", "lower", "higher", "nearest", "midpoint"};
   for (int i = 0; i < 5; i++)
@@ -506,7 +520,23 @@ static tc_tensor *quantiles_of_rows(pool *p, tc_op op, tc_tensor *x, tc_tensor *
                                     int meth, const double *qv, int64_t nq, tc_err *err) {
   bool median = op == TC_OP_MEDIAN;
   int nk = ka->nk;
-  tc_tensor *s = keep(p, sort_last(TC_OP_SORT, rs, nk, false, err));
+  /* the positions read: each quantile's (quantile_rows) and the last (NaN) */
+  int64_t n = ka->n, kb[64], *kth = 3 * nq + 1 <= 64 ? kb : malloc(sizeof(int64_t) * (size_t)(3 * nq + 1)), nkth = 0;
+  for (int64_t i = 0; kth && i < nq; i++) {
+    double v = qv[i] * (double)(n - 1);
+    int64_t lo = (int64_t)floor(v);
+    kth[nkth++] = median ? (n - 1) / 2 : lo;
+    kth[nkth++] = median ? n / 2 : lo + 1 < n ? lo + 1 : n - 1;
+    kth[nkth++] = median ? n / 2 : (int64_t)nearbyint(v);
+  }
+  if (kth) kth[nkth++] = n - 1;
+  if (kth) qsort(kth, (size_t)nkth, sizeof *kth, cmp_i64);
+  int64_t u = 0;
+  for (int64_t i = 0; i < nkth; i++)
+    if (u == 0 || kth[i] != kth[u - 1]) kth[u++] = kth[i];
+  nkth = u * SELECT_FEW <= n ? u : 0;
+  tc_tensor *s = keep(p, sort_last(TC_OP_SORT, rs, nk, false, kth, nkth, err));
+  if (kth != kb) free(kth);
   tc_tensor **pp = s ? calloc((size_t)(nq ? nq : 1), sizeof(tc_tensor *)) : NULL;
   if (!pp) {
     if (s) tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory");

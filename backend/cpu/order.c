@@ -484,6 +484,130 @@ static inline double back_flt_uint64_t(uint64_t k) {
     }                                                                                                    \
   }
 TC_FOR_ALL(K_SORT, _)
+
+/* ---- selection: a sort call with kth positions (src/engine.h) ----
+ * When the caller reads only some positions of each sorted row (quantiles,
+ * topk), the row's (order key, position) pairs are partitioned around
+ * those positions alone: quickselect in the pairs' order, which is the
+ * stable sort's (equal keys by position), so each asked position holds
+ * what the stable sort puts there; the other positions hold positions
+ * (argsort) or values (sort: the row as it was there) of the row. Median-of-three pivots; a range still
+ * unsettled after 2 log2(n) + 8 rounds is sorted whole (qsort). */
+#define PAIR_LESS(a, b) ((a).k < (b).k || ((a).k == (b).k && (a).i < (b).i))
+#define SEL_SMALL 16
+#define K_MSEL(KT)                                                                               \
+  static int pcmp_##KT(const void *a_, const void *b_) {                                         \
+    const pair_##KT *a = a_, *b = b_;                                                            \
+    return PAIR_LESS(*a, *b) ? -1 : PAIR_LESS(*b, *a) ? 1 : 0;                                   \
+  }                                                                                              \
+  static void psort_##KT(pair_##KT *a, int64_t n) {                                              \
+    if (n > SEL_SMALL) {                                                                         \
+      qsort(a, (size_t)n, sizeof *a, pcmp_##KT);                                                 \
+      return;                                                                                    \
+    }                                                                                            \
+    for (int64_t i = 1; i < n; i++) {                                                            \
+      pair_##KT e = a[i];                                                                        \
+      int64_t j = i;                                                                             \
+      for (; j > 0 && PAIR_LESS(e, a[j - 1]); j--) a[j] = a[j - 1];                              \
+      a[j] = e;                                                                                  \
+    }                                                                                            \
+  }                                                                                              \
+  /* a[lo, hi) settled at the positions ks[0, nk) (ascending, in range) */                       \
+  static void msel_##KT(pair_##KT *a, int64_t lo, int64_t hi, const int64_t *ks, int64_t nk, int depth) { \
+    pair_##KT t;                                                                                 \
+    for (int end = 0; end < 2 && nk > 0 && hi - lo > 1; end++) {   /* an end asked: one scan */  \
+      bool last = end == 0;                                                                      \
+      if (last ? ks[nk - 1] != hi - 1 : ks[0] != lo) continue;                                   \
+      int64_t b = last ? hi - 1 : lo;                                                            \
+      for (int64_t q = lo; q < hi; q++)                                                          \
+        if (last ? PAIR_LESS(a[b], a[q]) : PAIR_LESS(a[q], a[b])) b = q;                         \
+      int64_t d = last ? hi - 1 : lo;                                                            \
+      t = a[b]; a[b] = a[d]; a[d] = t;                                                           \
+      if (last) { hi--; nk--; } else { lo++; ks++; nk--; }                                       \
+    }                                                                                            \
+    while (nk > 0) {                                                                             \
+      if (hi - lo <= SEL_SMALL || depth-- <= 0) {                                                \
+        psort_##KT(a + lo, hi - lo);                                                             \
+        return;                                                                                  \
+      }                                                                                          \
+      int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 2;                                      \
+      if (PAIR_LESS(a[mid], a[lo])) { t = a[mid]; a[mid] = a[lo]; a[lo] = t; }                   \
+      if (PAIR_LESS(a[hi - 1], a[lo])) { t = a[hi - 1]; a[hi - 1] = a[lo]; a[lo] = t; }          \
+      if (PAIR_LESS(a[hi - 1], a[mid])) { t = a[hi - 1]; a[hi - 1] = a[mid]; a[mid] = t; }       \
+      pair_##KT pv = a[mid];                                                                     \
+      a[mid] = a[hi - 2];                                                                        \
+      a[hi - 2] = pv;                                                                            \
+      for (;;) {   /* a[lo] and a[hi - 1] stop the scans */                                      \
+        do i++; while (PAIR_LESS(a[i], pv));                                                     \
+        do j--; while (PAIR_LESS(pv, a[j]));                                                     \
+        if (i >= j) break;                                                                       \
+        t = a[i]; a[i] = a[j]; a[j] = t;                                                         \
+      }                                                                                          \
+      a[hi - 2] = a[i];                                                                          \
+      a[i] = pv;                                                                                 \
+      int64_t m = 0;                                                                             \
+      while (m < nk && ks[m] < i) m++;                                                           \
+      int64_t e = m < nk && ks[m] == i ? m + 1 : m;                                              \
+      msel_##KT(a, lo, i, ks, m, depth);                                                         \
+      lo = i + 1;                                                                                \
+      ks += e;                                                                                   \
+      nk -= e;                                                                                   \
+    }                                                                                            \
+  }
+K_MSEL(uint32_t)
+K_MSEL(uint64_t)
+#define K_SELECT(E, n_, S, C, CLS, B, LD, ST, ...)                                                         \
+  static void select_##E(const void *x_, int64_t n, bool desc, bool arg, const int64_t *ks, int64_t nk, \
+                         void *out, void *buf) {                                                          \
+    typedef KT_OF(B) KT;                                                                                 \
+    const S *x = x_;                                                                                     \
+    PAIR_T(B) *a = buf;                                                                                  \
+    KT flip = desc ? (KT)~(KT)0 : 0;                                                                     \
+    for (int64_t i = 0; i < n; i++) {                                                                    \
+      a[i].k = KEY_##CLS(KT, B, LD, x[i]) ^ flip;                                                        \
+      a[i].i = (uint32_t)i;                                                                              \
+    }                                                                                                    \
+    int depth = 8;                                                                                       \
+    for (int64_t m = n; m > 1; m >>= 1) depth += 2;                                                      \
+    PASTE(msel_, KT_OF(B))(a, 0, n, ks, nk, depth);                                                      \
+    if (arg) for (int64_t i = 0; i < n; i++) ((int64_t *)out)[i] = a[i].i;                               \
+    else {   /* the row as it is, then the asked positions */                                            \
+      memcpy(out, x, sizeof(S) * (size_t)n);                                                             \
+      for (int64_t q = 0; q < nk; q++) ((S *)out)[ks[q]] = x[a[ks[q]].i];                                \
+    }                                                                                                    \
+  }
+TC_FOR_ALL(K_SELECT, _)
+typedef void (*select_fn)(const void *, int64_t, bool, bool, const int64_t *, int64_t, void *, void *);
+#define SELECT_ENTRY(E, ...) [TC_DT_##E] = select_##E,
+static const select_fn select_table[TC_DT_COUNT] = {TC_FOR_ALL(SELECT_ENTRY, _)};
+
+/* Rows go across threads in tasks of consecutive rows, each worker with
+ * its own pairs buffer. */
+typedef struct { const tc_call *c; int64_t n, rows, per; size_t nb; char *buf; } select_job;
+
+static int select_task(void *ctx, int t, int w) {
+  const select_job *j = ctx;
+  const tc_call *c = j->c;
+  bool arg = c->op == TC_OP_ARGSORT;
+  size_t es = tc_dtype_size(c->dtype), os = arg ? 8 : es;
+  for (int64_t i = t * j->per; i < (t + 1) * j->per && i < j->rows && !tc_interrupt_flag; i++)
+    select_table[c->dtype](tc_tensor_data(c->in[0]) + (size_t)(i * j->n) * es, j->n, c->descending, arg, c->kth,
+                           c->nkth, tc_tensor_data(c->out) + (size_t)(i * j->n) * os, j->buf + (size_t)w * j->nb);
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+static int run_select(tc_call *c, int64_t n, tc_err *err) {
+  const tc_engine *e = &tc_cpu_engine;
+  int64_t rows = tc_numel(c->in[0]) / n, tasks = cpu_split(rows * n, CPU_PAR_MIN / 4);
+  tasks = tasks > rows ? rows : tasks < 1 ? 1 : tasks;
+  size_t nb = (size_t)n * (tc_dtype_size(c->dtype) > 4 ? sizeof(pair_uint64_t) : sizeof(pair_uint32_t));
+  size_t all = nb * (size_t)(tasks > 1 ? cpu_threads() : 1);
+  select_job j = {c, n, rows, (rows + tasks - 1) / tasks, nb, e->alloc(all)};
+  if (!j.buf) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "out of memory sorting %lld elements", (long long)n);
+  int rc = tasks > 1 ? cpu_parallel((int)((rows + j.per - 1) / j.per), select_task, &j) : select_task(&j, 0, 0);
+  e->release(j.buf, all);
+  return rc < 0 ? cpu_interrupted(err) : 0;
+}
 typedef struct {
   void (*build)(sort_row *, int64_t, int64_t, int);
   void (*finish)(const sort_row *, const void *, int64_t, int64_t);
@@ -512,6 +636,7 @@ static int run_sort(tc_call *c, tc_err *err) {
   }
   int64_t n = x->ndim ? x->shape[x->ndim - 1] : 1, total = tc_numel(x);
   if (total == 0 || n == 0) return 0;
+  if (c->nkth > 0) return run_select(c, n, err);
   const sort_fns *f = &sort_table[c->dtype];
   bool arg = c->op == TC_OP_ARGSORT;
   static const radix_ops *const ops[2][2] = {{&radixk_uint32_t_ops, &radixk_uint64_t_ops},

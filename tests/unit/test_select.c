@@ -1,0 +1,108 @@
+/* Selection (src/engine.h: a sort call with kth positions, which the CPU
+ * answers by quickselect in backend/cpu/order.c): every asked position of
+ * every row holds the bits the full stable sort puts there, for sort and
+ * argsort, ascending and descending, every dtype, rows with ties, NaN and
+ * signed zeros, asked positions at the ends, in the middle and as a prefix,
+ * at 1 and 3 threads; the other positions hold elements of the row. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "internal.h"
+#include "tt.h"
+
+static void setup(void) { tc_set_threads(0); }
+TestSuite(select, .init = setup, .fini = setup);
+
+static tc_tensor *sorted(tc_tensor *x, tc_op op, bool desc, const int64_t *kth, int64_t nkth) {
+  tc_err err = tt_err();
+  tc_tensor *o = tc_tensor_new(op == TC_OP_ARGSORT ? TC_DT_I64 : x->dtype, x->ndim, x->shape, &err);
+  cr_assert_not_null(o, "%s", err.msg);
+  tc_call c = {.kind = TC_CALL_SORT, .op = op, .dtype = x->dtype, .nin = 1, .in = {x}, .out = o,
+               .descending = desc, .kth = kth, .nkth = nkth};
+  cr_assert_eq(tc_run_call(&c, &err), 0, "%s", err.msg);
+  return o;
+}
+
+Test(select, asked_positions_hold_the_stable_sort) {
+  const int64_t lens[] = {1, 2, 5, 17, 18, 33, 100, 1000, 20011};
+  uint64_t st = 41;
+  int checked = 0;
+  for (int dt = 0; dt < TT_NDT; dt++) {
+    size_t es = tc_dtype_size((tc_dtype)dt);
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+      int64_t n = lens[li], rows = n < 100 ? 7 : 2, shape[2] = {rows, n};
+      double *fv = malloc(sizeof(double) * (size_t)(rows * n));
+      int64_t *iv = malloc(sizeof(int64_t) * (size_t)(rows * n)), *kth = malloc(sizeof(int64_t) * (size_t)n);
+      for (int64_t i = 0; i < rows * n; i++) {
+        uint64_t r = tt_rand(&st);
+        fv[i] = r % 11 == 0 ? NAN : r % 11 == 1 ? -0.0 : r % 11 == 2 ? 0.0 : (double)((int64_t)(r >> 40) % 9) - 4;
+        if (r % 5 == 3) fv[i] = (double)((int64_t)(r >> 20) % 100000) / 7 - 5000;
+        iv[i] = (int64_t)(r >> 33) % (r % 3 ? 5 : 300) - (tt_is_flt((tc_dtype)dt) ? 0 : 2);
+      }
+      tc_tensor *x = tt_tensor((tc_dtype)dt, 2, shape, iv, fv);
+      for (int set = 0; set < 4; set++) {
+        int64_t nk = 0;
+        for (int64_t p = 0; p < n; p++) {
+          bool want = set == 0 ? (p == 0 || p == n - 1 || p == (n - 1) / 2 || p == n / 2)
+                    : set == 1 ? p < 3
+                    : set == 2 ? (tt_rand(&st) % 7 == 0)
+                               : (p == n - 1 || p == n / 3);
+          if (want) kth[nk++] = p;
+        }
+        if (nk == 0) continue;
+        for (int v = 0; v < 4; v++) {
+          tc_op op = v & 1 ? TC_OP_ARGSORT : TC_OP_SORT;
+          bool desc = v & 2;
+          tc_set_threads(set % 2 ? 1 : 3);
+          tc_tensor *full = sorted(x, op, desc, NULL, 0), *sel = sorted(x, op, desc, kth, nk);
+          tc_set_threads(0);
+          size_t os = op == TC_OP_ARGSORT ? 8 : es;
+          const char *a = tc_tensor_data(full), *b = tc_tensor_data(sel);
+          for (int64_t r = 0; r < rows; r++)
+            for (int64_t q = 0; q < nk; q++) {
+              size_t off = ((size_t)(r * n) + (size_t)kth[q]) * os;
+              TT_CHECK(memcmp(a + off, b + off, os) == 0, "%s %s%s n %lld set %d row %lld: position %lld differs",
+                       tt_name((tc_dtype)dt), tc_op_name(op), desc ? " descending" : "", (long long)n, set,
+                       (long long)r, (long long)kth[q]);
+            }
+          if (op == TC_OP_ARGSORT) {   /* the rest: positions of the row */
+            const int64_t *ix = (const int64_t *)(const void *)tc_tensor_data(sel);
+            for (int64_t i = 0; i < rows * n; i++)
+              TT_CHECK(ix[i] >= 0 && ix[i] < n, "%s argsort: position %lld out of the row", tt_name((tc_dtype)dt),
+                       (long long)ix[i]);
+          }
+          checked++;
+          TT_FREE(full, sel);
+        }
+      }
+      tc_tensor_free(x);
+      free(fv);
+      free(iv);
+      free(kth);
+    }
+  }
+  cr_log_info("%d selections checked", checked);
+  cr_assert_gt(checked, 100);
+  TT_DONE();
+}
+
+/* Sorted and reversed runs and one value repeated: the quickselect's worst
+ * inputs for a naive pivot still settle (and agree with the sort). */
+Test(select, ordered_and_constant_rows) {
+  const int64_t n = 50001;
+  double *v = malloc(sizeof(double) * (size_t)n);
+  int64_t kth[3] = {0, n / 2, n - 1};
+  for (int k = 0; k < 3; k++) {
+    for (int64_t i = 0; i < n; i++) v[i] = k == 0 ? (double)i : k == 1 ? (double)(n - i) : 3.0;
+    tc_tensor *x = tt_tensor(TC_DT_F64, 1, &n, NULL, v);
+    tc_tensor *full = sorted(x, TC_OP_ARGSORT, false, NULL, 0), *sel = sorted(x, TC_OP_ARGSORT, false, kth, 3);
+    const int64_t *a = (const int64_t *)(const void *)tc_tensor_data(full), *b = (const int64_t *)(const void *)tc_tensor_data(sel);
+    for (int q = 0; q < 3; q++)
+      cr_expect_eq(a[kth[q]], b[kth[q]], "run %d position %lld: %lld, the sort %lld", k, (long long)kth[q],
+                   (long long)b[kth[q]], (long long)a[kth[q]]);
+    TT_FREE(x, full, sel);
+  }
+  free(v);
+}
