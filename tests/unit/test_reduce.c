@@ -802,7 +802,7 @@ Test(reduce, logsumexp_blocks_threads_and_layouts_agree) {
  * long run (the parallel tree) at 1, 2 and 3 threads, and rows of a matrix;
  * -0.0 counts as 0.0, so nansum([-0.0, NaN]) is +0.0 as in NumPy. */
 Test(reduce, nansum_is_the_pairwise_sum_with_nan_as_zero) {
-  const int64_t n = 70013, sh[2] = {7, 10002};
+  const int64_t n = 70013, sh[2] = {7, 10001};   /* 70007 of the n values */
   double *x = malloc(sizeof(double) * (size_t)n), *z = malloc(sizeof(double) * (size_t)n);
   tc_axes all = {.all = true}, ax1 = {.n = 1, .axis = {1}};
   for (int dt = 0; dt < TT_NDT; dt++) {
