@@ -232,9 +232,11 @@ static int plan_task(void *ctx_, int task, int worker) {
 int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx) {
   int64_t tasks = cpu_split(n, min_per_task);
   if (tasks <= 1) return cpu_plan_run(p, 0, n, fn, ctx);
-  /* task boundaries on multiples of 64 elements keep threads off each other's cache lines */
+  /* task boundaries on multiples of 64 elements keep threads off each other's
+   * cache lines; tasks of few elements (each a long reduction) are left
+   * even instead (100 rows in 2 tasks: 50 and 50, not 64 and 36) */
   int64_t per = (n + tasks - 1) / tasks;
-  per = (per + 63) & ~(int64_t)63;
+  if (per >= 1024) per = (per + 63) & ~(int64_t)63;
   plan_job j = {p, n, per, fn, ctx};
   return cpu_parallel((int)((n + per - 1) / per), plan_task, &j);
 }

@@ -656,8 +656,12 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   tc_tensor *ins[1] = {&kept};
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, 1, ins);
-  int64_t per = n > 0 ? CPU_PAR_MIN / n : CPU_PAR_MIN;
-  rc = cpu_plan_run_par(&plan, nout, per > 0 ? per : 1, red_row, &ctx);
+  /* outputs per task: 2^15 elements' worth (as an elementwise op's), and
+   * up to two tasks a thread cut into one a thread (cpu_plan_run_par) */
+  int64_t per = n > 0 ? CPU_PAR_MIN / 2 / n : CPU_PAR_MIN / 2, t = cpu_threads();
+  per = per > 0 ? per : 1;
+  if (nout / per >= 2 && nout / per < 2 * t) per = nout / (nout / per < t ? nout / per : t);
+  rc = cpu_plan_run_par(&plan, nout, per, red_row, &ctx);
   tc_tensor_free(tmp);
   return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;
 }
