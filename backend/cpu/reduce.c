@@ -598,6 +598,32 @@ static int ext_par(tc_call *c, const red_ctx *r, const char *x, tc_err *err) {
   return 0;
 }
 
+/* ---- count_nonzero of one long run: chunks across threads, the counts
+ * added (an integer sum: any grouping gives the one count) ---- */
+typedef struct { red_fn fn; const char *x; int64_t n, s, per; size_t es; int64_t *cnt; } count_job;
+
+static int count_task(void *ctx, int t, int w) {
+  const count_job *j = ctx;
+  (void)w;
+  int64_t lo = t * j->per, m = j->n - lo < j->per ? j->n - lo : j->per;
+  j->fn(j->x + lo * j->s * (int64_t)j->es, m, j->s, (char *)&j->cnt[t]);
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+static int count_par(tc_call *c, red_fn fn, const char *x, int64_t n, int64_t s, tc_err *err) {
+  int64_t tasks = cpu_split(n, CPU_PAR_MIN / 2), nth = cpu_threads();
+  if (tasks > nth && tasks < 2 * nth) tasks = nth;
+  if (tasks > 64) tasks = 64;
+  int64_t cnt[64], per = (n + tasks - 1) / tasks;
+  count_job j = {fn, x, n, s, per, tc_dtype_size(c->dtype), cnt};
+  int nt = (int)((n + per - 1) / per);
+  if (cpu_parallel(nt, count_task, &j) < 0) return cpu_interrupted(err);
+  int64_t total = 0;
+  for (int t = 0; t < nt; t++) total += cnt[t];
+  memcpy(tc_tensor_data(c->out), &total, sizeof total);
+  return 0;
+}
+
 int cpu_run_reduce(tc_call *c, tc_err *err) {
   red_fn fn = red_table[c->op][c->dtype];
   if (!fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
@@ -646,6 +672,11 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   red_ctx ctx = {fn, col_table[op][c->dtype], ext ? ext1_table[c->dtype] : NULL,
                  op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX, op == TC_OP_ARGMAX || op == TC_OP_ARGMIN,
                  n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
+  if (nout == 1 && op == TC_OP_COUNT_NONZERO && n >= CPU_PAR_MIN && cpu_threads() > 1) {
+    rc = count_par(c, fn, tc_tensor_data(x), n, rstride, err);
+    tc_tensor_free(tmp);
+    return rc;
+  }
   if (nout == 1 && ctx.ext && rstride == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
     rc = ext_par(c, &ctx, tc_tensor_data(x), err);
     tc_tensor_free(tmp);

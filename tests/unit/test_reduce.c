@@ -845,6 +845,47 @@ Test(reduce, nansum_is_the_pairwise_sum_with_nan_as_zero) {
   TT_DONE();
 }
 
+/* count_nonzero of one long run (chunks across threads) and of a strided
+ * one: the count, at 1, 2 and 3 threads, for every dtype. */
+Test(reduce, count_nonzero_long_runs) {
+  const int64_t n = 200003;
+  double *fv = malloc(sizeof(double) * (size_t)n);
+  int64_t *iv = malloc(sizeof(int64_t) * (size_t)n);
+  uint64_t st = 9;
+  int64_t want = 0, want3 = 0;
+  for (int64_t k = 0; k < n; k++) {
+    bool nz = tt_rand(&st) % 3 == 0;
+    iv[k] = nz;
+    fv[k] = nz ? (k % 5 == 0 ? NAN : 1.5) : (k % 2 ? -0.0 : 0.0);
+    want += nz;
+    want3 += nz && k % 3 == 0;
+  }
+  tc_axes all = {.all = true};
+  for (int dt = 0; dt < TT_NDT; dt++) {
+    tc_tensor *x = tt_tensor((tc_dtype)dt, 1, &n, iv, fv);
+    tc_err err = tt_err();
+    int64_t n3 = (n + 2) / 3, s3 = 3 * x->strides[0];
+    tc_tensor *v = tc_view(x, 1, &n3, &s3, 0, &err);
+    cr_assert_not_null(v, "%s", err.msg);
+    for (int t = 1; t <= 3; t++) {
+      tc_set_threads(t);
+      tc_tensor *r = tc_reduce(TC_OP_COUNT_NONZERO, x, &all, false, &err), *r3 = tc_reduce(TC_OP_COUNT_NONZERO, v, &all, false, &err);
+      tc_set_threads(0);
+      cr_assert(r && r3, "%s", err.msg);
+      int64_t got[1], got3[1];
+      tt_read(r, got, NULL);
+      tt_read(r3, got3, NULL);
+      TT_CHECK(got[0] == want && got3[0] == want3, "count_nonzero(%s) at %d threads: %lld and %lld, expected %lld and %lld",
+               tt_name((tc_dtype)dt), t, (long long)got[0], (long long)got3[0], (long long)want, (long long)want3);
+      TT_FREE(r, r3);
+    }
+    TT_FREE(x, v);
+  }
+  free(fv);
+  free(iv);
+  TT_DONE();
+}
+
 Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
   tc_err err = tt_err();
   const double v[6] = {0.0, -0.0, NAN, INFINITY, 1e-300, 0.0};
