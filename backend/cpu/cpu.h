@@ -80,6 +80,10 @@ int cpu_threads(void);
 int cpu_parallel(int ntasks, cpu_task_fn fn, void *ctx);
 /* How many tasks to split n units of work into, each at least min_per_task. */
 int64_t cpu_split(int64_t n, int64_t min_per_task);
+/* min_per_task for n units raised so that work of 2 to 2t - 1 such tasks
+ * (t threads) is cut into one task a thread instead: 3 tasks on 2 threads
+ * would leave one thread the third alone. */
+int64_t cpu_even_min(int64_t n, int64_t min_per_task);
 /* cpu_plan_run over [0, n) split across threads at multiples of 64 elements. */
 int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx);
 

@@ -272,13 +272,9 @@ static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
   /* elements per task: 2^15 (some 10 us of adds), and EW_MATH_MIN
    * for a transcendental function (one with a parity tolerance, 10 to 50
    * times an add per element); with the pool's workers spinning between
-   * jobs, a task this size is worth a thread. Up to two tasks a thread,
-   * the work is cut into one task a thread (3 tasks on 2 threads would
-   * leave one thread the third alone). */
+   * jobs, a task this size is worth a thread (cpu_even_min evens it out). */
   int64_t n = tc_numel(c->out), min = tc_op_tolerance(c->op, c->dtype).ulps > 0 ? EW_MATH_MIN : CPU_PAR_MIN / 2;
-  int64_t k = n / min, t = cpu_threads();
-  if (k >= 2 && k < 2 * t) min = n / (k < t ? k : t);
-  int rc = cpu_plan_run_par(&plan, n, min, ew_row, ctx);
+  int rc = cpu_plan_run_par(&plan, n, cpu_even_min(n, min), ew_row, ctx);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
 

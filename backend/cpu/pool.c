@@ -206,6 +206,11 @@ int cpu_parallel(int ntasks, cpu_task_fn fn, void *ctx) {
   return f & 2 ? -1 : f & 1 ? 1 : 0;
 }
 
+int64_t cpu_even_min(int64_t n, int64_t min_per_task) {
+  int64_t k = n / min_per_task, t = cpu_threads();
+  return k >= 2 && k < 2 * t ? n / (k < t ? k : t) : min_per_task;
+}
+
 int64_t cpu_split(int64_t n, int64_t min_per_task) {
   int t = cpu_threads();
   if (t <= 1 || n < 2 * min_per_task) return 1;

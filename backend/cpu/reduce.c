@@ -107,7 +107,6 @@ TC_FOR_INT(K_ISUM, _)
 #define K_RED_ROW(OP, CLS, ...) TC_FOR_##CLS(K_RED, OP, __VA_ARGS__)
 TC_REDUCE_KERNELS(K_RED_ROW)
 
-
 /* ---- reductions over a non-last axis, in memory order ----
  * m neighbouring outputs whose runs start one element apart (column c's
  * run at x + c, stride s) are folded together, a row of m elements at a
@@ -579,14 +578,20 @@ static int ext_task(void *ctx, int t, int w) {
   return tc_interrupt_flag ? -1 : 0;
 }
 
-static int ext_par(tc_call *c, const red_ctx *r, const char *x, tc_err *err) {
-  int64_t tasks = cpu_split(r->n, CPU_PAR_MIN / 2), nth = cpu_threads();
-  if (tasks > nth && tasks < 2 * nth) tasks = nth;   /* one round of equal chunks */
+/* One long run of n elements cut for the threads: at most 64 chunks of
+ * *per elements (a multiple of align), one round of equal chunks when there
+ * would be fewer than two a thread; the number of chunks. */
+static int long_run_chunks(int64_t n, int64_t align, int64_t *per) {
+  int64_t tasks = cpu_split(n, CPU_PAR_MIN / 2), nth = cpu_threads();
+  if (tasks > nth && tasks < 2 * nth) tasks = nth;
   if (tasks > 64) tasks = 64;
-  int64_t per = (r->n + tasks - 1) / tasks;
-  per = (per + 255) & ~(int64_t)255;
-  int nt = (int)((r->n + per - 1) / per);
-  int64_t ks[64];
+  *per = ((n + tasks - 1) / tasks + align - 1) / align * align;
+  return (int)((n + *per - 1) / *per);
+}
+
+static int ext_par(tc_call *c, const red_ctx *r, const char *x, tc_err *err) {
+  int64_t per, ks[64];
+  int nt = long_run_chunks(r->n, 256, &per);
   ext_job j = {r, x, per, ks};
   if (cpu_parallel(nt, ext_task, &j) < 0) return cpu_interrupted(err);
   /* the chunks' answers, as a run of their own: its answer is the answer */
@@ -611,12 +616,9 @@ static int count_task(void *ctx, int t, int w) {
 }
 
 static int count_par(tc_call *c, red_fn fn, const char *x, int64_t n, int64_t s, tc_err *err) {
-  int64_t tasks = cpu_split(n, CPU_PAR_MIN / 2), nth = cpu_threads();
-  if (tasks > nth && tasks < 2 * nth) tasks = nth;
-  if (tasks > 64) tasks = 64;
-  int64_t cnt[64], per = (n + tasks - 1) / tasks;
+  int64_t per, cnt[64];
+  int nt = long_run_chunks(n, 1, &per);
   count_job j = {fn, x, n, s, per, tc_dtype_size(c->dtype), cnt};
-  int nt = (int)((n + per - 1) / per);
   if (cpu_parallel(nt, count_task, &j) < 0) return cpu_interrupted(err);
   int64_t total = 0;
   for (int t = 0; t < nt; t++) total += cnt[t];
@@ -687,12 +689,9 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   tc_tensor *ins[1] = {&kept};
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, 1, ins);
-  /* outputs per task: 2^15 elements' worth (as an elementwise op's), and
-   * up to two tasks a thread cut into one a thread (cpu_plan_run_par) */
-  int64_t per = n > 0 ? CPU_PAR_MIN / 2 / n : CPU_PAR_MIN / 2, t = cpu_threads();
-  per = per > 0 ? per : 1;
-  if (nout / per >= 2 && nout / per < 2 * t) per = nout / (nout / per < t ? nout / per : t);
-  rc = cpu_plan_run_par(&plan, nout, per, red_row, &ctx);
+  /* outputs per task: 2^15 elements' worth, as an elementwise op's */
+  int64_t per = n > 0 ? CPU_PAR_MIN / 2 / n : CPU_PAR_MIN / 2;
+  rc = cpu_plan_run_par(&plan, nout, cpu_even_min(nout, per > 0 ? per : 1), red_row, &ctx);
   tc_tensor_free(tmp);
   return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;
 }
