@@ -71,19 +71,21 @@ TC_HD int tc_scan_slot(int op) {
 #define TC_PASTE_(a, b) a##b
 #define TC_PASTE(a, b) TC_PASTE_(a, b)
 
+/* Without branches, so that loops of keys vectorise: the magnitude bits
+ * tell zero (keyed as +0.0's key) and NaN (the largest key) apart; else
+ * the sign bit set flips every bit, and clear sets it. */
 TC_HD uint32_t key_flt_uint32_t(double d) {
   float f = (float)d;   /* exact: the float dtypes of 32 bits or fewer are floats */
-  if (f != f) return UINT32_MAX;
-  if (f == 0) f = 0;    /* -0.0 keys as 0.0 */
   uint32_t b;
   memcpy(&b, &f, 4);
-  return b >> 31 ? ~b : b | 0x80000000u;
+  uint32_t mag = b & 0x7fffffffu, k = mag == 0 ? 0x80000000u : b ^ ((uint32_t)((int32_t)b >> 31) | 0x80000000u);
+  return mag > 0x7f800000u ? UINT32_MAX : k;
 }
 TC_HD uint64_t key_flt_uint64_t(double d) {
-  if (d != d) return UINT64_MAX;
-  if (d == 0) d = 0;
   uint64_t b;
   memcpy(&b, &d, 8);
-  return b >> 63 ? ~b : b | 0x8000000000000000ull;
+  uint64_t mag = b & 0x7fffffffffffffffull;
+  uint64_t k = mag == 0 ? 0x8000000000000000ull : b ^ ((uint64_t)((int64_t)b >> 63) | 0x8000000000000000ull);
+  return mag > 0x7ff0000000000000ull ? UINT64_MAX : k;
 }
 #endif

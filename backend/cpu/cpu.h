@@ -117,6 +117,11 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err);
 /* Test hook: the most bytes of packed B gemm.c holds at once (0 or less:
  * the default, 16 MiB); returns the previous limit. */
 int64_t cpu_gemm_chunk_bytes(int64_t n);
+/* Test hook: the margin of the sampled selection's brackets (order.c), in
+ * standard deviations of a sample rank (0 or less: the default, 4);
+ * returns the previous margin. With counts, the rows it settled and the
+ * rows it handed back to the plain selection since the last such call. */
+int cpu_select_margin(int sd, int64_t counts[2]);
 /* Instruction-set levels of the matrix kernels. */
 enum { CPU_ISA_BASE, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_COUNT };
 /* The integer kernel's instruction set: level 0 portable, 1 AVX2, 2 AVX-512,

@@ -12,6 +12,7 @@
  * directions. A sort of values sorts keys that map back to the value and
  * then puts the zeros and the NaNs back in their input order, so -0.0, 0.0
  * and NaN payloads keep their bits and their input order. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
@@ -556,11 +557,219 @@ TC_FOR_ALL(K_SORT, _)
   }
 K_MSEL(uint32_t)
 K_MSEL(uint64_t)
+/* ---- selection narrowed by a sample ----
+ * A long row is narrowed before it is selected: the keys of SAMPLE(n)
+ * elements at fixed pseudo-random positions are selected at the ranks a
+ * few standard deviations below and above each asked position's expected
+ * rank, which gives a key bracket [lo, hi] (the row's smallest or largest
+ * key where a rank falls outside the sample) that most likely holds the
+ * key at that position. One scan of the row (across threads when it is
+ * the only row) counts the keys below each bracket and gathers the
+ * (key, position) pairs inside it. A pair sorts before every pair of a
+ * greater key, so the pairs of bracket j fill the stable order's positions
+ * [below_j, below_j + count_j): an asked position p there is position
+ * p - below_j + (the pairs of the brackets before) of the gathered pairs,
+ * which msel settles. A bracket that does not hold its positions (an
+ * unlucky sample, or a row the sample misjudges) hands the row back to the
+ * plain selection; the result is the same, only the time differs. */
+#define SEL_BR 16                        /* brackets at most */
+#define SAMPLE_MIN ((int64_t)1 << 14)    /* rows shorter are selected plainly */
+#define SCAN_BLOCK 256
+typedef struct { uint64_t lo, hi; int64_t k0, k1; } sbracket;   /* keys [lo, hi]; asked ks[k0, k1) */
+typedef struct { int64_t n, below[SEL_BR], cnt[SEL_BR]; } sscan_acc;
+typedef struct {
+  uint64_t (*key)(const void *x, int64_t i, uint64_t flip);
+  void (*scan)(const void *x, int64_t lo, int64_t hi, uint64_t flip, const sbracket *br, int nbr, sscan_acc *acc,
+               void *cand);
+} ssel_ops;
+
+static int margin_sd = 4;              /* a bracket's margin, in standard deviations of a sample rank */
+static int64_t bsel_counts[2];         /* rows settled, handed back (cpu_select_margin) */
+
+int cpu_select_margin(int sd, int64_t counts[2]) {
+  int old = margin_sd;
+  margin_sd = sd > 0 ? sd : 4;
+  if (counts)
+    for (int i = 0; i < 2; i++) counts[i] = __atomic_exchange_n(&bsel_counts[i], 0, __ATOMIC_RELAXED);
+  return old;
+}
+
+/* The s-th sample position of a row of n (< 2^32) elements: splitmix64. */
+static int64_t sample_pos(uint64_t s, int64_t n) {
+  uint64_t z = (s + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (int64_t)(((z >> 32) * (uint64_t)n) >> 32);
+}
+
+/* One part of the row's scan: its pairs gathered at cand + lo, and its
+ * part of the output filled (the row's values, or positions). */
+typedef struct {
+  const ssel_ops *o;
+  const char *x;
+  char *out, *cand;
+  size_t es, ps;
+  int64_t n, per;
+  uint64_t flip;
+  const sbracket *br;
+  int nbr;
+  bool arg;
+  sscan_acc *acc;
+} sscan_job;
+
+static int sscan_task(void *ctx, int t, int w) {
+  (void)w;
+  const sscan_job *j = ctx;
+  int64_t lo = t * j->per, hi = lo + j->per < j->n ? lo + j->per : j->n;
+  sscan_acc *a = &j->acc[t];
+  memset(a, 0, sizeof *a);
+  for (int64_t b = lo; b < hi; b += CPU_CHUNK) {
+    if (tc_interrupt_flag) return -1;
+    int64_t e = hi - b < CPU_CHUNK ? hi - b : CPU_CHUNK;
+    j->o->scan(j->x, b, b + e, j->flip, j->br, j->nbr, a, j->cand + (size_t)lo * j->ps);
+    if (j->arg)
+      for (int64_t i = b; i < b + e; i++) ((int64_t *)(void *)j->out)[i] = i;
+    else memcpy(j->out + (size_t)b * j->es, j->x + (size_t)b * j->es, (size_t)e * j->es);
+  }
+  return 0;
+}
+
+/* Brackets from the sample for the asked ks[0, nk) of a row of n: their
+ * count, 0 when there would be more than SEL_BR or they would gather more
+ * than half the row. r receives the sample ranks to select (nr of them),
+ * in order; a bracket's lo and hi hold its ranks for now (m: none). */
+static int sample_brackets(int64_t n, int64_t m, const int64_t *ks, int64_t nk, sbracket *br, int64_t *r, int *nr) {
+  int64_t g = margin_sd * (int64_t)sqrt((double)m) / 2 + 1, width = 0;   /* a rank's sd is at most sqrt(m) / 2 */
+  int nbr = 0;
+  for (int64_t q = 0; q < nk; q++) {
+    int64_t c = (int64_t)((double)ks[q] * (double)m / (double)n), lo = c - g, hi = c + 1 + g;
+    if (nbr && lo <= (int64_t)br[nbr - 1].hi) {
+      br[nbr - 1].hi = (uint64_t)hi;
+      br[nbr - 1].k1 = q + 1;
+      continue;
+    }
+    if (nbr == SEL_BR) return 0;
+    br[nbr++] = (sbracket){(uint64_t)(lo < 0 ? -1 : lo), (uint64_t)hi, q, q + 1};
+  }
+  *nr = 0;
+  for (int b = 0; b < nbr; b++) {
+    int64_t lo = (int64_t)br[b].lo, hi = (int64_t)br[b].hi;
+    if (hi >= m) br[b].hi = (uint64_t)(hi = m);
+    width += hi - (lo < 0 ? 0 : lo);
+    if (lo >= 0) r[(*nr)++] = lo;
+    if (hi < m) r[(*nr)++] = hi;
+  }
+  return width * 2 > m ? 0 : nbr;
+}
+
+/* The sampled selection of a row (above): 1 done, 0 not (the row goes to
+ * the plain selection), -1 interrupted. buf holds n pairs. */
+#define K_BSEL(KT)                                                                                               \
+  static int bsel_##KT(const ssel_ops *o, const void *x, size_t es, int64_t n, bool desc, bool arg,              \
+                       const int64_t *ks, int64_t nk, void *out, void *buf) {                                    \
+    if (n < SAMPLE_MIN) return 0;                                                                                \
+    pair_##KT *a = buf;                                                                                          \
+    uint64_t flip = desc ? (uint64_t)(KT)~(KT)0 : 0;                                                             \
+    int64_t m = (int64_t)(4 * sqrt((double)n)), r[2 * SEL_BR];                                                   \
+    m = m > 65536 ? 65536 : m;                                                                                   \
+    sbracket br[SEL_BR];                                                                                         \
+    int nr, nbr = sample_brackets(n, m, ks, nk, br, r, &nr);                                                     \
+    if (nbr == 0) return 0;                                                                                      \
+    for (int64_t s = 0; s < m; s++) a[s] = (pair_##KT){(KT)o->key(x, sample_pos((uint64_t)s, n), flip), (uint32_t)s}; \
+    int depth = 8;                                                                                               \
+    for (int64_t v = m; v > 1; v >>= 1) depth += 2;                                                              \
+    msel_##KT(a, 0, m, r, nr, depth);                                                                            \
+    int w = 0;                                                                                                   \
+    for (int b = 0; b < nbr; b++) {   /* ranks to keys; brackets that touch merge */                             \
+      sbracket e = br[b];                                                                                        \
+      e.lo = (int64_t)e.lo < 0 ? 0 : a[e.lo].k;                                                                  \
+      e.hi = (int64_t)e.hi >= m ? (uint64_t)(KT)~(KT)0 : a[e.hi].k;                                              \
+      if (w && e.lo <= br[w - 1].hi) {                                                                           \
+        br[w - 1].hi = e.hi;                                                                                     \
+        br[w - 1].k1 = e.k1;                                                                                     \
+      } else br[w++] = e;                                                                                        \
+    }                                                                                                            \
+    nbr = w;                                                                                                     \
+    int64_t tasks = cpu_threads() > 1 ? cpu_split(n, CPU_PAR_MIN) : 1;                                           \
+    sscan_acc acc1, *acc = tasks > 1 ? malloc(sizeof *acc * (size_t)tasks) : &acc1;                              \
+    if (!acc) tasks = 1, acc = &acc1;                                                                            \
+    sscan_job j = {o, x, out, buf, es, sizeof *a, n, (n + tasks - 1) / tasks, flip, br, nbr, arg, acc};          \
+    int rc = tasks > 1 ? cpu_parallel((int)tasks, sscan_task, &j) : sscan_task(&j, 0, 0);                        \
+    int64_t below[SEL_BR] = {0}, cnt[SEL_BR] = {0}, total = 0;                                                   \
+    for (int64_t t = 0; t < tasks && rc >= 0; t++) {   /* the parts' pairs together */                           \
+      memmove(a + total, a + t * j.per, sizeof *a * (size_t)acc[t].n);                                          \
+      total += acc[t].n;                                                                                         \
+      for (int b = 0; b < nbr; b++) below[b] += acc[t].below[b], cnt[b] += acc[t].cnt[b];                        \
+    }                                                                                                            \
+    if (acc != &acc1) free(acc);                                                                                 \
+    if (rc < 0) return -1;                                                                                       \
+    int64_t kb[64], *k2 = nk <= 64 ? kb : malloc(sizeof *k2 * (size_t)nk), off = 0;                              \
+    if (!k2) return 0;                                                                                           \
+    bool held = true;                                                                                            \
+    for (int b = 0; b < nbr; b++) {                                                                              \
+      held = held && below[b] <= ks[br[b].k0] && below[b] + cnt[b] > ks[br[b].k1 - 1];                           \
+      for (int64_t q = br[b].k0; q < br[b].k1; q++) k2[q] = ks[q] - below[b] + off;                              \
+      off += cnt[b];                                                                                             \
+    }                                                                                                            \
+    if (held) {                                                                                                  \
+      depth = 8;                                                                                                 \
+      for (int64_t v = total; v > 1; v >>= 1) depth += 2;                                                        \
+      msel_##KT(a, 0, total, k2, nk, depth);                                                                     \
+      for (int64_t q = 0; q < nk; q++)                                                                           \
+        if (arg) ((int64_t *)out)[ks[q]] = a[k2[q]].i;                                                           \
+        else memcpy((char *)out + (size_t)ks[q] * es, (const char *)x + (size_t)a[k2[q]].i * es, es);            \
+    }                                                                                                            \
+    if (k2 != kb) free(k2);                                                                                      \
+    __atomic_fetch_add(&bsel_counts[held ? 0 : 1], 1, __ATOMIC_RELAXED);                                         \
+    return held;                                                                                                 \
+  }
+K_BSEL(uint32_t)
+K_BSEL(uint64_t)
 #define K_SELECT(E, n_, S, C, CLS, B, LD, ST, ...)                                                         \
+  static uint64_t skey_##E(const void *x, int64_t i, uint64_t flip) {                                    \
+    typedef KT_OF(B) KT;                                                                                 \
+    return (KT)(KEY_##CLS(KT, B, LD, ((const S *)x)[i]) ^ (KT)flip);                                     \
+  }                                                                                                      \
+  CPU_CLONES static void sscan_##E(const void *x_, int64_t lo, int64_t hi, uint64_t flip, const sbracket *br, int nbr, \
+                        sscan_acc *acc, void *cand_) {                                                   \
+    typedef KT_OF(B) KT;                                                                                 \
+    const S *x = x_;                                                                                     \
+    PAIR_T(B) *cand = cand_;                                                                             \
+    KT f = (KT)flip, kl[SEL_BR], kw[SEL_BR], kb[SCAN_BLOCK];                                             \
+    KT in[SCAN_BLOCK];                                                                                    \
+    for (int b = 0; b < nbr; b++) kl[b] = (KT)br[b].lo, kw[b] = (KT)(br[b].hi - br[b].lo);               \
+    int64_t nc = acc->n;                                                                                 \
+    for (int64_t i0 = lo; i0 < hi; i0 += SCAN_BLOCK) {                                                   \
+      int m = hi - i0 < SCAN_BLOCK ? (int)(hi - i0) : SCAN_BLOCK;                                        \
+      for (int t = 0; t < m; t++) kb[t] = (KT)(KEY_##CLS(KT, B, LD, x[i0 + t]) ^ f), in[t] = 0;          \
+      for (int b = 0; b < nbr; b++) {                                                                    \
+        int64_t below = 0, inside = 0;                                                                   \
+        for (int t = 0; t < m; t++) {                                                                    \
+          KT h = (KT)(kb[t] - kl[b]) <= kw[b];                                                           \
+          below += kb[t] < kl[b];                                                                        \
+          inside += h;                                                                                   \
+          in[t] |= h;                                                                                    \
+        }                                                                                                \
+        acc->below[b] += below;                                                                          \
+        acc->cnt[b] += inside;                                                                           \
+      }                                                                                                  \
+      /* every key is stored, and the count moves past those inside: the                              \
+       * store at nc is inside this part's own place (nc <= i0 + t - lo) */                             \
+      for (int t = 0; t < m; t++) {                                                                      \
+        cand[nc].k = kb[t];                                                                              \
+        cand[nc].i = (uint32_t)(i0 + t);                                                                 \
+        nc += in[t];                                                                                     \
+      }                                                                                                  \
+    }                                                                                                    \
+    acc->n = nc;                                                                                         \
+  }                                                                                                      \
+  static const ssel_ops ssel_##E = {skey_##E, sscan_##E};                                                \
   static void select_##E(const void *x_, int64_t n, bool desc, bool arg, const int64_t *ks, int64_t nk, \
                          void *out, void *buf) {                                                          \
     typedef KT_OF(B) KT;                                                                                 \
     const S *x = x_;                                                                                     \
+    if (PASTE(bsel_, KT_OF(B))(&ssel_##E, x, sizeof(S), n, desc, arg, ks, nk, out, buf) != 0) return;          \
     PAIR_T(B) *a = buf;                                                                                  \
     KT flip = desc ? (KT)~(KT)0 : 0;                                                                     \
     for (int64_t i = 0; i < n; i++) {                                                                    \

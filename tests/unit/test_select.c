@@ -3,11 +3,14 @@
  * every row holds the bits the full stable sort puts there, for sort and
  * argsort, ascending and descending, every dtype, rows with ties, NaN and
  * signed zeros, asked positions at the ends, in the middle and as a prefix,
- * at 1 and 3 threads; the other positions hold elements of the row. */
+ * at 1 and 3 threads; the other positions hold elements of the row. Long
+ * rows are first narrowed by a sample (order.c); a narrow margin makes the
+ * sample miss, and the rows it misses go to the plain selection. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu/cpu.h"
 #include "engine.h"
 #include "internal.h"
 #include "tt.h"
@@ -105,4 +108,78 @@ Test(select, ordered_and_constant_rows) {
     TT_FREE(x, full, sel);
   }
   free(v);
+}
+
+/* Long rows, narrowed by a sample: with the default margin and with one so
+ * narrow that many brackets miss (those rows then take the plain path),
+ * every asked position holds the stable sort's bits. One row of 70001 is
+ * scanned across threads. Rows sorted or constant, and rows of few values
+ * (every key tied across the bracket), are among them. */
+Test(select, sampled_rows_and_their_fallback) {
+  const int64_t lens[] = {16384, 20011, 70001};
+  uint64_t st = 7;
+  int64_t counts[2][2] = {{0, 0}, {0, 0}}, got[2];
+  cpu_select_margin(0, NULL);
+  for (int dt = 0; dt < TT_NDT; dt++) {
+    size_t es = tc_dtype_size((tc_dtype)dt);
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
+      int64_t n = lens[li], rows = n > 50000 ? 1 : 3, shape[2] = {rows, n};
+      double *fv = malloc(sizeof(double) * (size_t)(rows * n));
+      int64_t *iv = malloc(sizeof(int64_t) * (size_t)(rows * n));
+      for (int64_t i = 0; i < rows * n; i++) {
+        uint64_t r = tt_rand(&st);
+        int kind = (int)((i / n + li + (size_t)dt) % 4);   /* a row's kind */
+        fv[i] = kind == 0 ? (r % 13 == 0 ? NAN : r % 13 == 1 ? -0.0 : (double)((int64_t)(r >> 24) % 200001) / 8 - 12500)
+              : kind == 1 ? (double)(i % n) - 1000 : kind == 2 ? 1.5 : (double)(r % 3) - (r % 29 == 0 ? 0.0 : 1.0);
+        iv[i] = kind == 0 ? (int64_t)(r >> 33) % 70001 - 35000 : kind == 1 ? i % n : kind == 2 ? 1 : (int64_t)(r % 3);
+      }
+      tc_tensor *x = tt_tensor((tc_dtype)dt, 2, shape, iv, fv);
+      int64_t q90 = 9 * (n - 1) / 10;
+      const int64_t sets[4][4] = {{0, 1, 2, 9}, {(n - 1) / 2, n / 2, n - 1, -1}, {q90, q90 + 1, n - 1, -1},
+                                  {n / 5, n / 3, n - 2, -1}};
+      for (int v = 0; v < 4; v++) {
+        tc_op op = v & 1 ? TC_OP_ARGSORT : TC_OP_SORT;
+        bool desc = v & 2;
+        size_t os = op == TC_OP_ARGSORT ? 8 : es;
+        tc_tensor *full = sorted(x, op, desc, NULL, 0);
+        for (int set = 0; set < 4; set++)
+          for (int narrow = 0; narrow < 2; narrow++) {
+            int64_t nk = 0;
+            while (nk < 4 && sets[set][nk] >= 0) nk++;
+            cpu_select_margin(narrow ? 1 : 0, NULL);
+            tc_set_threads(set % 2 ? 1 : 3);
+            tc_tensor *sel = sorted(x, op, desc, sets[set], nk);
+            tc_set_threads(0);
+            cpu_select_margin(0, got);
+            counts[narrow][0] += got[0];
+            counts[narrow][1] += got[1];
+            const char *a = tc_tensor_data(full), *b = tc_tensor_data(sel);
+            for (int64_t r = 0; r < rows; r++)
+              for (int64_t q = 0; q < nk; q++) {
+                size_t off = ((size_t)(r * n) + (size_t)sets[set][q]) * os;
+                TT_CHECK(memcmp(a + off, b + off, os) == 0, "%s %s%s n %lld set %d margin %s row %lld: position %lld differs",
+                         tt_name((tc_dtype)dt), tc_op_name(op), desc ? " descending" : "", (long long)n, set,
+                         narrow ? "narrow" : "default", (long long)r, (long long)sets[set][q]);
+              }
+            if (op == TC_OP_ARGSORT) {
+              const int64_t *ix = (const int64_t *)(const void *)b;
+              for (int64_t i = 0; i < rows * n; i++)
+                TT_CHECK(ix[i] >= 0 && ix[i] < n, "%s argsort: position %lld out of the row", tt_name((tc_dtype)dt),
+                         (long long)ix[i]);
+            }
+            tc_tensor_free(sel);
+          }
+        tc_tensor_free(full);
+      }
+      tc_tensor_free(x);
+      free(fv);
+      free(iv);
+    }
+  }
+  cr_log_info("rows settled / handed back: default margin %lld / %lld, narrow %lld / %lld", (long long)counts[0][0],
+              (long long)counts[0][1], (long long)counts[1][0], (long long)counts[1][1]);
+  cr_expect_gt(counts[0][0], 500, "the sample settles most long rows");
+  cr_expect_lt(counts[0][1] * 20, counts[0][0], "the default margin seldom misses");
+  cr_expect_gt(counts[1][1], 50, "a narrow margin misses, and the plain path answers");
+  TT_DONE();
 }
