@@ -391,6 +391,58 @@ typedef int64_t (*ext1_fn)(const char *, int64_t, bool, char *);
 #define EXT1_ENTRY(E, ...) [TC_DT_##E] = ext1_##E,
 static const ext1_fn ext1_table[TC_DT_COUNT] = {TC_FOR_NUM(EXT1_ENTRY, _)};
 
+/* ---- nanmax, nanmin, nanargmax, nanargmin of one contiguous float run ----
+ * The first occurrence of the largest (smallest) element that is not NaN,
+ * as tc_nvid_step's scan finds it, or -1 when every element is NaN (the
+ * value is then NaN). Blocks of 1024 are folded in lanes that start at
+ * -inf (+inf) and take an element where it compares greater (less), which
+ * a NaN never does; the first block whose extreme beats the best so far is
+ * searched at the end for the first element equal to it. The value is
+ * that element's, so a zero keeps the first zero's sign. */
+#define K_NEXT1(E, n_, S, C, CLS, B, LD, ST, ...) \
+  BLK_NEXT(E, S, C, LD, max, >, -TC_INF) \
+  BLK_NEXT(E, S, C, LD, min, <, TC_INF) \
+  static int64_t next1_##E(const char *x_, int64_t n, bool want_max, char *val) { \
+    const S *x = CPTR(S, x_); \
+    C best = want_max ? (C)-TC_INF : (C)TC_INF; \
+    int64_t bb = 0, k = -1; \
+    for (int64_t i0 = 0; i0 < n && !tc_interrupt_flag; i0 += 1024) { \
+      int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
+      C bm = want_max ? nblk_max_##E(x + i0, m) : nblk_min_##E(x + i0, m); \
+      if (want_max ? bm > best : bm < best) { best = bm; bb = i0; } \
+    } \
+    for (int64_t j = bb; j < n; j++) \
+      if (LD(x[j]) == best) { k = j; break; } \
+    if (val) { \
+      if (k >= 0) memcpy(val, &x[k], sizeof(S)); \
+      else *PTR(S, val) = ST((C)TC_NAN); \
+    } \
+    return k; \
+  }
+#define BLK_NEXT(E, S, C, LD, NAME, CMP, INIT) \
+  CPU_CLONES static C nblk_##NAME##_##E(const S *x, int64_t m) { \
+    typedef C vec __attribute__((vector_size(64))); \
+    enum { L = 64 / sizeof(C) }; \
+    C bm = (C)(INIT); \
+    int64_t i = 0; \
+    vec ln[EXT_ACC]; \
+    for (int u = 0; u < EXT_ACC; u++) \
+      for (int k = 0; k < L; k++) ln[u][k] = bm; \
+    for (; i + EXT_ACC * L <= m; i += EXT_ACC * L) \
+      for (int u = 0; u < EXT_ACC; u++) { \
+        vec v; \
+        EXT_LOAD(S, C, LD, x + i + u * L, v) \
+        EXT_BLEND(CMP, v, ln[u]); \
+      } \
+    for (int u = 1; u < EXT_ACC; u++) EXT_BLEND(CMP, ln[u], ln[0]); \
+    for (; i < m; i++) { C v = LD(x[i]); bm = v CMP bm ? v : bm; } \
+    for (int k = 0; k < L; k++) bm = ln[0][k] CMP bm ? ln[0][k] : bm; \
+    return bm; \
+  }
+TC_FOR_FLT(K_NEXT1, _)
+#define NEXT1_ENTRY(E, ...) [TC_DT_##E] = next1_##E,
+static const ext1_fn next1_table[TC_DT_COUNT] = {TC_FOR_FLT(NEXT1_ENTRY, _)};
+
 typedef void (*col_fn)(const char *, int64_t, int64_t, int64_t, char *);
 #define C_ENTRY(E, n, S, C, CLS, B, LD, ST, OP) [TC_OP_##OP][TC_DT_##E] = c_##OP##_##E,
 #define C_SUM_(E, n, S, C, CLS, B, LD, ST, _) C_ENTRY(E, n, S, C, CLS, B, LD, ST, REDUCE_SUM)
@@ -574,7 +626,8 @@ static int ext_task(void *ctx, int t, int w) {
   (void)w;
   int64_t lo = t * j->per, n = j->r->n - lo < j->per ? j->r->n - lo : j->per;
   _Alignas(8) char val[8];   /* for max/min, the chunk's value rule (its last zero) */
-  j->k[t] = lo + j->r->ext(j->x + lo * (int64_t)j->r->esize, n, j->r->want_max, j->r->arg ? NULL : val);
+  int64_t k = j->r->ext(j->x + lo * (int64_t)j->r->esize, n, j->r->want_max, j->r->arg ? NULL : val);
+  j->k[t] = k < 0 ? -1 : lo + k;
   return tc_interrupt_flag ? -1 : 0;
 }
 
@@ -596,10 +649,11 @@ static int ext_par(tc_call *c, const red_ctx *r, const char *x, tc_err *err) {
   if (cpu_parallel(nt, ext_task, &j) < 0) return cpu_interrupted(err);
   /* the chunks' answers, as a run of their own: its answer is the answer */
   _Alignas(8) char vals[64 * 8];
-  for (int t = 0; t < nt; t++) memcpy(vals + t * (int64_t)r->esize, x + ks[t] * (int64_t)r->esize, r->esize);
+  for (int t = 0; t < nt; t++)   /* a chunk of NaN alone (the nan forms: -1) gives its first, a NaN */
+    memcpy(vals + t * (int64_t)r->esize, x + (ks[t] < 0 ? t * per : ks[t]) * (int64_t)r->esize, r->esize);
   char *o = tc_tensor_data(c->out);
   int64_t t = r->ext(vals, nt, r->want_max, r->arg ? NULL : o);
-  if (r->arg) *PTR(int64_t, o) = ks[t];
+  if (r->arg) *PTR(int64_t, o) = t < 0 ? -1 : ks[t];
   return 0;
 }
 
@@ -669,10 +723,14 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
     }
   }
   bool ext = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
+  bool next = op == TC_OP_NANMAX || op == TC_OP_NANMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN;
+  /* integers hold no NaN: their nan forms are the plain ones */
+  ext1_fn extf = ext ? ext1_table[c->dtype] : next ? (next1_table[c->dtype] ? next1_table[c->dtype] : ext1_table[c->dtype]) : NULL;
   if (tc_dtype_size(x->dtype) == 1)   /* bool, i8, u8: byte lanes */
     fn = op == TC_OP_COUNT_NONZERO ? count_bytes : op == TC_OP_ANY ? any_bytes : op == TC_OP_ALL ? all_bytes : fn;
-  red_ctx ctx = {fn, col_table[op][c->dtype], ext ? ext1_table[c->dtype] : NULL,
-                 op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX, op == TC_OP_ARGMAX || op == TC_OP_ARGMIN,
+  red_ctx ctx = {fn, col_table[op][c->dtype], extf,
+                 op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX || op == TC_OP_NANMAX || op == TC_OP_NANARGMAX,
+                 op == TC_OP_ARGMAX || op == TC_OP_ARGMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN,
                  n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
   if (nout == 1 && op == TC_OP_COUNT_NONZERO && n >= CPU_PAR_MIN && cpu_threads() > 1) {
     rc = count_par(c, fn, tc_tensor_data(x), n, rstride, err);

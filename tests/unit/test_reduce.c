@@ -908,3 +908,73 @@ Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
     tc_tensor_free(t); tc_tensor_free(r); tc_tensor_free(r1);
   }
 }
+
+/* nanmax, nanmin, nanargmax, nanargmin of float runs (blocks of 1024 in
+ * lanes, one long run across threads, rows): the first occurrence of the
+ * extreme that is not NaN, as the one-element scan finds it (so a zero
+ * keeps the first zero's sign), and -1 / NaN for NaN alone: runs with NaN
+ * spread, zeros of both signs as the extreme, -inf as the extreme, and
+ * whole chunks of NaN before the values. */
+Test(reduce, nan_extremes_first_occurrence_across_blocks_and_threads) {
+  const int64_t n = 200004, rows = 4, rshape[2] = {rows, n / rows};
+  const tc_op ops[4] = {TC_OP_NANMAX, TC_OP_NANMIN, TC_OP_NANARGMAX, TC_OP_NANARGMIN};
+  double *fv = malloc(sizeof(double) * (size_t)n), *dv = malloc(sizeof(double) * (size_t)n);
+  uint64_t st = 23;
+  tc_axes all = {.all = true}, ax1 = {.n = 1, .axis = {1}};
+  int checked = 0;
+  for (int kind = 0; kind < 7; kind++) {
+    for (int64_t k = 0; k < n; k++) {
+      uint64_t r = tt_rand(&st);
+      double v = (double)((int64_t)(r >> 20) % 20001) / 16 - 625;
+      fv[k] = kind == 0 ? (r % 7 == 0 ? NAN : v)
+            : kind == 1 || kind == 6 ? (r % 3 == 0 ? NAN : r % 3 == 1 ? (r & 64 ? -0.0 : 0.0) : -fabs(v) - 1)   /* max: a zero */
+            : kind == 2 ? (r % 1000 == 0 ? v : NAN)
+            : kind == 3 ? NAN
+            : kind == 4 ? (k < 150000 ? NAN : v)
+                        : (r % 2 ? NAN : -INFINITY);
+      if (kind == 6) fv[k] = -fv[k];   /* min: a zero */
+    }
+    for (int dt = 0; dt < TT_NDT; dt++) {
+      if (!tt_is_flt((tc_dtype)dt)) continue;
+      tc_tensor *x = tt_tensor((tc_dtype)dt, 1, &n, NULL, fv);
+      tc_err err = tt_err();
+      tc_tensor *xm = tc_reshape(x, 2, rshape, &err);
+      cr_assert_not_null(xm, "%s", err.msg);
+      tt_read(x, NULL, dv);
+      for (int o = 0; o < 4; o++) {
+        bool mx = o % 2 == 0, arg = o >= 2;
+        for (int t = 1; t <= 3; t++) {
+          tc_set_threads(t);
+          tc_tensor *r = tc_reduce(ops[o], x, &all, false, &err), *rr = r ? tc_reduce(ops[o], xm, &ax1, false, &err) : NULL;
+          tc_set_threads(0);
+          cr_assert(r && rr, "%s", err.msg);
+          double got[rows];
+          int64_t igot[rows];
+          for (int64_t row = -1; row < rows; row++) {   /* -1: the whole run */
+            int64_t lo = row < 0 ? 0 : row * (n / rows), len = row < 0 ? n : n / rows, want = -1;
+            for (int64_t k = lo; k < lo + len; k++)
+              if (dv[k] == dv[k] && (want < 0 || (mx ? dv[k] > dv[want] : dv[k] < dv[want]))) want = k;
+            tt_read(row < 0 ? r : rr, igot, got);
+            int64_t gi = igot[row < 0 ? 0 : row];
+            double gv = got[row < 0 ? 0 : row], wv = want < 0 ? NAN : dv[want];
+            if (arg)
+              TT_CHECK(gi == (want < 0 ? -1 : want - lo), "%s %s kind %d row %lld threads %d: %lld, expected %lld",
+                       tc_op_name(ops[o]), tt_name((tc_dtype)dt), kind, (long long)row, t, (long long)gi,
+                       (long long)(want < 0 ? -1 : want - lo));
+            else
+              TT_CHECK(gv != gv ? wv != wv : gv == wv && signbit(gv) == signbit(wv),
+                       "%s %s kind %d row %lld threads %d: %g, expected %g", tc_op_name(ops[o]), tt_name((tc_dtype)dt),
+                       kind, (long long)row, t, gv, wv);
+            checked++;
+          }
+          TT_FREE(r, rr);
+        }
+      }
+      TT_FREE(x, xm);
+    }
+  }
+  cr_log_info("%d nan extremes checked", checked);
+  free(fv);
+  free(dv);
+  TT_DONE();
+}
