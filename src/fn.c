@@ -266,24 +266,24 @@ tc_tensor *tc_unique(tc_op op, tc_tensor *x, tc_err *err) {
 /* ---- counting ---- */
 tc_tensor *tc_argwhere(tc_tensor *x, tc_err *err) {
   pool p = {0};
-  tc_tensor *z = keep(&p, wi(0, err));
-  tc_tensor *nz = z ? keep(&p, tc_binary(TC_OP_NOT_EQUAL, x, z, err)) : NULL;
+  tc_tensor *z = x->dtype == TC_DT_BOOL ? NULL : keep(&p, wi(0, err));
+  tc_tensor *nz = x->dtype == TC_DT_BOOL ? x : z ? keep(&p, tc_binary(TC_OP_NOT_EQUAL, x, z, err)) : NULL;
   if (!nz) return done(&p, NULL);
   if (x->ndim == 0) {
     bool v = false;
     if (tc_tensor_to_host(nz, &v, err) != 0) return done(&p, NULL);
     return done(&p, keep(&p, tc_zeros(2, (int64_t[]){v ? 1 : 0, 0}, TC_DT_I64, err)));
   }
-  tc_tensor *fm = keep(&p, tc_flatten(nz, err));
-  tc_tensor *pos = fm ? keep(&p, iota(tc_numel(x), err)) : NULL;
-  tc_tensor *flat = pos ? keep(&p, select_mask(pos, fm, err)) : NULL;
+  tc_tensor *flat = keep(&p, tc_mask_positions(nz, err));
   if (!flat) return done(&p, NULL);
   tc_tensor *cols[TC_MAX_DIMS];
   int64_t stride = 1;
+  /* index d is (flat // stride) % shape[d]: no division for the last dim
+   * (stride 1), no remainder for the first (the quotient is below it) */
   for (int d = x->ndim - 1; d >= 0; d--) {
     tc_tensor *st = keep(&p, wi(stride, err)), *sh = st ? keep(&p, wi(x->shape[d] ? x->shape[d] : 1, err)) : NULL;
-    tc_tensor *q = sh ? keep(&p, tc_binary(TC_OP_FLOOR_DIV, flat, st, err)) : NULL;
-    cols[d] = q ? keep(&p, tc_binary(TC_OP_MOD, q, sh, err)) : NULL;
+    tc_tensor *q = !sh ? NULL : stride == 1 ? flat : keep(&p, tc_binary(TC_OP_FLOOR_DIV, flat, st, err));
+    cols[d] = !q ? NULL : d == 0 ? q : keep(&p, tc_binary(TC_OP_MOD, q, sh, err));
     if (!cols[d]) return done(&p, NULL);
     stride *= x->shape[d] ? x->shape[d] : 1;
   }

@@ -386,9 +386,9 @@ tc_tensor *tc_scatter(tc_tensor *x, tc_tensor *idx, tc_tensor *updates, int64_t 
 
 /* ---- subscripts ---- */
 /* The positions of the true elements of a bool mask, as an i64 tensor. */
-static tc_tensor *nonzero(tc_tensor *mask, tc_err *err) {
+tc_tensor *tc_mask_positions(tc_tensor *mask, tc_err *err) {
   tc_axes all = {.all = true};
-  tc_tensor *cnt = tc_reduce(TC_OP_REDUCE_SUM, mask, &all, false, err);
+  tc_tensor *cnt = tc_reduce(TC_OP_COUNT_NONZERO, mask, &all, false, err);
   int64_t n = 0;
   int rc = cnt ? tc_scalar_to_i64(cnt, &n, err) : -1;
   tc_tensor_free(cnt);
@@ -538,7 +538,7 @@ tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *e
   if (si.mask) {
     tc_tensor *xe = tc_operand(x, x->dtype, err), *f = NULL, *nz = NULL, *out = NULL;
     if (xe) f = flat(xe, err);
-    if (f) nz = nonzero(si.mask, err);
+    if (f) nz = tc_mask_positions(si.mask, err);
     if (nz) out = take_impl(-1, f, nz, 0, TC_MODE_CLIP, NULL, err);   /* the positions are in range */
     tc_tensor_free(nz);
     tc_tensor_free(f);
@@ -563,7 +563,7 @@ tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor
   int rc = 0;
   if (si.mask) {
     w = flat(out, err);
-    if (w) nz = nonzero(si.mask, err);
+    if (w) nz = tc_mask_positions(si.mask, err);
     rc = nz ? scatter_into(-1, w, nz, val, 0, TC_SCATTER_SET, TC_MODE_CLIP, true, err) : -1;
   } else {
     w = basic_view(out, n, items, &si, err);

@@ -21,6 +21,9 @@ int tc_check_supported(tc_op op, tc_dtype dt, tc_err *err);
 bool tc_cast_supported(const tc_engine *e, tc_dtype from, tc_dtype to);
 /* Normalises one axis against ndim (invalid_axis names op); -1 on error. */
 int tc_norm_axis(int64_t axis, int ndim, tc_op op, int64_t *out, tc_err *err);
+/* The row-major positions of the true elements of a bool mask, i64 [count]
+ * (src/index.c). */
+tc_tensor *tc_mask_positions(tc_tensor *mask, tc_err *err);
 /* The i64 value of a 0-d integer or bool tensor. */
 int tc_scalar_to_i64(tc_tensor *t, int64_t *out, tc_err *err);
 int tc_scalar_to_f64(tc_tensor *t, double *out, tc_err *err);

@@ -184,14 +184,24 @@ static int run_scatter(tc_call *c, tc_err *err) {
 /* ---- nonzero: positions of the true elements, in row-major order ---- */
 typedef struct { int64_t *out, cap, count; } nz_ctx;
 
+/* A block's positions are written to buf one after another, the count
+ * moving on only past the true ones (no branch to mispredict), then
+ * copied out. */
+#define NZ_BLOCK 256
 static int nonzero_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   nz_ctx *z = ctx_;
   const uint8_t *m = CPTR(uint8_t, p[0]);
-  for (int64_t i = 0; i < n; i++)
-    if (m[i * s[0]]) {
-      if (z->count >= z->cap) return 1;
-      z->out[z->count++] = pos + i;
+  int64_t buf[NZ_BLOCK];
+  for (int64_t i0 = 0; i0 < n; i0 += NZ_BLOCK) {
+    int64_t b = n - i0 < NZ_BLOCK ? n - i0 : NZ_BLOCK, c = 0;
+    for (int64_t i = 0; i < b; i++) {
+      buf[c] = pos + i0 + i;
+      c += m[(i0 + i) * s[0]] != 0;
     }
+    if (c > z->cap - z->count) return 1;
+    memcpy(z->out + z->count, buf, sizeof *buf * (size_t)c);
+    z->count += c;
+  }
   return 0;
 }
 

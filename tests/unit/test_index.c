@@ -373,3 +373,46 @@ Test(index, mode_names) {
   cr_assert_eq(tc_scatter_red_from_name("avg"), -1);
   cr_assert_str_eq(tc_scatter_red_name(TC_SCATTER_MUL), "mul");
 }
+
+/* argwhere and mask indexing: the nonzero positions come out of blocks of
+ * 256 written without branches (backend/cpu/index.c); every position, in
+ * row-major order, for masks dense, sparse, empty and full, of lengths
+ * around the block, contiguous and transposed. */
+Test(index, argwhere_positions_across_blocks_and_layouts) {
+  const int64_t lens[] = {1, 255, 256, 257, 1000, 70001};
+  uint64_t st = 5;
+  for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+    for (int dens = 0; dens < 4; dens++) {
+      int64_t n = lens[li], rows = n % 7 == 0 ? 7 : 1, cols = n / rows, shape[2] = {rows, cols};
+      int64_t *v = malloc(sizeof(int64_t) * (size_t)n), *want = malloc(sizeof(int64_t) * 2 * (size_t)n);
+      for (int64_t k = 0; k < n; k++) {
+        uint64_t r = tt_rand(&st);
+        v[k] = dens == 0 ? 0 : dens == 1 ? r % 50 == 0 : dens == 2 ? r % 2 : 1;
+      }
+      tc_tensor *x = t_i64(2, shape, v);
+      for (int tr = 0; tr < 2; tr++) {
+        tc_tensor *xt = tr ? tc_transpose(x, -1, NULL, &e) : x;
+        cr_assert_not_null(xt, "%s", e.msg);
+        int64_t R = tr ? cols : rows, C = tr ? rows : cols, cnt = 0;
+        for (int64_t i = 0; i < R; i++)   /* the reference, row-major over xt */
+          for (int64_t j = 0; j < C; j++)
+            if (v[tr ? j * cols + i : i * cols + j]) want[2 * cnt] = i, want[2 * cnt + 1] = j, cnt++;
+        tc_tensor *w = tc_argwhere(xt, &e);
+        cr_assert_not_null(w, "%s", e.msg);
+        cr_assert(w->ndim == 2 && w->shape[0] == cnt && w->shape[1] == 2, "n %lld density %d: %lld positions, expected %lld",
+                  (long long)n, dens, (long long)w->shape[0], (long long)cnt);
+        int64_t *got = malloc(sizeof(int64_t) * 2 * (size_t)(cnt + 1));
+        tt_read(w, got, NULL);
+        for (int64_t k = 0; k < 2 * cnt; k++)
+          TT_CHECK(got[k] == want[k], "n %lld density %d transposed %d: entry %lld is %lld, expected %lld", (long long)n,
+                   dens, tr, (long long)k, (long long)got[k], (long long)want[k]);
+        free(got);
+        tc_tensor_free(w);
+        if (tr) tc_tensor_free(xt);
+      }
+      tc_tensor_free(x);
+      free(v);
+      free(want);
+    }
+  TT_DONE();
+}
