@@ -238,27 +238,30 @@ Test(unsigned_, reductions_along_each_axis) {
     for (int i = 0; i < rows * 4; i++) iv[i] = (int64_t)ev[i];
     tc_tensor *x = tt_tensor(dt, 2, shape, iv, NULL);
     for (int axis = 0; axis < 2; axis++) {
+      /* the nan forms are the plain ones on integers (nanmax of u64 compared as i64 before) */
       const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_REDUCE_PROD, TC_OP_REDUCE_MAX, TC_OP_REDUCE_MIN, TC_OP_ARGMAX,
-                           TC_OP_ARGMIN};
-      for (size_t o = 0; o < 6; o++) {
+                           TC_OP_ARGMIN, TC_OP_NANMAX, TC_OP_NANMIN, TC_OP_NANARGMAX, TC_OP_NANARGMIN};
+      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+        tc_op po = ops[o] == TC_OP_NANMAX ? TC_OP_REDUCE_MAX : ops[o] == TC_OP_NANMIN ? TC_OP_REDUCE_MIN
+                 : ops[o] == TC_OP_NANARGMAX ? TC_OP_ARGMAX : ops[o] == TC_OP_NANARGMIN ? TC_OP_ARGMIN : ops[o];
         tc_axes ax = {.n = 1, .axis = {axis}};
         tc_err err = tt_err();
         tc_tensor *r = tc_reduce(ops[o], x, &ax, false, &err);
         cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), err.msg);
-        bool arg = ops[o] == TC_OP_ARGMAX || ops[o] == TC_OP_ARGMIN;
+        bool arg = po == TC_OP_ARGMAX || po == TC_OP_ARGMIN;
         TT_CHECK(r->dtype == (arg ? TC_DT_I64 : dt), "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt),
                  tt_name(r->dtype));
         int64_t got[64];
         int nout = axis == 0 ? 4 : rows, nin = axis == 0 ? rows : 4;
         tt_read(r, got, NULL);
         for (int k = 0; k < nout; k++) {
-          uint64_t acc = ops[o] == TC_OP_REDUCE_PROD ? 1 : ops[o] == TC_OP_REDUCE_MIN ? mask(bits) : 0;
+          uint64_t acc = po == TC_OP_REDUCE_PROD ? 1 : po == TC_OP_REDUCE_MIN ? mask(bits) : 0;
           int64_t best = 0;
           for (int j = 0; j < nin; j++) {
             uint64_t v = (uint64_t)iv[axis == 0 ? j * 4 + k : k * 4 + j];
-            if (ops[o] == TC_OP_REDUCE_SUM) acc = (acc + v) & mask(bits);
-            else if (ops[o] == TC_OP_REDUCE_PROD) acc = (acc * v) & mask(bits);
-            else if (ops[o] == TC_OP_REDUCE_MAX || ops[o] == TC_OP_ARGMAX) { if (j == 0 || v > acc) { acc = v; best = j; } }
+            if (po == TC_OP_REDUCE_SUM) acc = (acc + v) & mask(bits);
+            else if (po == TC_OP_REDUCE_PROD) acc = (acc * v) & mask(bits);
+            else if (po == TC_OP_REDUCE_MAX || po == TC_OP_ARGMAX) { if (j == 0 || v > acc) { acc = v; best = j; } }
             else if (j == 0 || v < acc) { acc = v; best = j; }
           }
           uint64_t g = (uint64_t)got[k] & (arg ? UINT64_MAX : mask(bits));
