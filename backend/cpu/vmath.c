@@ -12,8 +12,8 @@
  * the few elements out there are redone in wider precision, the
  * same way on every path. rsqrt is 1/sqrt with one Newton step computed
  * exactly with FMA (f64), or 1/sqrt in f64 rounded once to f32. The
- * unvectorised functions (atan2, hypot and the rest) stay in
- * backend/ew.def; pow has its own kernel below. */
+ * unvectorised functions (hypot and the rest) stay in backend/ew.def; pow
+ * and atan2 have two-operand kernels below. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -272,29 +272,46 @@ SIGMOID_PATH(TGT_FMA, fma)
 #endif
 SIGMOID_PATH(TGT_BASE, base)
 
-/* pow: SLEEF's u10 pow of two blocks (a strided or broadcast operand is
- * gathered first; a tail goes through the same vector function with its
- * unused lanes 1 ** 1). SLEEF's pow overflows early (f64 results above
- * 1.797690e308, f32's largest finite): an infinite result of finite
- * operands is redone by the C library's f64 pow (rounded once for f32).
- * Three exponents take the correctly rounded value
- * instead, element by element, whatever the operands' layout: 2 is x * x
- * (as backend/ew.def has it), -1 is 1 / x, 0.5 is sqrt(x) (+0 for -0, +inf
- * for -inf, as pow has them). A broadcast exponent of one of those skips
- * SLEEF altogether. */
+/* Two-operand functions: SLEEF's u10 function of two blocks (a strided or
+ * broadcast operand is gathered first; a tail goes through the same
+ * vector function with its unused lanes 1 and 1). BCAST(T, y) may answer
+ * a broadcast second operand y itself (and return); FIX(T, q, pa, pb, n,
+ * sb) then mends a block's results q of operands pa, pb. A NaN result is
+ * the one quiet NaN, as elsewhere.
+ *
+ * pow: SLEEF's pow overflows early (f64 results above 1.797690e308, f32's
+ * largest finite): an infinite result of finite operands is redone by the
+ * C library's f64 pow (rounded once for f32). Three exponents take the
+ * correctly rounded value instead, element by element, whatever the
+ * operands' layout: 2 is x * x (as backend/ew.def has it), -1 is 1 / x,
+ * 0.5 is sqrt(x) (+0 for -0, +inf for -inf, as pow has them). A broadcast
+ * exponent of one of those skips SLEEF altogether.
+ * atan2: SLEEF's as it is (C99's special values, 1.0 ulp). */
 #define VM_SQRT(T, x) (sizeof(T) == 4 ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
 #define VM_POW_HALF(T, x) ((x) == -(T)INFINITY ? (T)INFINITY : VM_SQRT(T, x) + 0)
 #define VM_POW_EXACT(T, x, y, r) ((y) == 2 ? (x) * (x) : (y) == -1 ? 1 / (x) : (y) == (T)0.5 ? VM_POW_HALF(T, x) : (r))
-#define VM_POW_KERNEL(NAME, TGT, T, W, VT, CALL) \
+#define VM_POW_BCAST(T, y) \
+  if (y == 2) { for (int64_t i = 0; i < len; i++) o[i] = a[i * sa] * a[i * sa]; return; } \
+  if (y == -1) { for (int64_t i = 0; i < len; i++) o[i] = 1 / a[i * sa]; return; } \
+  if (y == (T)0.5) { for (int64_t i = 0; i < len; i++) o[i] = VM_POW_HALF(T, a[i * sa]); return; }
+#define VM_POW_FIX(T, q, pa, pb, n, sb) \
+  int hit = 0, big = 0; \
+  for (int64_t k = 0; sb != 0 && k < n; k++) hit |= (pb[k] == 2) | (pb[k] == -1) | (pb[k] == (T)0.5); \
+  for (int64_t k = 0; k < n; k++) big |= (q[k] == (T)INFINITY) | (q[k] == -(T)INFINITY); \
+  for (int64_t k = 0; big && k < n; k++) \
+    if ((q[k] == (T)INFINITY || q[k] == -(T)INFINITY) && pa[k] - pa[k] == 0 && pb[k] - pb[k] == 0) \
+      q[k] = (T)pow((double)pa[k], (double)pb[k]); \
+  for (int64_t k = 0; hit && k < n; k++) q[k] = VM_POW_EXACT(T, pa[k], pb[k], q[k]);
+#define VM_NO_BCAST(T, y)
+#define VM_NO_FIX(T, q, pa, pb, n, sb)
+#define VM_BIN_KERNEL(NAME, TGT, T, W, VT, CALL, BCAST, FIX) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
     T ga[VM_BLOCK], gb[VM_BLOCK]; \
     if (sb == 0) { \
       T y = b[0]; \
-      if (y == 2) { for (int64_t i = 0; i < len; i++) o[i] = a[i * sa] * a[i * sa]; return; } \
-      if (y == -1) { for (int64_t i = 0; i < len; i++) o[i] = 1 / a[i * sa]; return; } \
-      if (y == (T)0.5) { for (int64_t i = 0; i < len; i++) o[i] = VM_POW_HALF(T, a[i * sa]); return; } \
+      BCAST(T, y) \
       for (int k = 0; k < VM_BLOCK; k++) gb[k] = y; \
     } \
     for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
@@ -322,34 +339,32 @@ SIGMOID_PATH(TGT_BASE, base)
         memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
       } \
       T *q = o + i0; \
-      int hit = 0, big = 0; \
-      for (int64_t k = 0; sb != 0 && k < n; k++) hit |= (pb[k] == 2) | (pb[k] == -1) | (pb[k] == (T)0.5); \
-      for (int64_t k = 0; k < n; k++) big |= (q[k] == (T)INFINITY) | (q[k] == -(T)INFINITY); \
-      for (int64_t k = 0; big && k < n; k++) \
-        if ((q[k] == (T)INFINITY || q[k] == -(T)INFINITY) && pa[k] - pa[k] == 0 && pb[k] - pb[k] == 0) \
-          q[k] = (T)pow((double)pa[k], (double)pb[k]); \
-      for (int64_t k = 0; hit && k < n; k++) q[k] = VM_POW_EXACT(T, pa[k], pb[k], q[k]); \
+      FIX(T, q, pa, pb, n, sb) \
       for (int64_t k = 0; k < n; k++) q[k] = q[k] != q[k] ? (T)NAN : q[k]; \
     } \
   }
+/* pow and atan2 of one path P: TGT, lanes W (f64) and W2 (f32), vector
+ * types, SLEEF's suffix */
+#define VM_BIN_PATH(P, TGT, WD, VD, WF, VF, SD, SF) \
+  VM_BIN_KERNEL(pow_d_##P, TGT, double, WD, VD, Sleef_powd##SD, VM_POW_BCAST, VM_POW_FIX) \
+  VM_BIN_KERNEL(pow_f_##P, TGT, float, WF, VF, Sleef_powf##SF, VM_POW_BCAST, VM_POW_FIX) \
+  VM_BIN_KERNEL(atan2_d_##P, TGT, double, WD, VD, Sleef_atan2d##SD, VM_NO_BCAST, VM_NO_FIX) \
+  VM_BIN_KERNEL(atan2_f_##P, TGT, float, WF, VF, Sleef_atan2f##SF, VM_NO_BCAST, VM_NO_FIX)
+#define VM_BIN_DECL(TGT, VD, VF, SD, SF) \
+  TGT VD Sleef_powd##SD(VD, VD); \
+  TGT VF Sleef_powf##SF(VF, VF); \
+  TGT VD Sleef_atan2d##SD(VD, VD); \
+  TGT VF Sleef_atan2f##SF(VF, VF);
 #if VM_X86
-TGT_512 __m512d Sleef_powd8_u10avx512f(__m512d, __m512d);
-TGT_512 __m512 Sleef_powf16_u10avx512f(__m512, __m512);
-TGT_256 __m256d Sleef_powd4_u10avx2(__m256d, __m256d);
-TGT_256 __m256 Sleef_powf8_u10avx2(__m256, __m256);
-double Sleef_powd1_u10purecfma(double, double);
-float Sleef_powf1_u10purecfma(float, float);
-VM_POW_KERNEL(pow_d_avx512, TGT_512, double, 8, __m512d, Sleef_powd8_u10avx512f)
-VM_POW_KERNEL(pow_f_avx512, TGT_512, float, 16, __m512, Sleef_powf16_u10avx512f)
-VM_POW_KERNEL(pow_d_avx2, TGT_256, double, 4, __m256d, Sleef_powd4_u10avx2)
-VM_POW_KERNEL(pow_f_avx2, TGT_256, float, 8, __m256, Sleef_powf8_u10avx2)
-VM_POW_KERNEL(pow_d_fma, TGT_FMA, double, 1, double, Sleef_powd1_u10purecfma)
-VM_POW_KERNEL(pow_f_fma, TGT_FMA, float, 1, float, Sleef_powf1_u10purecfma)
+VM_BIN_DECL(TGT_512, __m512d, __m512, 8_u10avx512f, 16_u10avx512f)
+VM_BIN_DECL(TGT_256, __m256d, __m256, 4_u10avx2, 8_u10avx2)
+VM_BIN_DECL(, double, float, 1_u10purecfma, 1_u10purecfma)
+VM_BIN_PATH(avx512, TGT_512, 8, __m512d, 16, __m512, 8_u10avx512f, 16_u10avx512f)
+VM_BIN_PATH(avx2, TGT_256, 4, __m256d, 8, __m256, 4_u10avx2, 8_u10avx2)
+VM_BIN_PATH(fma, TGT_FMA, 1, double, 1, float, 1_u10purecfma, 1_u10purecfma)
 #endif
-double Sleef_powd1_u10purec(double, double);
-float Sleef_powf1_u10purec(float, float);
-VM_POW_KERNEL(pow_d_base, TGT_BASE, double, 1, double, Sleef_powd1_u10purec)
-VM_POW_KERNEL(pow_f_base, TGT_BASE, float, 1, float, Sleef_powf1_u10purec)
+VM_BIN_DECL(, double, float, 1_u10purec, 1_u10purec)
+VM_BIN_PATH(base, TGT_BASE, 1, double, 1, float, 1_u10purec, 1_u10purec)
 
 /* ---- the table: [path][op][0 f32, 1 f64] ---- */
 typedef void (*vm_fn)(int64_t, char *, const char *, int64_t);
@@ -370,13 +385,14 @@ static const vm_fn vm_table[VM_PATHS][TC_OP_COUNT][2] = {
 #endif
 };
 typedef void (*vm_fn2)(int64_t, char *, const char *, int64_t, const char *, int64_t);
-#define VM_POW_ENTRY(P) {pow_f_##P, pow_d_##P}
-static const vm_fn2 vm_pow_table[VM_PATHS][2] = {
-  [VM_BASE] = VM_POW_ENTRY(base),
+/* [path][0 pow, 1 atan2][0 f32, 1 f64] */
+#define VM_BIN_ENTRY(P) {{pow_f_##P, pow_d_##P}, {atan2_f_##P, atan2_d_##P}}
+static const vm_fn2 vm_bin_table[VM_PATHS][2][2] = {
+  [VM_BASE] = VM_BIN_ENTRY(base),
 #if VM_X86
-  [VM_FMA] = VM_POW_ENTRY(fma),
-  [VM_AVX2] = VM_POW_ENTRY(avx2),
-  [VM_AVX512] = VM_POW_ENTRY(avx512),
+  [VM_FMA] = VM_BIN_ENTRY(fma),
+  [VM_AVX2] = VM_BIN_ENTRY(avx2),
+  [VM_AVX512] = VM_BIN_ENTRY(avx512),
 #endif
 };
 static const char *const vm_names[VM_PATHS] = {"sleef-purec", "sleef-purecfma", "sleef-avx2", "sleef-avx512f"};
@@ -428,8 +444,8 @@ cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt) {
 }
 
 cpu_vmath_bin_fn cpu_vmath_bin_kernel(tc_op op, tc_dtype dt) {
-  if (op != TC_OP_POW || (dt != TC_DT_F32 && dt != TC_DT_F64)) return NULL;
-  return vm_pow_table[vm_path()][dt == TC_DT_F64];
+  if ((op != TC_OP_POW && op != TC_OP_ATAN2) || (dt != TC_DT_F32 && dt != TC_DT_F64)) return NULL;
+  return vm_bin_table[vm_path()][op == TC_OP_ATAN2][dt == TC_DT_F64];
 }
 
 const char *cpu_vmath_path_name(void) { return vm_names[vm_path()]; }

@@ -14,9 +14,9 @@ binade (subnormal spacing below the normal range). A result must be within
 1.0 ulp, and special values (NaN, inf, the sign of zero where the exact
 result is zero) must match exactly. The sample (default) is a few thousand
 inputs per function and dtype; --full is about 50 times as many.
-pow is checked on pairs: special values against each other (C99's table,
-taken from the C library), random bit patterns, and ranges where the
-result is finite.
+pow and atan2 are checked on pairs: special values against each other
+(C99's table, taken from the C library), random bit patterns, and ranges
+where they do their work.
 """
 import math
 import os
@@ -240,6 +240,56 @@ def pow_error(dt, got, x, y, cpow):
     return ref_error(dt, got, -ref if neg else ref, -1.0 if neg else 1.0)
 
 
+# atan2(y, x): pairs of special values (zeros, infinities and NaN against
+# each other and against finite values: C99's table, taken from the C
+# library, where the result is a zero, and the exact multiple of pi/4
+# otherwise), random bit patterns, and ranges: near the axes and the
+# diagonals, and results that underflow.
+def atan2_inputs(dt, rng):
+    sp = [to_dt(dt, v) for v in [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 0.5, -3.0, 1e-30, 1e30, 1e-310,
+                                 -1e300]]
+    pairs = [(y, x) for y in sp for x in sp]
+    nbits = 32 if dt == "f32" else 64
+    n = RANDOM_BITS // 2
+    for _ in range(n):
+        y, x = from_bits(dt, rng.getrandbits(nbits)), from_bits(dt, rng.getrandbits(nbits))
+        if math.isfinite(x) and math.isfinite(y):
+            pairs.append((y, x))
+    big = 38 if dt == "f32" else 300
+    for _ in range(n):
+        pairs.append((to_dt(dt, rng.uniform(-10, 10)), to_dt(dt, rng.uniform(-10, 10))))
+        x = to_dt(dt, rng.uniform(-100, 100))
+        pairs.append((to_dt(dt, x * (1 + rng.uniform(-1e-3, 1e-3)) * rng.choice([1, -1])), x))
+        pairs.append((to_dt(dt, rng.uniform(-1e-3, 1e-3) * x), x))
+        pairs.append((to_dt(dt, 10 ** rng.uniform(-big, -big / 2)), to_dt(dt, rng.choice([1, -1]) * 10 ** rng.uniform(big / 2, big))))
+    return pairs
+
+
+def c_atan2():
+    import ctypes
+    import ctypes.util
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.atan2.restype = ctypes.c_double
+    libm.atan2.argtypes = [ctypes.c_double, ctypes.c_double]
+    return libm.atan2
+
+
+def atan2_error(dt, got, y, x, catan2):
+    if math.isnan(x) or math.isnan(y):
+        return None if math.isnan(got) else math.inf
+    if math.isinf(x) or math.isinf(y) or x == 0 or y == 0:
+        want = catan2(y, x)
+        if want == 0:
+            return None if got == 0 and math.copysign(1, got) == math.copysign(1, want) else math.inf
+        ref = round(want / (math.pi / 4)) * mpmath.pi / 4
+    else:
+        ref = mpmath.atan2(mpmath.mpf(y), mpmath.mpf(x))
+    return ref_error(dt, got, ref, math.copysign(1, y))
+
+
+PAIRS = {"pow": (pow_inputs, pow_error, c_pow), "atan2": (atan2_inputs, atan2_error, c_atan2)}
+
+
 def main():
     rng = random.Random(SEED)
     tmp = tempfile.mkdtemp(prefix="tcalc-ulp-")
@@ -252,19 +302,21 @@ def main():
             xp = os.path.join(tmp, "x_%s_%s.npy" % (name, dt))
             write_npy(xp, dt, xs)
             script.append('save("%s", %s(load("%s")))' % (os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), name, xp))
-    for dt in DT:
-        pairs = pow_inputs(dt, rng)
-        cases[("pow", dt)] = pairs
-        xp, yp = [os.path.join(tmp, "%s_pow_%s.npy" % (v, dt)) for v in "ab"]
-        write_npy(xp, dt, [a for a, _ in pairs])
-        write_npy(yp, dt, [b for _, b in pairs])
-        script.append('save("%s", pow(load("%s"), load("%s")))' % (os.path.join(tmp, "y_pow_%s.npy" % dt), xp, yp))
+    for name, (gen, _, _) in PAIRS.items():
+        for dt in DT:
+            pairs = gen(dt, rng)
+            cases[(name, dt)] = pairs
+            xp, yp = [os.path.join(tmp, "%s_%s_%s.npy" % (v, name, dt)) for v in "ab"]
+            write_npy(xp, dt, [a for a, _ in pairs])
+            write_npy(yp, dt, [b for _, b in pairs])
+            script.append('save("%s", %s(load("%s"), load("%s")))' % (os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), name,
+                                                                   xp, yp))
     p = subprocess.run([TCALC], input="\n".join(script) + "\n", capture_output=True, text=True)
     if p.returncode != 0 or p.stderr.strip():
         sys.exit("ulp: tcalc failed: %s %s" % (p.stdout[-400:], p.stderr[-400:]))
     worst_all = 0.0
     bad = []
-    cpow = c_pow()
+    cfn = {name: c() for name, (_, _, c) in PAIRS.items()}
     print("%-7s %-4s %8s %10s  %s" % ("func", "type", "inputs", "max ulp", "worst input"))
     for (name, dt), xs in cases.items():
         ys = read_npy(os.path.join(tmp, "y_%s_%s.npy" % (name, dt)), dt)
@@ -272,7 +324,7 @@ def main():
             sys.exit("ulp: %s %s: %d results for %d inputs" % (name, dt, len(ys), len(xs)))
         worst, wx, wy = 0.0, None, None
         for x, y in zip(xs, ys):
-            err = pow_error(dt, y, x[0], x[1], cpow) if name == "pow" else ulp_error(dt, y, x, name)
+            err = PAIRS[name][1](dt, y, x[0], x[1], cfn[name]) if name in PAIRS else ulp_error(dt, y, x, name)
             if err is not None and err > worst:
                 worst, wx, wy = err, x, y
         worst_all = max(worst_all, worst)

@@ -149,6 +149,59 @@ Test(vmath, pow_paths_agree_and_exact_exponents) {
   free(got);
 }
 
+/* atan2: every path gives the same bits for random and special pairs
+ * (each operand strided or contiguous, or x broadcast, every tail length),
+ * a NaN result is the quiet NaN, and C99's special values hold. */
+Test(vmath, atan2_paths_agree) {
+  int lv[CPU_ISA_COUNT], nl = levels(lv);
+  enum { N = 1031, S = 3 };
+  char *a = malloc((size_t)N * S * 8), *b = malloc((size_t)N * S * 8), *ref = malloc((size_t)N * 8),
+       *got = malloc((size_t)N * 8);
+  cr_assert(a && b && ref && got);
+  int bad = 0, runs = 0;
+  for (int d = 0; d < 2; d++) {
+    tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
+    size_t es = d ? 8 : 4;
+    fill(dt, a, (int64_t)N * S);
+    fill(dt, b, (int64_t)N * S);
+    for (int64_t sa = 1; sa <= S; sa += S - 1)
+      for (int64_t sb = 0; sb <= S; sb += sb ? S - 1 : 1)
+        for (int64_t len = 1; len <= N; len = len < 40 ? len + 1 : len * 3 + 1)
+          for (int l = 0; l < nl; l++) {
+            cpu_matmul_isa(lv[l]);
+            cpu_vmath_bin_fn fn = cpu_vmath_bin_kernel(TC_OP_ATAN2, dt);
+            cr_assert(fn);
+            char *o = l ? got : ref;
+            fn(len, o, a, sa, b, sb);
+            runs++;
+            for (int64_t i = 0; i < len; i++) {
+              double y = d ? ((double *)a)[i * sa] : ((float *)a)[i * sa];
+              double x = d ? ((double *)b)[i * sb] : ((float *)b)[i * sb];
+              double r = d ? ((double *)o)[i] : ((float *)o)[i];
+              double c = d ? atan2(y, x) : (double)atan2f((float)y, (float)x);
+              uint64_t rb;
+              memcpy(&rb, &r, 8);
+              bool special = isnan(x) || isnan(y) || isinf(x) || isinf(y) || x == 0 || y == 0;
+              if (isnan(r) && (d ? rb != 0x7ff8000000000000ull : (((uint32_t *)(void *)o)[i] & 0x7fffffffu) != 0x7fc00000u) &&
+                  ++bad <= 50)
+                cr_log_error("atan2 %s(%a, %a): a NaN other than the quiet NaN", tt_name(dt), y, x);
+              if (special && !(isnan(r) && isnan(c)) && (r != c || signbit(r) != signbit(c)) && ++bad <= 50)
+                cr_log_error("atan2 %s(%a, %a) = %a, C99 gives %a", tt_name(dt), y, x, r, c);
+              if (l && memcmp(got + i * (int64_t)es, ref + i * (int64_t)es, es) != 0 && ++bad <= 50)
+                cr_log_error("atan2 %s(%a, %a): level %d and level %d differ (len %lld)", tt_name(dt), y, x, lv[0],
+                             lv[l], (long long)len);
+            }
+          }
+  }
+  cpu_matmul_isa(99);
+  cr_log_info("%d atan2 runs over %d paths", runs, nl);
+  cr_assert_eq(bad, 0, "%d atan2 results wrong or differing between paths", bad);
+  free(a);
+  free(b);
+  free(ref);
+  free(got);
+}
+
 Test(vmath, thread_count_does_not_change_bits) {
   tc_err err;
   tc_err_clear(&err);
