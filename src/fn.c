@@ -294,7 +294,7 @@ tc_tensor *tc_argwhere(tc_tensor *x, tc_err *err) {
 static tc_tensor *count_into(tc_tensor *idx, int64_t n, tc_err *err) {
   pool p = {0};
   tc_tensor *z = keep(&p, tc_zeros(1, &n, TC_DT_I64, err));
-  tc_tensor *one = z ? keep(&p, tc_ones(1, idx->shape, TC_DT_I64, err)) : NULL;
+  tc_tensor *one = z ? keep(&p, tc_scalar_i64(1, false, err)) : NULL;   /* broadcast to every update */
   return done(&p, one ? keep(&p, tc_scatter(z, idx, one, 0, TC_SCATTER_ADD, TC_MODE_ERROR, err)) : NULL);
 }
 

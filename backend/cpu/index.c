@@ -2,6 +2,7 @@
  * ranges and random numbers, stamped per dtype from the dtype table. The
  * iteration is the shared row plan (cpu.c); modes and reductions are chosen
  * once per row, never per element. */
+#include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
 #include "../index.h"
@@ -171,11 +172,87 @@ static int scatter_task(void *ctx_, int task, int worker) {
   return cpu_plan_run(&plan, 0, tc_numel(j->c->out), scatter_row, &g);
 }
 
+/* Integer scatter-add of many updates into one short axis (bincount, a
+ * histogram): wrapping addition is associative and commutative, so each
+ * thread adds its share of the updates into its own zeroed copy of the
+ * axis, and the copies are then added into the axis: the bits of the
+ * one-thread order. (Float sums and the other combines keep the order of
+ * the updates: scatter_task.) */
+#define PRIV_MAX_BYTES ((int64_t)256 << 10)   /* an axis copied per thread, at most */
+#define SCADD_LOOP(MODE) \
+  for (int64_t i = 0; i < n; i++) { \
+    int64_t k = ix[i * si]; \
+    if (tc_index_norm(&k, len, MODE)) p[k] = (elem_t)((U)p[k] + (U)u[i * su]); \
+  }
+#define K_SCADD(E, n_, S, ...) \
+  static void scadd_##E(int64_t n, char *p_, const char *i_, int64_t si, const char *u_, int64_t su, int64_t len, \
+                        int mode) { \
+    typedef tc_u_##E U; \
+    typedef S elem_t; \
+    S *p = PTR(S, p_); \
+    const int64_t *ix = CPTR(int64_t, i_); \
+    const S *u = CPTR(S, u_); \
+    if (mode == TC_IM_DROP) { SCADD_LOOP(TC_IM_DROP) } \
+    else { SCADD_LOOP(TC_IM_CLIP) } \
+  } \
+  static void scsum_##E(int64_t len, char *o_, int64_t so, const char *p_) { \
+    typedef tc_u_##E U; \
+    S *o = PTR(S, o_); \
+    const S *p = CPTR(S, p_); \
+    for (int64_t k = 0; k < len; k++) o[k * so] = (S)((U)o[k * so] + (U)p[k]); \
+  }
+TC_FOR_INT(K_SCADD, _)
+typedef struct {
+  void (*add)(int64_t, char *, const char *, int64_t, const char *, int64_t, int64_t, int);
+  void (*sum)(int64_t, char *, int64_t, const char *);
+} scadd_fns;
+#define SCADD_ENTRY(E, ...) [TC_DT_##E] = {scadd_##E, scsum_##E},
+static const scadd_fns scadd_table[TC_DT_COUNT] = {TC_FOR_INT(SCADD_ENTRY, _)};
+
+typedef struct { const tc_call *c; const scadd_fns *f; int64_t n, per; size_t es; char *priv; } scadd_job;
+
+static int scadd_task(void *ctx, int t, int w) {
+  const scadd_job *j = ctx;
+  (void)w;
+  const tc_call *c = j->c;
+  char *p = j->priv + (size_t)t * (size_t)c->axis_len * j->es;
+  memset(p, 0, (size_t)c->axis_len * j->es);
+  int64_t si = c->in[0]->strides[0], su = c->in[1]->strides[0];
+  for (int64_t lo = t * j->per, hi = lo + j->per < j->n ? lo + j->per : j->n; lo < hi; lo += CPU_CHUNK) {
+    if (tc_interrupt_flag) return -1;
+    int64_t m = hi - lo < CPU_CHUNK ? hi - lo : CPU_CHUNK;
+    j->f->add(m, p, tc_tensor_data(c->in[0]) + lo * si * 8, si, tc_tensor_data(c->in[1]) + (size_t)(lo * su) * j->es, su,
+              c->axis_len, (int)c->mode);
+  }
+  return 0;
+}
+
+/* 1 when done, 0 when the call is not such a scatter-add. */
+static int scatter_add_private(tc_call *c, int t, tc_err *err) {
+  const tc_tensor *o = c->out;
+  size_t es = tc_dtype_size(c->dtype);
+  int64_t n = tc_numel(o);
+  if (c->red != TC_SCATTER_ADD || !scadd_table[c->dtype].add || o->ndim != 1 || o->strides[0] != 0 ||
+      n < CPU_PAR_MIN || c->axis_len * (int64_t)es > PRIV_MAX_BYTES)
+    return 0;
+  int64_t tasks = cpu_split(n, CPU_PAR_MIN / 2);
+  tasks = tasks > t ? t : tasks;
+  scadd_job j = {c, &scadd_table[c->dtype], n, (n + tasks - 1) / tasks, es, malloc((size_t)tasks * (size_t)c->axis_len * es)};
+  if (!j.priv) return 0;
+  int rc = cpu_parallel((int)tasks, scadd_task, &j);
+  for (int64_t k = 0; k < tasks && rc >= 0; k++)
+    j.f->sum(c->axis_len, tc_tensor_data(c->out), c->axis_stride, j.priv + (size_t)k * (size_t)c->axis_len * es);
+  free(j.priv);
+  return rc < 0 ? cpu_interrupted(err) : 1;
+}
+
 static int run_scatter(tc_call *c, tc_err *err) {
   scatter_fn fn = scatter_table[c->red][c->dtype];
   if (!fn) return unsupported(c, err);
   scatter_ctx g = {fn, c->axis_stride, c->axis_len, (int)c->mode, 0, c->axis_len};
   int t = cpu_threads();
+  int rc = t > 1 ? scatter_add_private(c, t, err) : 0;
+  if (rc != 0) return rc < 0 ? -1 : 0;
   if (t <= 1 || tc_numel(c->out) < CPU_PAR_MIN || c->axis_len < t) return run_rows(c->out, 2, c->in, scatter_row, &g, err);
   scatter_job j = {c, g, t};
   return cpu_parallel(t, scatter_task, &j) < 0 ? cpu_interrupted(err) : 0;

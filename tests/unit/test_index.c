@@ -416,3 +416,68 @@ Test(index, argwhere_positions_across_blocks_and_layouts) {
     }
   TT_DONE();
 }
+
+/* Integer scatter-add of many updates into a short axis goes across
+ * threads, each into its own copy of the axis (backend/cpu/index.c):
+ * every integer dtype, modes error, clip and drop (negative and
+ * out-of-range indices), updates broadcast from a scalar, axes of 1 to
+ * 30000: at 1, 2 and 3 threads, the wrapped sum computed here. */
+Test(index, scatter_add_across_threads_is_the_wrapped_sum) {
+  const int64_t n = 150001, lens[] = {1, 13, 1000, 30000};
+  const tc_index_mode modes[] = {TC_MODE_ERROR, TC_MODE_CLIP, TC_MODE_DROP};
+  int64_t *iv = malloc(sizeof(int64_t) * (size_t)n), *uv = malloc(sizeof(int64_t) * (size_t)n);
+  int64_t *want = malloc(sizeof(int64_t) * 30000), *got = malloc(sizeof(int64_t) * 30000);
+  uint64_t st = 77;
+  int checked = 0;
+  for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+    for (int mi = 0; mi < 3; mi++)
+      for (int dt = 0; dt < TT_NDT; dt++) {
+        if (!tt_is_int((tc_dtype)dt)) continue;
+        int64_t len = lens[li], lo = mi == 0 ? -len : -len - 3, span = mi == 0 ? 2 * len : 2 * len + 6;
+        for (int64_t i = 0; i < n; i++) {
+          uint64_t r = tt_rand(&st);
+          iv[i] = lo + (int64_t)(r % (uint64_t)span);
+          uv[i] = (int64_t)(r >> 20) % 2000001 - 1000000;
+        }
+        for (int bc = 0; bc < 2; bc++) {
+          for (int64_t k = 0; k < len; k++) want[k] = k * 37 % 101 - 50;   /* x */
+          tc_tensor *x = tt_tensor((tc_dtype)dt, 1, &len, want, NULL), *ix = tt_tensor(TC_DT_I64, 1, &n, iv, NULL);
+          tc_tensor *u = bc ? tc_scalar_i64(-3, false, &e) : tt_tensor((tc_dtype)dt, 1, &n, uv, NULL);
+          cr_assert(x && ix && u);
+          tc_tensor *r[3];
+          for (int t = 1; t <= 3; t++) {
+            tc_set_threads(t);
+            r[t - 1] = tc_scatter(x, ix, u, 0, TC_SCATTER_ADD, modes[mi], &e);
+            tc_set_threads(0);
+            cr_assert_not_null(r[t - 1], "%s", e.msg);
+          }
+          int bits = tt_bits((tc_dtype)dt);
+          uint64_t m = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+          tt_read(x, want, NULL);   /* x as stored in its dtype */
+          for (int64_t i = 0; i < n; i++) {
+            int64_t k = iv[i] < 0 ? iv[i] + len : iv[i];
+            if (mi == 2 && (k < 0 || k >= len)) continue;
+            k = k < 0 ? 0 : k >= len ? len - 1 : k;
+            int64_t v = bc ? -3 : uv[i];
+            want[k] = (int64_t)(((uint64_t)want[k] + (uint64_t)v) & m);
+          }
+          for (int t = 0; t < 3; t++) {
+            tt_read(r[t], got, NULL);
+            for (int64_t k = 0; k < len; k++) {
+              uint64_t g = (uint64_t)got[k] & m, w = (uint64_t)want[k] & m;
+              TT_CHECK(g == w, "%s scatter-add len %lld mode %d %s at %d threads: [%lld] = %llu, expected %llu",
+                       tt_name((tc_dtype)dt), (long long)len, mi, bc ? "broadcast" : "updates", t + 1, (long long)k,
+                       (unsigned long long)g, (unsigned long long)w);
+            }
+          }
+          checked++;
+          TT_FREE(x, ix, u, r[0], r[1], r[2]);
+        }
+      }
+  cr_log_info("%d scatter-adds checked", checked);
+  free(iv);
+  free(uv);
+  free(want);
+  free(got);
+  TT_DONE();
+}
