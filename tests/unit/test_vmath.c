@@ -92,6 +92,17 @@ Test(vmath, every_path_gives_the_same_bits) {
   free(got);
 }
 
+/* The two-operand kernel of op at matrix level `level` run on len
+ * elements into o; o. */
+static char *bin_at(int level, tc_op op, tc_dtype dt, int64_t len, char *o, const char *a, int64_t sa, const char *b,
+                    int64_t sb) {
+  cpu_matmul_isa(level);
+  cpu_vmath_bin_fn fn = cpu_vmath_bin_kernel(op, dt);
+  cr_assert(fn, "no kernel for %s %s", tc_op_name(op), tt_name(dt));
+  fn(len, o, a, sa, b, sb);
+  return o;
+}
+
 /* pow: every path gives the same bits for random and special pairs
  * (strided, contiguous, a broadcast exponent, every tail length), and the
  * exponents 2, -1 and 0.5 give x * x, 1 / x and sqrt(x) (+0 for -0, +inf
@@ -122,11 +133,7 @@ Test(vmath, pow_paths_agree_and_exact_exponents) {
       for (int64_t stride = 1; stride <= S; stride += S - 1)
         for (int64_t len = 1; len <= N; len = len < 40 ? len + 1 : len * 3 + 1)
           for (int l = 0; l < nl; l++) {
-            cpu_matmul_isa(lv[l]);
-            cpu_vmath_bin_fn fn = cpu_vmath_bin_kernel(TC_OP_POW, dt);
-            cr_assert(fn);
-            char *o = l ? got : ref;
-            fn(len, o, a, stride, b, yk >= 0 && stride == S ? 0 : stride);
+            char *o = bin_at(lv[l], TC_OP_POW, dt, len, l ? got : ref, a, stride, b, yk >= 0 && stride == S ? 0 : stride);
             for (int64_t i = 0; i < len; i++) {
               double x = d ? ((double *)a)[i * stride] : ((float *)a)[i * stride];
               double y = d ? ((double *)b)[i * stride] : ((float *)b)[i * stride];
@@ -168,11 +175,7 @@ Test(vmath, atan2_paths_agree) {
       for (int64_t sb = 0; sb <= S; sb += sb ? S - 1 : 1)
         for (int64_t len = 1; len <= N; len = len < 40 ? len + 1 : len * 3 + 1)
           for (int l = 0; l < nl; l++) {
-            cpu_matmul_isa(lv[l]);
-            cpu_vmath_bin_fn fn = cpu_vmath_bin_kernel(TC_OP_ATAN2, dt);
-            cr_assert(fn);
-            char *o = l ? got : ref;
-            fn(len, o, a, sa, b, sb);
+            char *o = bin_at(lv[l], TC_OP_ATAN2, dt, len, l ? got : ref, a, sa, b, sb);
             runs++;
             for (int64_t i = 0; i < len; i++) {
               double y = d ? ((double *)a)[i * sa] : ((float *)a)[i * sa];
