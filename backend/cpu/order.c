@@ -92,6 +92,7 @@ typedef struct {
   void (*any)(void *a, void *t, int64_t n, int hi, const sort_row *r);
   void (*hist)(const void *k, int64_t n, uint64_t kmin, int s, uint32_t *h);
   void (*split)(const void *k, int64_t n, uint64_t kmin, int s, const uint16_t *gid, uint32_t *off, void *t);
+  void (*rebase)(void *k, int64_t n, uint64_t kmin);
   int (*order)(const void *k, int64_t n);   /* 1: keys nondecreasing; -1: strictly decreasing; else 0 */
 } radix_ops;
 /* A sorted leaf of the row: its output, from where it lies in the keys or the scratch. */
@@ -138,6 +139,19 @@ static void sort_leaf(const sort_row *r, const void *s, int64_t n);
       for (int64_t i = 0; i < n; i++) {                                                        \
         KT k = KEY(a[i]);                                                                      \
         for (int p = 0; p < np; p++) cnt[(p << w) + ((k >> (w * p)) & dm)]++;                  \
+      }                                                                                        \
+      if (np == 1 && sizeof(T) == sizeof(KT)) { /* keys alone in one digit: each key counted,  \
+                                                   * then written that many times, in order */ \
+        KT top = KEY(a[0]) & ~dm;                                                              \
+        T e = a[0];                                                                            \
+        int64_t o = 0;                                                                         \
+        for (KT d = 0; d <= dm; d++)                                                           \
+          for (uint32_t j = 0; j < cnt[d]; j++) {                                              \
+            SETKEY(e, top | d);                                                                \
+            t[o++] = e;                                                                        \
+          }                                                                                    \
+        sort_leaf(r, t, n);                                                                    \
+        return;                                                                                \
       }                                                                                        \
       T *src = a, *dst = t;                                                                    \
       for (int p = 0; p < np; p++) {                                                           \
@@ -190,6 +204,15 @@ static void sort_leaf(const sort_row *r, const void *s, int64_t n);
       t[off[gid[v >> s]]++] = e;                                                               \
     }                                                                                          \
   }                                                                                            \
+  /* every key less kmin */                                                                    \
+  static void NAME##_rebase(void *k_, int64_t n, uint64_t kmin) {                              \
+    T *k = k_;                                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                          \
+      T e = k[i];                                                                              \
+      SETKEY(e, (KT)(KEY(e) - (KT)kmin));                                                      \
+      k[i] = e;                                                                                \
+    }                                                                                          \
+  }                                                                                            \
   /* stops at the first pair out of either order: at once on unordered keys */                   \
   static int NAME##_order(const void *k_, int64_t n) {                                          \
     const T *k = k_;                                                                            \
@@ -201,7 +224,7 @@ static void sort_leaf(const sort_row *r, const void *s, int64_t n);
     return i == n ? -1 : 0;                                                                     \
   }                                                                                             \
   static const radix_ops NAME##_ops = {sizeof(T), 8 * (int)sizeof(KT), NAME##_any, NAME##_hist, NAME##_split, \
-                                       NAME##_order};
+                                       NAME##_rebase, NAME##_order};
 
 typedef struct { uint32_t k; uint32_t i; } pair_uint32_t;
 typedef struct { uint64_t k; uint32_t i; } pair_uint64_t;
@@ -345,8 +368,16 @@ static int radix_row(sort_row *r) {
   }
   if (r->ntask == 1) {   /* small: sorted whole, in the cache, by the bits below */
     /* the highest where the least and greatest key differ (every key between
-     * them has the same bits above it) */
-    r->ops->any(r->k, r->t, n, 64 - __builtin_clzll(mn ^ mx), r);
+     * them has the same bits above it); when fewer bits hold the keys less
+     * the least (a range across a power of two: integers of both signs),
+     * those */
+    int hi = 64 - __builtin_clzll(mn ^ mx), bits = 64 - __builtin_clzll(mx - mn);
+    if (bits < hi) {
+      r->ops->rebase(r->k, n, mn);
+      r->kmin = mn;
+      hi = bits;
+    }
+    r->ops->any(r->k, r->t, n, hi, r);
     return 0;
   }
   int bits = 64 - __builtin_clzll(mx - mn);
