@@ -266,8 +266,11 @@ tc_tensor *tc_unique(tc_op op, tc_tensor *x, tc_err *err) {
 /* ---- counting ---- */
 tc_tensor *tc_argwhere(tc_tensor *x, tc_err *err) {
   pool p = {0};
-  tc_tensor *z = x->dtype == TC_DT_BOOL ? NULL : keep(&p, wi(0, err));
-  tc_tensor *nz = x->dtype == TC_DT_BOOL ? x : z ? keep(&p, tc_binary(TC_OP_NOT_EQUAL, x, z, err)) : NULL;
+  tc_tensor *nz = x;   /* the mask: x itself when it is bool */
+  if (x->dtype != TC_DT_BOOL) {
+    tc_tensor *z = keep(&p, wi(0, err));
+    nz = z ? keep(&p, tc_binary(TC_OP_NOT_EQUAL, x, z, err)) : NULL;
+  }
   if (!nz) return done(&p, NULL);
   if (x->ndim == 0) {
     bool v = false;

@@ -177,7 +177,10 @@ static int scatter_task(void *ctx_, int task, int worker) {
  * thread adds its share of the updates into its own zeroed copy of the
  * axis, and the copies are then added into the axis: the bits of the
  * one-thread order. (Float sums and the other combines keep the order of
- * the updates: scatter_task.) */
+ * the updates: scatter_task.) The add keeps its own loop: through the
+ * scatter kernel (its range check and stride products per update) the
+ * scatter-add of 10^5 into 1000 bins took 70 us against 56-58, in two
+ * runs of 8 and 12 interleaved rounds. */
 #define PRIV_MAX_BYTES ((int64_t)256 << 10)   /* an axis copied per thread, at most */
 #define SCADD_LOOP(MODE) \
   for (int64_t i = 0; i < n; i++) { \
@@ -221,7 +224,7 @@ static int scadd_task(void *ctx, int t, int w) {
   for (int64_t lo = t * j->per, hi = lo + j->per < j->n ? lo + j->per : j->n; lo < hi; lo += CPU_CHUNK) {
     if (tc_interrupt_flag) return -1;
     int64_t m = hi - lo < CPU_CHUNK ? hi - lo : CPU_CHUNK;
-    j->f->add(m, p, tc_tensor_data(c->in[0]) + lo * si * 8, si, tc_tensor_data(c->in[1]) + (size_t)(lo * su) * j->es, su,
+    j->f->add(m, p, tc_tensor_data(c->in[0]) + (size_t)(lo * si) * sizeof(int64_t), si, tc_tensor_data(c->in[1]) + (size_t)(lo * su) * j->es, su,
               c->axis_len, (int)c->mode);
   }
   return 0;

@@ -527,6 +527,12 @@ TC_FOR_ALL(K_SORT, _)
  * unsettled after 2 log2(n) + 8 rounds is sorted whole (qsort). */
 #define PAIR_LESS(a, b) ((a).k < (b).k || ((a).k == (b).k && (a).i < (b).i))
 #define SEL_SMALL 16
+/* msel's rounds before a range is sorted whole: 2 log2(n) + 8 */
+static int msel_depth(int64_t n) {
+  int depth = 8;
+  for (int64_t m = n; m > 1; m >>= 1) depth += 2;
+  return depth;
+}
 #define K_MSEL(KT)                                                                               \
   static int pcmp_##KT(const void *a_, const void *b_) {                                         \
     const pair_##KT *a = a_, *b = b_;                                                            \
@@ -589,8 +595,8 @@ TC_FOR_ALL(K_SORT, _)
 K_MSEL(uint32_t)
 K_MSEL(uint64_t)
 /* ---- selection narrowed by a sample ----
- * A long row is narrowed before it is selected: the keys of SAMPLE(n)
- * elements at fixed pseudo-random positions are selected at the ranks a
+ * A long row is narrowed before it is selected: the keys of about
+ * 4 sqrt(n) elements (at most 65536) at fixed pseudo-random positions are selected at the ranks a
  * few standard deviations below and above each asked position's expected
  * rank, which gives a key bracket [lo, hi] (the row's smallest or largest
  * key where a rank falls outside the sample) that most likely holds the
@@ -708,9 +714,7 @@ static int sample_brackets(int64_t n, int64_t m, const int64_t *ks, int64_t nk, 
     int nr, nbr = sample_brackets(n, m, ks, nk, br, r, &nr);                                                     \
     if (nbr == 0) return 0;                                                                                      \
     for (int64_t s = 0; s < m; s++) a[s] = (pair_##KT){(KT)o->key(x, sample_pos((uint64_t)s, n), flip), (uint32_t)s}; \
-    int depth = 8;                                                                                               \
-    for (int64_t v = m; v > 1; v >>= 1) depth += 2;                                                              \
-    msel_##KT(a, 0, m, r, nr, depth);                                                                            \
+    msel_##KT(a, 0, m, r, nr, msel_depth(m));                                                                   \
     int w = 0;                                                                                                   \
     for (int b = 0; b < nbr; b++) {   /* ranks to keys; brackets that touch merge */                             \
       sbracket e = br[b];                                                                                        \
@@ -744,9 +748,7 @@ static int sample_brackets(int64_t n, int64_t m, const int64_t *ks, int64_t nk, 
       off += cnt[b];                                                                                             \
     }                                                                                                            \
     if (held) {                                                                                                  \
-      depth = 8;                                                                                                 \
-      for (int64_t v = total; v > 1; v >>= 1) depth += 2;                                                        \
-      msel_##KT(a, 0, total, k2, nk, depth);                                                                     \
+      msel_##KT(a, 0, total, k2, nk, msel_depth(total));                                                         \
       for (int64_t q = 0; q < nk; q++)                                                                           \
         if (arg) ((int64_t *)out)[ks[q]] = a[k2[q]].i;                                                           \
         else memcpy((char *)out + (size_t)ks[q] * es, (const char *)x + (size_t)a[k2[q]].i * es, es);            \
@@ -807,9 +809,7 @@ K_BSEL(uint64_t)
       a[i].k = KEY_##CLS(KT, B, LD, x[i]) ^ flip;                                                        \
       a[i].i = (uint32_t)i;                                                                              \
     }                                                                                                    \
-    int depth = 8;                                                                                       \
-    for (int64_t m = n; m > 1; m >>= 1) depth += 2;                                                      \
-    PASTE(msel_, KT_OF(B))(a, 0, n, ks, nk, depth);                                                      \
+    PASTE(msel_, KT_OF(B))(a, 0, n, ks, nk, msel_depth(n));                                              \
     if (arg) for (int64_t i = 0; i < n; i++) ((int64_t *)out)[i] = a[i].i;                               \
     else {   /* the row as it is, then the asked positions */                                            \
       memcpy(out, x, sizeof(S) * (size_t)n);                                                             \

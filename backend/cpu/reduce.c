@@ -244,13 +244,15 @@ TC_FOR_NUM(K_COLEXT, _)
   EXT_BLEND(CMP, v, ln); \
   nm |= v != v;
 #define K_EXTBLK(E, n_, S, C, CLS, B, LD, ST, ...) \
-  BLK_EXT(E, S, C, LD, max, >) \
-  BLK_EXT(E, S, C, LD, min, <)
-#define BLK_EXT(E, S, C, LD, NAME, CMP) \
-  CPU_CLONES static C blk_##NAME##_##E(const S *x, int64_t m, int *nan) { \
+  BLK_EXT(E, S, C, LD, blk_max, >, LD(x[0]), 1) \
+  BLK_EXT(E, S, C, LD, blk_min, <, LD(x[0]), 1)
+/* NAME_E: lanes starting at INIT; with NANS, *nan says whether x holds a
+ * NaN (without, nan is not read: NaN never replaces a lane) */
+#define BLK_EXT(E, S, C, LD, NAME, CMP, INIT, NANS) \
+  CPU_CLONES static C NAME##_##E(const S *x, int64_t m, int *nan) { \
     typedef C vec __attribute__((vector_size(64))); \
     enum { L = 64 / sizeof(C) }; \
-    C bm = LD(x[0]); \
+    C bm = (C)(INIT); \
     int64_t i = 0; \
     vec ln[EXT_ACC]; \
     for (int u = 0; u < EXT_ACC; u++) \
@@ -268,7 +270,7 @@ TC_FOR_NUM(K_COLEXT, _)
     for (int k = 0; k < L; k++) any |= nm[0][k] != 0; \
     for (; i < m; i++) { C v = LD(x[i]); any |= v != v; bm = v CMP bm ? v : bm; } \
     for (int k = 0; k < L; k++) bm = ln[0][k] CMP bm ? ln[0][k] : bm; \
-    *nan = any; \
+    if (NANS) *nan = any; \
     return bm; \
   }
 TC_FOR_NUM(K_EXTBLK, _)
@@ -394,21 +396,21 @@ static const ext1_fn ext1_table[TC_DT_COUNT] = {TC_FOR_NUM(EXT1_ENTRY, _)};
 /* ---- nanmax, nanmin, nanargmax, nanargmin of one contiguous float run ----
  * The first occurrence of the largest (smallest) element that is not NaN,
  * as tc_nvid_step's scan finds it, or -1 when every element is NaN (the
- * value is then NaN). Blocks of 1024 are folded in lanes that start at
- * -inf (+inf) and take an element where it compares greater (less), which
- * a NaN never does; the first block whose extreme beats the best so far is
+ * value is then NaN). Blocks of 1024 are folded by BLK_EXT in lanes that
+ * start at -inf (+inf) and take an element where it compares greater
+ * (less), which a NaN never does; the first block whose extreme beats the best so far is
  * searched at the end for the first element equal to it. The value is
  * that element's, so a zero keeps the first zero's sign. */
 #define K_NEXT1(E, n_, S, C, CLS, B, LD, ST, ...) \
-  BLK_NEXT(E, S, C, LD, max, >, -TC_INF) \
-  BLK_NEXT(E, S, C, LD, min, <, TC_INF) \
+  BLK_EXT(E, S, C, LD, nblk_max, >, -TC_INF, 0) \
+  BLK_EXT(E, S, C, LD, nblk_min, <, TC_INF, 0) \
   static int64_t next1_##E(const char *x_, int64_t n, bool want_max, char *val) { \
     const S *x = CPTR(S, x_); \
     C best = want_max ? (C)-TC_INF : (C)TC_INF; \
     int64_t bb = 0, k = -1; \
     for (int64_t i0 = 0; i0 < n && !tc_interrupt_flag; i0 += 1024) { \
       int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
-      C bm = want_max ? nblk_max_##E(x + i0, m) : nblk_min_##E(x + i0, m); \
+      C bm = want_max ? nblk_max_##E(x + i0, m, NULL) : nblk_min_##E(x + i0, m, NULL); \
       if (want_max ? bm > best : bm < best) { best = bm; bb = i0; } \
     } \
     for (int64_t j = bb; j < n; j++) \
@@ -418,26 +420,6 @@ static const ext1_fn ext1_table[TC_DT_COUNT] = {TC_FOR_NUM(EXT1_ENTRY, _)};
       else *PTR(S, val) = ST((C)TC_NAN); \
     } \
     return k; \
-  }
-#define BLK_NEXT(E, S, C, LD, NAME, CMP, INIT) \
-  CPU_CLONES static C nblk_##NAME##_##E(const S *x, int64_t m) { \
-    typedef C vec __attribute__((vector_size(64))); \
-    enum { L = 64 / sizeof(C) }; \
-    C bm = (C)(INIT); \
-    int64_t i = 0; \
-    vec ln[EXT_ACC]; \
-    for (int u = 0; u < EXT_ACC; u++) \
-      for (int k = 0; k < L; k++) ln[u][k] = bm; \
-    for (; i + EXT_ACC * L <= m; i += EXT_ACC * L) \
-      for (int u = 0; u < EXT_ACC; u++) { \
-        vec v; \
-        EXT_LOAD(S, C, LD, x + i + u * L, v) \
-        EXT_BLEND(CMP, v, ln[u]); \
-      } \
-    for (int u = 1; u < EXT_ACC; u++) EXT_BLEND(CMP, ln[u], ln[0]); \
-    for (; i < m; i++) { C v = LD(x[i]); bm = v CMP bm ? v : bm; } \
-    for (int k = 0; k < L; k++) bm = ln[0][k] CMP bm ? ln[0][k] : bm; \
-    return bm; \
   }
 TC_FOR_FLT(K_NEXT1, _)
 #define NEXT1_ENTRY(E, ...) [TC_DT_##E] = next1_##E,

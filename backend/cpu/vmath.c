@@ -343,8 +343,8 @@ SIGMOID_PATH(TGT_BASE, base)
       for (int64_t k = 0; k < n; k++) q[k] = q[k] != q[k] ? (T)NAN : q[k]; \
     } \
   }
-/* pow and atan2 of one path P: TGT, lanes W (f64) and W2 (f32), vector
- * types, SLEEF's suffix */
+/* pow and atan2 of one path P: its target, the f64 lanes and vector type,
+ * the f32 lanes and vector type, SLEEF's suffixes (f64, f32) */
 #define VM_BIN_PATH(P, TGT, WD, VD, WF, VF, SD, SF) \
   VM_BIN_KERNEL(pow_d_##P, TGT, double, WD, VD, Sleef_powd##SD, VM_POW_BCAST, VM_POW_FIX) \
   VM_BIN_KERNEL(pow_f_##P, TGT, float, WF, VF, Sleef_powf##SF, VM_POW_BCAST, VM_POW_FIX) \
