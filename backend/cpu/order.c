@@ -595,7 +595,7 @@ static int msel_depth(int64_t n) {
 K_MSEL(uint32_t)
 K_MSEL(uint64_t)
 /* ---- selection narrowed by a sample ----
- * A long row is narrowed before it is selected: the keys of about
+ * A row of SAMPLE_MIN or more is narrowed before it is selected: the keys of about
  * 4 sqrt(n) elements (at most 65536) at fixed pseudo-random positions are selected at the ranks a
  * few standard deviations below and above each asked position's expected
  * rank, which gives a key bracket [lo, hi] (the row's smallest or largest
@@ -610,7 +610,7 @@ K_MSEL(uint64_t)
  * unlucky sample, or a row the sample misjudges) hands the row back to the
  * plain selection; the result is the same, only the time differs. */
 #define SEL_BR 16                        /* brackets at most */
-#define SAMPLE_MIN ((int64_t)1 << 14)    /* rows shorter are selected plainly */
+#define SAMPLE_MIN ((int64_t)1 << 9)     /* rows shorter are selected plainly (topk of 600 f64: 1.9 us, plainly 2.3) */
 #define SCAN_BLOCK 256
 typedef struct { uint64_t lo, hi; int64_t k0, k1; } sbracket;   /* keys [lo, hi]; asked ks[k0, k1) */
 typedef struct { int64_t n, below[SEL_BR], cnt[SEL_BR]; } sscan_acc;

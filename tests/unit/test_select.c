@@ -110,13 +110,13 @@ Test(select, ordered_and_constant_rows) {
   free(v);
 }
 
-/* Long rows, narrowed by a sample: with the default margin and with one so
+/* Rows of 512 or more, narrowed by a sample: with the default margin and with one so
  * narrow that many brackets miss (those rows then take the plain path),
  * every asked position holds the stable sort's bits. One row of 70001 is
  * scanned across threads. Rows sorted or constant, and rows of few values
  * (every key tied across the bracket), are among them. */
 Test(select, sampled_rows_and_their_fallback) {
-  const int64_t lens[] = {16384, 20011, 70001};
+  const int64_t lens[] = {600, 5003, 20011, 70001};
   uint64_t st = 7;
   int64_t counts[2][2] = {{0, 0}, {0, 0}}, got[2];
   cpu_select_margin(0, NULL);
