@@ -122,6 +122,12 @@ int64_t cpu_gemm_chunk_bytes(int64_t n);
  * returns the previous margin. With counts, the rows it settled and the
  * rows it handed back to the plain selection since the last such call. */
 int cpu_select_margin(int sd, int64_t counts[2]);
+/* Sorts a[0, n) of 64- or 32-bit keys ascending with AVX-512 (vsort.c),
+ * t[0, n) scratch: false, leaving both as they were, where the level
+ * (cpu_matmul_isa) is below AVX-512 or n is over CPU_VSORT_MAX. */
+#define CPU_VSORT_MAX 16384
+bool cpu_vsort_u64(uint64_t *a, uint64_t *t, int64_t n);
+bool cpu_vsort_u32(uint32_t *a, uint32_t *t, int64_t n);
 /* Instruction-set levels of the matrix kernels. */
 enum { CPU_ISA_BASE, CPU_ISA_AVX2, CPU_ISA_AVX512, CPU_ISA_COUNT };
 /* The integer kernel's instruction set: level 0 portable, 1 AVX2, 2 AVX-512,

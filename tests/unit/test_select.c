@@ -188,8 +188,11 @@ Test(select, sampled_rows_and_their_fallback) {
  * position)): NaN the largest, -0.0 equal to 0.0, equal keys in input order
  * in both directions. Rows of every dtype with values of both signs in a
  * small range (the keys rebased on the least, one counted digit), a wide
- * range, and NaN and zeros, short and long (across SMALL_ROW, 2^17, where
- * the row is split across threads), ascending and descending. */
+ * range, and NaN and zeros, floats of many exponents with clusters a few
+ * ulps apart, short and long (across SMALL_ROW, 2^17, where the row is
+ * split across threads), ascending and descending. Rows of up to
+ * CPU_VSORT_MAX elements are sorted at every instruction-set level the CPU
+ * has (AVX-512 sorts them in vsort.c, packed into 32- or 64-bit keys). */
 typedef struct { double k; int64_t i; int nan; } ref_el;
 static bool ref_desc;
 static int ref_cmp(const void *a_, const void *b_) {
@@ -200,21 +203,25 @@ static int ref_cmp(const void *a_, const void *b_) {
 }
 
 Test(select, sort_matches_a_reference_stable_sort) {
-  const int64_t lens[] = {33, 5000, 100003, 140001};
+  const int64_t lens[] = {33, 1000, CPU_VSORT_MAX, 5000, 100003, 140001};
   uint64_t st = 3;
-  int checked = 0;
+  int checked = 0, top = cpu_matmul_isa(-1);
   for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
-    for (int kind = 0; kind < 3; kind++)
+    for (int kind = 0; kind < 4; kind++)
       for (int dt = 0; dt < TT_NDT; dt++) {
         int64_t n = lens[li];
-        if ((n > 100000 && kind != 0) || (n > 10000 && kind == 1)) continue;   /* the time under valgrind */
+        if ((n > 100000 && kind != 0) || (n > 20000 && kind % 2)) continue;   /* the time under valgrind */
         double *fv = malloc(sizeof(double) * (size_t)n), *xv = malloc(sizeof(double) * (size_t)n);
         int64_t *iv = malloc(sizeof(int64_t) * (size_t)n);
         ref_el *ref = malloc(sizeof(ref_el) * (size_t)n);
         for (int64_t i = 0; i < n; i++) {
           uint64_t r = tt_rand(&st);
-          iv[i] = kind == 0 ? (int64_t)(r % 201) - 100 : kind == 1 ? (int64_t)(r >> 12) - (int64_t)(1ull << 51) : (int64_t)(r % 5) - 2;
-          fv[i] = kind == 2 ? (r % 7 == 0 ? NAN : r % 7 == 1 ? -0.0 : (double)iv[i]) : (double)iv[i] / (kind ? 1e9 : 4);
+          iv[i] = kind == 0 ? (int64_t)(r % 201) - 100 : kind % 2 ? (int64_t)(r >> 12) - (int64_t)(1ull << 51) : (int64_t)(r % 5) - 2;
+          fv[i] = kind == 2   ? (r % 7 == 0 ? NAN : r % 7 == 1 ? -0.0 : (double)iv[i])
+                  : kind == 3 ? (r % 11 == 0 ? 1 + ldexp((double)(r % 5), -52)
+                                             : ldexp((double)(r >> 11) / 9007199254740992.0, (int)(r % 120) - 60) *
+                                                   (r & 1 ? -1 : 1))
+                              : (double)iv[i] / (kind ? 1e9 : 4);
         }
         tc_tensor *x = tt_tensor((tc_dtype)dt, 1, &n, iv, fv);
         tt_read(x, iv, xv);   /* as stored: integers in iv, floats in xv */
@@ -226,18 +233,22 @@ Test(select, sort_matches_a_reference_stable_sort) {
           ref_desc = v & 2;
           for (int64_t i = 0; i < n; i++) ref[i] = (ref_el){xv[i] == 0 ? 0.0 : xv[i], i, isnan(xv[i])};
           qsort(ref, (size_t)n, sizeof *ref, ref_cmp);
-          tc_tensor *s = sorted(x, op, ref_desc, NULL, 0);
-          const char *sb = tc_tensor_data(s), *xb = tc_tensor_data(x);
-          int64_t bad = -1;
-          for (int64_t i = 0; i < n && bad < 0; i++)
-            if (op == TC_OP_ARGSORT ? ((const int64_t *)(const void *)sb)[i] != ref[i].i
-                                    : memcmp(sb + (size_t)i * es, xb + (size_t)ref[i].i * es, es) != 0)
-              bad = i;
-          TT_CHECK(bad < 0, "%s %s%s n %lld kind %d: position %lld differs from the stable sort",
-                   tt_name((tc_dtype)dt), tc_op_name(op), ref_desc ? " descending" : "", (long long)n, kind,
-                   (long long)bad);
-          checked++;
-          tc_tensor_free(s);
+          for (int level = n <= CPU_VSORT_MAX ? 0 : top; level <= top; level++) {
+            cpu_matmul_isa(level);
+            tc_tensor *s = sorted(x, op, ref_desc, NULL, 0);
+            cpu_matmul_isa(99);
+            const char *sb = tc_tensor_data(s), *xb = tc_tensor_data(x);
+            int64_t bad = -1;
+            for (int64_t i = 0; i < n && bad < 0; i++)
+              if (op == TC_OP_ARGSORT ? ((const int64_t *)(const void *)sb)[i] != ref[i].i
+                                      : memcmp(sb + (size_t)i * es, xb + (size_t)ref[i].i * es, es) != 0)
+                bad = i;
+            TT_CHECK(bad < 0, "%s %s%s n %lld kind %d level %d: position %lld differs from the stable sort",
+                     tt_name((tc_dtype)dt), tc_op_name(op), ref_desc ? " descending" : "", (long long)n, kind, level,
+                     (long long)bad);
+            checked++;
+            tc_tensor_free(s);
+          }
         }
         tc_tensor_free(x);
         free(fv);
