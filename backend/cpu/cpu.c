@@ -185,7 +185,7 @@ void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const 
   const tc_tensor *ops[CPU_MAX_OPS] = {out};
   for (int i = 0; i < nin; i++) ops[i + 1] = in[i];
   p->nop = nin + 1;
-  p->tiles = false;
+  p->tiles = p->tbuf = false;
   for (int k = 0; k < p->nop; k++) {
     p->base[k] = tc_tensor_data(ops[k]);
     p->esize[k] = tc_dtype_size(ops[k]->dtype);
@@ -204,44 +204,92 @@ static void plan_ptrs(const cpu_plan *p, int64_t pos, char **ptrs) {
   }
 }
 
+/* An input whose tiles are transposed into a buffer before the row
+ * function sees them: strided along the last dim and contiguous along the
+ * one before (a transposed view), of 4 or 8 bytes an element. */
+static bool plan_transposed(const cpu_plan *p, int k) {
+  int d = p->ndim;
+  int64_t s = p->strides[k][d - 1];
+  return p->tbuf && k > 0 && d >= 2 && p->strides[k][d - 2] == 1 && (s > 1 || s < -1) &&
+         (p->esize[k] == 4 || p->esize[k] == 8);
+}
+
 /* Whether to walk in tiles: some input strided along the last dim, and
- * enough rows and columns for tiles to pay. */
+ * enough rows and columns for tiles to pay (fewer when such an input is
+ * transposed a tile at a time). */
 static bool plan_tiled(const cpu_plan *p) {
   int d = p->ndim;
-  if (!p->tiles || d < 2 || p->shape[d - 1] < 2 * CPU_TILE_COLS || p->shape[d - 2] < CPU_TILE_ROWS) return false;
+  if (!p->tiles || d < 2) return false;
+  bool strided = false, tr = false;
   for (int k = 1; k < p->nop; k++) {
     int64_t s = p->strides[k][d - 1];
-    if (s > 1 || s < -1) return true;
+    strided |= s > 1 || s < -1;
+    tr |= plan_transposed(p, k);
   }
-  return false;
+  if (tr) return p->shape[d - 1] >= CPU_TILE_MIN && p->shape[d - 2] >= CPU_TILE_MIN;
+  return strided && p->shape[d - 1] >= 2 * CPU_TILE_COLS && p->shape[d - 2] >= CPU_TILE_ROWS;
 }
 
 /* Rows [r0, r1) of the last dim, whole, in tiles: for each block of
- * CPU_TILE_ROWS rows, CPU_TILE_COLS columns of each row in turn. */
+ * CPU_TILE_ROWS rows, CPU_TILE_COLS columns of each row in turn. A
+ * transposed input's part of a tile is first transposed into a buffer, when
+ * the tile's rows share their outer index, and the rows read it from
+ * there (contiguous). */
 static int plan_run_tiles(const cpu_plan *p, int64_t r0, int64_t r1, cpu_row_fn fn, void *ctx) {
   int d = p->ndim;
   int64_t inner = p->shape[d - 1];
   int64_t istr[CPU_MAX_OPS], rstr[CPU_MAX_OPS], rows = p->shape[d - 2];
+  bool tr[CPU_MAX_OPS] = {false}, any = false;
+  int slot[CPU_MAX_OPS], ntr = 0;   /* a transposed input's buffer */
   for (int k = 0; k < p->nop; k++) {
     istr[k] = p->strides[k][d - 1];
     rstr[k] = p->strides[k][d - 2] * (int64_t)p->esize[k];
+    any |= tr[k] = plan_transposed(p, k);
+    slot[k] = tr[k] ? ntr++ : 0;
   }
-  for (int64_t rb = r0; rb < r1; rb += CPU_TILE_ROWS) {
-    int64_t re = rb + CPU_TILE_ROWS < r1 ? rb + CPU_TILE_ROWS : r1;
-    for (int64_t c0 = 0; c0 < inner; c0 += CPU_TILE_COLS) {
-      int64_t n = inner - c0 < CPU_TILE_COLS ? inner - c0 : CPU_TILE_COLS;
-      char *ptrs[CPU_MAX_OPS];
+  /* with a transposed input, rows of up to CPU_TILE_WIDE columns go whole
+   * (fewer of them), and a tile all of whose operands are then contiguous
+   * (or one broadcast element) is one call */
+  int64_t cols = any && inner <= CPU_TILE_WIDE ? inner : CPU_TILE_COLS;
+  int64_t trows = CPU_TILE_ROWS * CPU_TILE_COLS / cols / 8 * 8;   /* whole blocks of the transposition */
+  trows = !any ? CPU_TILE_ROWS : trows < 8 ? 8 : trows;
+  bool whole = cols == inner;
+  for (int k = 0; k < p->nop; k++)
+    whole &= tr[k] || (istr[k] == 0 && rstr[k] == 0) || (istr[k] == 1 && rstr[k] == inner * (int64_t)p->esize[k]);
+  const size_t each = (size_t)(trows * cols) * 8;
+  char *buf = any ? malloc(each * (size_t)ntr) : NULL;   /* none: the inputs read where they are */
+  int rc = 0;
+  for (int64_t rb = r0; rb < r1 && rc == 0; rb += trows) {
+    int64_t re = rb + trows < r1 ? rb + trows : r1;
+    bool flat = buf && rb / rows == (re - 1) / rows;
+    for (int64_t c0 = 0; c0 < inner && rc == 0; c0 += cols) {
+      int64_t n = inner - c0 < cols ? inner - c0 : cols, s[CPU_MAX_OPS];
+      char *ptrs[CPU_MAX_OPS], *row[CPU_MAX_OPS];
+      for (int k = 0; k < p->nop; k++) s[k] = istr[k];
       for (int64_t r = rb; r < re; r++) {
         /* the next row of the same outer index is one row stride on */
         if (r == rb || r % rows == 0) plan_ptrs(p, r * inner + c0, ptrs);
         else
           for (int k = 0; k < p->nop; k++) ptrs[k] += rstr[k];
-        if (fn(ctx, r * inner + c0, n, ptrs, istr)) return 1;
+        for (int k = 0; k < p->nop; k++) {
+          row[k] = ptrs[k];
+          if (!flat || !tr[k]) continue;
+          char *t = buf + each * (size_t)slot[k];
+          if (r == rb) cpu_transpose(p->esize[k], ptrs[k], istr[k], n, re - rb, t);
+          row[k] = t + (size_t)((r - rb) * n) * p->esize[k];
+          s[k] = 1;
+        }
+        if (flat && whole) {   /* the tile's rows in one call */
+          if (fn(ctx, r * inner, (re - rb) * inner, row, s)) rc = 1;
+          break;
+        }
+        if (fn(ctx, r * inner + c0, n, row, s)) { rc = 1; break; }
       }
     }
-    if (tc_interrupt_flag) return -1;
+    if (rc == 0 && tc_interrupt_flag) rc = -1;
   }
-  return 0;
+  free(buf);
+  return rc;
 }
 
 static int plan_run_rows(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx);

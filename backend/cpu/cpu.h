@@ -19,6 +19,8 @@
 #define CPU_CHUNK ((int64_t)1 << 16)
 #define CPU_TILE_ROWS 32
 #define CPU_TILE_COLS 128   /* 64 made twice the kernel calls: 316 x 316 f64 transposed + 0 was 28 us, 24 at 128 */
+#define CPU_TILE_MIN 16     /* rows and columns from which a transposed input goes in tiles */
+#define CPU_TILE_WIDE 512   /* columns of a whole row a tile may take with a transposed input */
 
 /* Loops whose length has no bound (a reduction's run, a dot product's k)
  * look at the interrupt flag every CPU_POLL iterations, a few milliseconds
@@ -52,6 +54,12 @@ typedef struct cpu_plan {
    * CPU_TILE_ROWS rows x CPU_TILE_COLS columns, so its columns stay in
    * cache. cpu_plan_init leaves it false. */
   bool tiles;
+  /* Set, with tiles, by callers whose row function reads each input only
+   * at its pointer and stride (elementwise ops, copies; not gathers, which
+   * reach along an axis from it): a transposed input of 4 or 8 bytes an
+   * element is then transposed a tile at a time into a buffer, and a tile
+   * of whole rows may come in one call that spans them. */
+  bool tbuf;
   int64_t shape[TC_MAX_DIMS];
   int64_t strides[CPU_MAX_OPS][TC_MAX_DIMS];
   char *base[CPU_MAX_OPS];
@@ -66,6 +74,10 @@ typedef int (*cpu_row_fn)(void *ctx, int64_t pos, int64_t n, char *const *ptrs, 
 void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const *in);
 /* Runs rows covering operand-0 elements [lo, hi); -1 if interrupted, 1 if fn stopped it. */
 int cpu_plan_run(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx);
+
+/* dst[j * rows + i] = src[i * ss + j], i < rows, j < cols, elements of es
+ * bytes: 1, 2, 4 or 8 (transpose.c). */
+void cpu_transpose(size_t es, const char *src, int64_t ss, int64_t rows, int64_t cols, char *dst);
 
 /* ---- threads (pool.c) ---- */
 /* Elements below which an op stays on one thread. */

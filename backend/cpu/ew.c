@@ -268,7 +268,7 @@ static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
   cpu_plan_init(&plan, c->out, c->nin, c->in);
   ctx->nop = plan.nop;
   for (int k = 0; k < plan.nop; k++) ctx->size[k] = plan.esize[k];
-  plan.tiles = true;
+  plan.tiles = plan.tbuf = true;
   /* elements per task: 2^15 (some 10 us of adds), and EW_MATH_MIN
    * for a transcendental function (one with a parity tolerance, 10 to 50
    * times an add per element); with the pool's workers spinning between

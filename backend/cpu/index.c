@@ -23,12 +23,14 @@ static int run_rows(tc_tensor *out, int nin, tc_tensor *const *ins, cpu_row_fn f
 
 /* The same for a row function that writes each element of out once and
  * reads nothing it writes (copies, gathers): across threads, in tiles
- * where an input is transposed. */
-static int run_rows_par(tc_tensor *out, int nin, tc_tensor *const *ins, cpu_row_fn fn, void *ctx, tc_err *err) {
+ * where an input is transposed (tbuf: cpu_plan's). */
+static int run_rows_par(tc_tensor *out, int nin, tc_tensor *const *ins, cpu_row_fn fn, void *ctx, bool tbuf,
+                        tc_err *err) {
   if (tc_numel(out) == 0) return 0;
   cpu_plan plan;
   cpu_plan_init(&plan, out, nin, ins);
   plan.tiles = true;
+  plan.tbuf = tbuf;
   int rc = cpu_plan_run_par(&plan, tc_numel(out), CPU_PAR_MIN / 2, fn, ctx);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
@@ -60,7 +62,7 @@ static int copy_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const in
 
 static int run_copy(tc_call *c, tc_err *err) {
   copy_ctx ctx = {copy_table[c->dtype]};
-  return run_rows_par(c->out, 1, c->in, copy_row, &ctx, err);
+  return run_rows_par(c->out, 1, c->in, copy_row, &ctx, true, err);
 }
 
 /* ---- gather: out[p] = x[p + k * axis_stride] ---- */
@@ -101,7 +103,7 @@ static int gather_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const 
 static int run_gather(tc_call *c, tc_err *err) {
   gather_ctx g = {gather_table[c->dtype], c->axis_stride, c->axis_len, (int)c->mode,
                   c->mode == TC_MODE_FILL && c->in[2] ? tc_tensor_data(c->in[2]) : NULL};
-  return run_rows_par(c->out, 2, c->in, gather_row, &g, err);
+  return run_rows_par(c->out, 2, c->in, gather_row, &g, false, err);
 }
 
 /* ---- scatter, in row-major order of the updates ---- */

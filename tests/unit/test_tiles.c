@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cpu/cpu.h"
 #include "engine.h"
 #include "tt.h"
 
@@ -51,8 +52,8 @@ static int check(int64_t R, int64_t C, int threads) {
 }
 
 Test(tiles, transposed_inputs_any_threads) {
-  static const int64_t sizes[][2] = {{128, 32}, {129, 33}, {256, 40}, {257, 33}, {300, 257}, {520, 100},
-                                     {1000, 700}, {4097, 65}, {31, 5000}};
+  static const int64_t sizes[][2] = {{16, 16}, {17, 40}, {50, 20}, {128, 32}, {129, 33}, {256, 40}, {257, 33},
+                                     {300, 257}, {520, 100}, {1000, 700}, {4097, 65}, {31, 5000}, {1030, 9}};
   int bad = 0;
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
     for (int t = 1; t <= 3; t++) bad += check(sizes[s][0], sizes[s][1], t);
@@ -145,4 +146,40 @@ Test(tiles, mixed_dtypes_equal_converted_copies) {
     }
   cr_assert_gt(ran, 200, "%d cases", ran);
   cr_assert_eq(bad, 0, "%d of %d mixed-dtype results differ from converted copies", bad, ran);
+}
+
+/* The tiles' transposition (backend/cpu/transpose.c) against the index
+ * arithmetic: elements of 1, 2, 4 and 8 bytes, blocks and edges of every
+ * size, source rows further apart than a row and in reverse, at every
+ * instruction-set level the CPU has. */
+Test(tiles, block_transposes_move_every_element) {
+  static const int64_t dims[] = {1, 3, 4, 7, 8, 9, 16, 17, 33, 130};
+  int top = cpu_matmul_isa(-1), bad = 0, ran = 0;
+  const int64_t most = 130 * 136;
+  unsigned char *src = malloc((size_t)most * 8), *dst = malloc((size_t)most * 8);
+  cr_assert(src && dst);
+  for (int64_t i = 0; i < most * 8; i++) src[i] = (unsigned char)(i * 131 + (i >> 8));
+  for (int level = 0; level <= top; level++) {
+    cpu_matmul_isa(level);
+    for (size_t es = 1; es <= 8; es *= 2)
+      for (size_t a = 0; a < sizeof dims / sizeof *dims; a++)
+        for (size_t b = 0; b < sizeof dims / sizeof *dims; b++)
+          for (int form = 0; form < 3; form++) {
+            int64_t rows = dims[a], cols = dims[b], ss = form == 0 ? cols : cols + 5;
+            const unsigned char *s0 = src + (form == 2 ? (size_t)((rows - 1) * ss) * es : 0);
+            if (form == 2) ss = -ss;   /* the last source row first */
+            memset(dst, 0xEE, (size_t)(rows * cols) * es);
+            cpu_transpose(es, (const char *)s0, ss, rows, cols, (char *)dst);
+            for (int64_t i = 0; i < rows; i++)
+              for (int64_t j = 0; j < cols; j++)
+                if (memcmp(dst + (size_t)(j * rows + i) * es, s0 + (i * ss + j) * (int64_t)es, es) != 0 && ++bad <= 3)
+                  cr_log_error("level %d, %zu bytes, %lld x %lld, stride %lld: [%lld, %lld] wrong", level, es,
+                               (long long)rows, (long long)cols, (long long)ss, (long long)i, (long long)j);
+            ran++;
+          }
+  }
+  cpu_matmul_isa(99);
+  free(src);
+  free(dst);
+  cr_assert_eq(bad, 0, "%d elements wrong in %d transposes", bad, ran);
 }
