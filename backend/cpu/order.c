@@ -357,16 +357,17 @@ static void make_groups(sort_row *r) {
  * (key, position) order after (by insertion: a run longer than VSORT_RUN,
  * which needs keys within 2^(bits + ib - 64) of each other in a row whose
  * keys span more than 2^(64 - ib), hands the row back to the radix sort).
- * Returns whether it sorted; r->k and r->t hold 8 bytes an element at
- * least. An argsort's output reads only the positions. */
+ * Returns whether it sorted (r->k and r->t, n elements each, serve as
+ * the packed keys and the scratch). An argsort's output reads only the
+ * positions. */
 #define VSORT_BITS(n) ((n) <= 2048 ? 24 : (n) <= 4096 ? 32 : 48)
 #define VSORT_BITS32(n) ((n) <= 4096 ? 16 : 24)
 #define VSORT_RUN 32
 static bool vsort_row(sort_row *r, uint64_t mn, int bits) {
   int64_t n = r->n;
   size_t es = r->ops->size;
-  if (n > CPU_VSORT_MAX || bits <= (!r->arg && es == 4 ? VSORT_BITS32(n) : VSORT_BITS(n)) || cpu_matmul_isa(-1) < CPU_ISA_AVX512)
-    return false;
+  int most = !r->arg && es == 4 ? VSORT_BITS32(n) : VSORT_BITS(n);
+  if (n > CPU_VSORT_MAX || bits <= most || cpu_matmul_isa(-1) < CPU_ISA_AVX512) return false;
   uint64_t *t = (uint64_t *)(void *)r->t, *k = (uint64_t *)(void *)r->k;
   if (!r->arg && es == 8) return cpu_vsort_u64(k, t, n);   /* 64-bit keys, sorted where they are */
   if (!r->arg) return cpu_vsort_u32((uint32_t *)(void *)r->k, (uint32_t *)(void *)r->t, n);
@@ -946,7 +947,7 @@ static int run_sort(tc_call *c, tc_err *err) {
   /* scratch from the engine's block cache: fresh pages would be zeroed by
    * the kernel on every call, a quarter of the time of a large sort */
   const tc_engine *e = &tc_cpu_engine;
-  size_t nb = (size_t)n * (n <= CPU_VSORT_MAX && r.ops->size < 8 ? 8 : r.ops->size), cb = n >= SMALL_ROW ? SORT_AUX : 0;
+  size_t nb = (size_t)n * r.ops->size, cb = n >= SMALL_ROW ? SORT_AUX : 0;
   r.k = e->alloc(nb);
   r.t = e->alloc(nb);
   r.cnt = cb ? e->alloc(cb) : NULL;
