@@ -41,7 +41,7 @@ static int unsupported(const tc_call *c, tc_err *err) {
 
 /* ---- copy: out (any view) = in[0] (same dtype) ---- */
 #define K_COPY(E, n_, S, ...) \
-  static void copy_##E(int64_t n, char *o_, int64_t so, const char *a_, int64_t sa) { \
+  CPU_CLONES static void copy_##E(int64_t n, char *o_, int64_t so, const char *a_, int64_t sa) { \
     S *o = PTR(S, o_); const S *a = CPTR(S, a_); \
     if (so == 1 && sa == 1) { for (int64_t i = 0; i < n; i++) o[i] = a[i]; } \
     else if (sa == 0) { const S v = a[0]; for (int64_t i = 0; i < n; i++) o[i * so] = v; } \
