@@ -239,14 +239,15 @@ static int plan_run_tiles(const cpu_plan *p, int64_t r0, int64_t r1, cpu_row_fn 
   int d = p->ndim;
   int64_t inner = p->shape[d - 1];
   int64_t istr[CPU_MAX_OPS], rstr[CPU_MAX_OPS], rows = p->shape[d - 2];
-  bool tr[CPU_MAX_OPS] = {false}, any = false;
+  bool tr[CPU_MAX_OPS];
   int slot[CPU_MAX_OPS], ntr = 0;   /* a transposed input's buffer */
   for (int k = 0; k < p->nop; k++) {
     istr[k] = p->strides[k][d - 1];
     rstr[k] = p->strides[k][d - 2] * (int64_t)p->esize[k];
-    any |= tr[k] = plan_transposed(p, k);
+    tr[k] = plan_transposed(p, k);
     slot[k] = tr[k] ? ntr++ : 0;
   }
+  bool any = ntr > 0;
   /* with a transposed input, rows of up to CPU_TILE_WIDE columns go whole
    * (fewer of them), and a tile all of whose operands are then contiguous
    * (or one broadcast element) is one call */

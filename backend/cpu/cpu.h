@@ -134,10 +134,19 @@ int64_t cpu_gemm_chunk_bytes(int64_t n);
  * returns the previous margin. With counts, the rows it settled and the
  * rows it handed back to the plain selection since the last such call. */
 int cpu_select_margin(int sd, int64_t counts[2]);
+/* Rounds a quicksort or quickselect of n elements may take before a range
+ * still unsplit is sorted otherwise: 2 log2(n) + 8 (order.c, vsort.c). */
+static inline int cpu_sort_depth(int64_t n) {
+  int depth = 8;
+  for (int64_t m = n; m > 1; m >>= 1) depth += 2;
+  return depth;
+}
 /* Sorts a[0, n) of 64- or 32-bit keys ascending with AVX-512 (vsort.c),
- * t[0, n) scratch: false, leaving both as they were, where the level
- * (cpu_matmul_isa) is below AVX-512 or n is over CPU_VSORT_MAX. */
+ * t[0, n) scratch: false, leaving both as they were, where
+ * cpu_vsort_applies(n) does not hold (the level, cpu_matmul_isa, below
+ * AVX-512, or n over CPU_VSORT_MAX). */
 #define CPU_VSORT_MAX 16384
+bool cpu_vsort_applies(int64_t n);
 bool cpu_vsort_u64(uint64_t *a, uint64_t *t, int64_t n);
 bool cpu_vsort_u32(uint32_t *a, uint32_t *t, int64_t n);
 /* Instruction-set levels of the matrix kernels. */

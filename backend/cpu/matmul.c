@@ -196,18 +196,22 @@ static int isa_detect(void) {
   return ISA_BASE;
 }
 
-static int isa_now(void) {
+static int isa_best(void) {
   static int detected = -1;
   if (detected < 0) detected = isa_detect();
-  return isa_forced >= 0 && isa_forced <= detected ? isa_forced : detected;
+  return detected;
 }
 
+static int isa_now(void) {
+  int best = isa_best();
+  return isa_forced >= 0 && isa_forced <= best ? isa_forced : best;
+}
+
+/* A negative level only reads (the pool's workers ask, from the transposing
+ * tiles: it once cleared and restored the forced level around the read,
+ * and two threads doing so could lose a level a test had set). */
 int cpu_matmul_isa(int level) {
-  int d = isa_forced;
-  isa_forced = -1;
-  int best = isa_now();
-  isa_forced = d;
-  if (level >= 0) isa_forced = level < best ? level : best;
+  if (level >= 0) isa_forced = level < isa_best() ? level : isa_best();
   return isa_now();
 }
 

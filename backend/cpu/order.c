@@ -367,7 +367,7 @@ static bool vsort_row(sort_row *r, uint64_t mn, int bits) {
   int64_t n = r->n;
   size_t es = r->ops->size;
   int most = !r->arg && es == 4 ? VSORT_BITS32(n) : VSORT_BITS(n);
-  if (n > CPU_VSORT_MAX || bits <= most || cpu_matmul_isa(-1) < CPU_ISA_AVX512) return false;
+  if (bits <= most || !cpu_vsort_applies(n)) return false;
   uint64_t *t = (uint64_t *)(void *)r->t, *k = (uint64_t *)(void *)r->k;
   if (!r->arg && es == 8) return cpu_vsort_u64(k, t, n);   /* 64-bit keys, sorted where they are */
   if (!r->arg) return cpu_vsort_u32((uint32_t *)(void *)r->k, (uint32_t *)(void *)r->t, n);
@@ -422,12 +422,13 @@ static int radix_row(sort_row *r) {
     sort_leaf(r, r->t, n);
     return 0;
   }
+  int bits = 64 - __builtin_clzll(mx - mn);   /* that the keys less the least vary in */
   if (r->ntask == 1) {   /* small: sorted whole, in the cache, by the bits below */
     /* the highest where the least and greatest key differ (every key between
      * them has the same bits above it); when fewer bits hold the keys less
      * the least (a range across a power of two: integers of both signs),
      * those */
-    int hi = 64 - __builtin_clzll(mn ^ mx), bits = 64 - __builtin_clzll(mx - mn);
+    int hi = 64 - __builtin_clzll(mn ^ mx);
     if (vsort_row(r, mn, bits)) {
       sort_leaf(r, r->k, n);
       return 0;
@@ -440,7 +441,6 @@ static int radix_row(sort_row *r) {
     r->ops->any(r->k, r->t, n, hi, r);
     return 0;
   }
-  int bits = 64 - __builtin_clzll(mx - mn);
   r->kmin = mn;
   r->s = bits > PBITS ? bits - PBITS : 0;
   r->np = 1 << (bits - r->s);
@@ -588,12 +588,6 @@ TC_FOR_ALL(K_SORT, _)
  * unsettled after 2 log2(n) + 8 rounds is sorted whole (qsort). */
 #define PAIR_LESS(a, b) ((a).k < (b).k || ((a).k == (b).k && (a).i < (b).i))
 #define SEL_SMALL 16
-/* msel's rounds before a range is sorted whole: 2 log2(n) + 8 */
-static int msel_depth(int64_t n) {
-  int depth = 8;
-  for (int64_t m = n; m > 1; m >>= 1) depth += 2;
-  return depth;
-}
 #define K_MSEL(KT)                                                                               \
   static int pcmp_##KT(const void *a_, const void *b_) {                                         \
     const pair_##KT *a = a_, *b = b_;                                                            \
@@ -775,7 +769,7 @@ static int sample_brackets(int64_t n, int64_t m, const int64_t *ks, int64_t nk, 
     int nr, nbr = sample_brackets(n, m, ks, nk, br, r, &nr);                                                     \
     if (nbr == 0) return 0;                                                                                      \
     for (int64_t s = 0; s < m; s++) a[s] = (pair_##KT){(KT)o->key(x, sample_pos((uint64_t)s, n), flip), (uint32_t)s}; \
-    msel_##KT(a, 0, m, r, nr, msel_depth(m));                                                                   \
+    msel_##KT(a, 0, m, r, nr, cpu_sort_depth(m));                                                                   \
     int w = 0;                                                                                                   \
     for (int b = 0; b < nbr; b++) {   /* ranks to keys; brackets that touch merge */                             \
       sbracket e = br[b];                                                                                        \
@@ -809,7 +803,7 @@ static int sample_brackets(int64_t n, int64_t m, const int64_t *ks, int64_t nk, 
       off += cnt[b];                                                                                             \
     }                                                                                                            \
     if (held) {                                                                                                  \
-      msel_##KT(a, 0, total, k2, nk, msel_depth(total));                                                         \
+      msel_##KT(a, 0, total, k2, nk, cpu_sort_depth(total));                                                         \
       for (int64_t q = 0; q < nk; q++)                                                                           \
         if (arg) ((int64_t *)out)[ks[q]] = a[k2[q]].i;                                                           \
         else memcpy((char *)out + (size_t)ks[q] * es, (const char *)x + (size_t)a[k2[q]].i * es, es);            \
@@ -870,7 +864,7 @@ K_BSEL(uint64_t)
       a[i].k = KEY_##CLS(KT, B, LD, x[i]) ^ flip;                                                        \
       a[i].i = (uint32_t)i;                                                                              \
     }                                                                                                    \
-    PASTE(msel_, KT_OF(B))(a, 0, n, ks, nk, msel_depth(n));                                              \
+    PASTE(msel_, KT_OF(B))(a, 0, n, ks, nk, cpu_sort_depth(n));                                              \
     if (arg) for (int64_t i = 0; i < n; i++) ((int64_t *)out)[i] = a[i].i;                               \
     else {   /* the row as it is, then the asked positions */                                            \
       memcpy(out, x, sizeof(S) * (size_t)n);                                                             \

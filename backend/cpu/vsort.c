@@ -19,6 +19,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+bool cpu_vsort_applies(int64_t n) { return n <= CPU_VSORT_MAX && cpu_matmul_isa(-1) >= CPU_ISA_AVX512; }
 #define TGT __attribute__((target("avx512f,popcnt")))
 
 /* The lanes whose index has bit b set, for b = 1, 2, 4, 8 (none for b of
@@ -148,16 +149,18 @@ static inline unsigned lanes_with(int b) {
     base_##S(x, out, n);                                                                                     \
   }                                                                                                          \
   bool cpu_vsort_##S(T *a, T *t, int64_t n) {                                                                \
-    if (cpu_matmul_isa(-1) < CPU_ISA_AVX512 || n > CPU_VSORT_MAX) return false;                              \
-    int depth = 8;                                                                                           \
-    for (int64_t m = n; m > 1; m >>= 1) depth += 2;                                                          \
-    vs_##S(a, t, a, n, depth);                                                                               \
+    if (!cpu_vsort_applies(n)) return false;                                                                 \
+    vs_##S(a, t, a, n, cpu_sort_depth(n));                                                                   \
     return true;                                                                                             \
   }
 VSORT_DEFINE(u64, uint64_t, 8, __mmask8, epi64, epu64, long long, _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0))
 VSORT_DEFINE(u32, uint32_t, 16, __mmask16, epi32, epu32, int,
              _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0))
 #else
+bool cpu_vsort_applies(int64_t n) {
+  (void)n;
+  return false;
+}
 bool cpu_vsort_u64(uint64_t *a, uint64_t *t, int64_t n) {
   (void)a, (void)t, (void)n;
   return false;
