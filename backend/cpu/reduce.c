@@ -114,13 +114,26 @@ TC_REDUCE_KERNELS(K_RED_ROW)
  * Each column gets exactly the additions, comparisons and order of the
  * one-column kernels above (the same pairwise tree, the same 8
  * accumulators, the same first-NaN and first-occurrence rules): the same
- * bits. COLW columns at a time keep the 8 accumulator rows in L1. */
-#define COLW(C) ((int64_t)(1024 / sizeof(C)))
+ * bits. The sums halve the rows over strips of up to 16 KiB of columns
+ * (COLW), so each block of at most 128 rows is read as whole stretches of
+ * rows; the block's 8 accumulator rows are kept 2 KiB wide (LEAFW), in L1.
+ * (Strips 1 KiB wide walked down all the rows at once: half the speed.) */
+#define COLW(C) ((int64_t)(16384 / sizeof(C)))
+#define LEAFW(C) ((int64_t)(2048 / sizeof(C)))
 /* rows of at most 256 columns: the flag is read every 2^16 rows (the
  * caller reports `interrupted` and discards the output) */
 #define COL_STOP(i) (((i) & 0xffff) == 0 && tc_interrupt_flag)
+/* the levels of colpw's halving above its blocks of 128 */
+static int colpw_depth(int64_t n) {
+  int d = 0;
+  for (; n > 128; d++) { int64_t h = n / 2; h -= h % 8; n -= h; }
+  return d;
+}
+/* colpw: out[0..m) = the columns' sums; ws holds (depth + 8) m elements:
+ * a level's right half, then the levels below it; a block's accumulators
+ * (8 rows of at most LEAFW) at its start */
 #define K_COLSUM_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
-  CPU_CLONES static void colpw_##E(const S *x, int64_t n, int64_t s, int64_t m, C *out) { \
+  CPU_CLONES static void colpw_##E(const S *x, int64_t n, int64_t s, int64_t m, C *out, C *ws) { \
     if (tc_interrupt_flag) { for (int64_t c = 0; c < m; c++) out[c] = 0; return; } \
     if (n < 8) {   /* from the first element, as pairwise1: a sum of -0.0 stays -0.0 */ \
       for (int64_t c = 0; c < m; c++) out[c] = n ? LD(x[c]) : 0; \
@@ -128,29 +141,38 @@ TC_REDUCE_KERNELS(K_RED_ROW)
       return; \
     } \
     if (n <= 128) { \
-      C r[8][COLW(C)]; \
-      for (int k = 0; k < 8; k++) for (int64_t c = 0; c < m; c++) r[k][c] = LD(x[k * s + c]); \
-      int64_t i = 8; \
-      for (; i + 8 <= n; i += 8) \
-        for (int k = 0; k < 8; k++) for (int64_t c = 0; c < m; c++) r[k][c] += LD(x[(i + k) * s + c]); \
-      for (int64_t c = 0; c < m; c++) \
-        out[c] = ((r[0][c] + r[1][c]) + (r[2][c] + r[3][c])) + ((r[4][c] + r[5][c]) + (r[6][c] + r[7][c])); \
-      for (; i < n; i++) for (int64_t c = 0; c < m; c++) out[c] += LD(x[i * s + c]); \
+      for (int64_t c0 = 0; c0 < m; c0 += LEAFW(C)) { \
+        int64_t w = m - c0 < LEAFW(C) ? m - c0 : LEAFW(C); \
+        const S *y = x + c0; \
+        C *r = ws; \
+        for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] = LD(y[k * s + c]); \
+        int64_t i = 8; \
+        for (; i + 8 <= n; i += 8) \
+          for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] += LD(y[(i + k) * s + c]); \
+        for (int64_t c = 0; c < w; c++) \
+          out[c0 + c] = ((r[c] + r[w + c]) + (r[2 * w + c] + r[3 * w + c])) + \
+                        ((r[4 * w + c] + r[5 * w + c]) + (r[6 * w + c] + r[7 * w + c])); \
+        for (; i < n; i++) for (int64_t c = 0; c < w; c++) out[c0 + c] += LD(y[i * s + c]); \
+      } \
       return; \
     } \
     int64_t h = n / 2; h -= h % 8; \
-    C right[COLW(C)]; \
-    colpw_##E(x, h, s, m, out); \
-    colpw_##E(x + h * s, n - h, s, m, right); \
-    for (int64_t c = 0; c < m; c++) out[c] += right[c]; \
+    colpw_##E(x, h, s, m, out, ws + m); \
+    colpw_##E(x + h * s, n - h, s, m, ws, ws + m); \
+    for (int64_t c = 0; c < m; c++) out[c] += ws[c]; \
   } \
   static void colsum_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o, bool mean) { \
-    C t[COLW(C)]; \
-    for (int64_t c0 = 0; c0 < cols; c0 += COLW(C)) { \
-      int64_t m = cols - c0 < COLW(C) ? cols - c0 : COLW(C); \
-      colpw_##E(CPTR(S, x) + c0, n, s, m, t); \
-      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = ST(mean ? t[c] / (C)n : t[c]); \
+    /* strips of COLW columns; without the memory for them, of 8 on the stack \
+     * (the depth is at most 60) */ \
+    int64_t d = colpw_depth(n) + 9, step = cols < COLW(C) ? cols : COLW(C); \
+    C few[8 * 69], *t = malloc((size_t)step * (size_t)d * sizeof(C)), *buf = t ? t : few; \
+    if (!t) step = 8; \
+    for (int64_t c0 = 0; c0 < cols; c0 += step) { \
+      int64_t m = cols - c0 < step ? cols - c0 : step; \
+      colpw_##E(CPTR(S, x) + c0, n, s, m, buf, buf + m); \
+      for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = ST(mean ? buf[c] / (C)n : buf[c]); \
     } \
+    free(t); \
   } \
   static void c_REDUCE_SUM_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
     colsum_##E(x, n, s, cols, o, false); \
