@@ -117,12 +117,14 @@ TC_REDUCE_KERNELS(K_RED_ROW)
  * bits. The sums halve the rows over strips of up to 16 KiB of columns
  * (COLW), so each block of at most 128 rows is read as whole stretches of
  * rows; the block's 8 accumulator rows are kept 2 KiB wide (LEAFW), in L1.
- * (Strips 1 KiB wide walked down all the rows at once: half the speed.) */
+ * The integer sums and the scans take strips of EXTW columns, a block of
+ * 128 rows at a time (COL_WALK). (Strips of 256 columns walked down all
+ * the rows at once: half the speed, or less.) The interrupt flag is read
+ * before each block; the caller reports `interrupted` and discards the
+ * output. */
 #define COLW(C) ((int64_t)(16384 / sizeof(C)))
 #define LEAFW(C) ((int64_t)(2048 / sizeof(C)))
-/* rows of at most 256 columns: the flag is read every 2^16 rows (the
- * caller reports `interrupted` and discards the output) */
-#define COL_STOP(i) (((i) & 0xffff) == 0 && tc_interrupt_flag)
+#define EXTW 2048
 /* the levels of colpw's halving above its blocks of 128 */
 static int colpw_depth(int64_t n) {
   int d = 0;
@@ -180,36 +182,46 @@ static int colpw_depth(int64_t n) {
   static void c_MEAN_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
     colsum_##E(x, n, s, cols, o, true); \
   }
+/* rows i0 + 1 .. n - 1 of columns 0 .. m - 1 (BODY sees i and c), a block
+ * of 128 rows at a time, across it 256 columns at a time: each column's
+ * rows in order, read as stretches of rows */
+#define COL_WALK(i0, n, m, BODY) \
+  for (int64_t r0_ = (i0); r0_ < (n) && !tc_interrupt_flag; r0_ += 128) { \
+    int64_t r1_ = (n) - r0_ < 128 ? (n) : r0_ + 128; \
+    for (int64_t b0_ = 0; b0_ < (m); b0_ += 256) { \
+      int64_t b1_ = (m) - b0_ < 256 ? (m) : b0_ + 256; \
+      for (int64_t i = r0_; i < r1_; i++) \
+        for (int64_t c = b0_; c < b1_; c++) { BODY } \
+    } \
+  }
 #define K_COLSUM_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
   CPU_CLONES static void c_REDUCE_SUM_##E(const char *x_, int64_t n, int64_t s, int64_t cols, char *o) { \
     const S *x = CPTR(S, x_); \
-    tc_u_##E acc[256]; \
-    for (int64_t c0 = 0; c0 < cols; c0 += 256) { \
-      int64_t m = cols - c0 < 256 ? cols - c0 : 256; \
+    tc_u_##E acc[EXTW]; \
+    for (int64_t c0 = 0; c0 < cols; c0 += EXTW) { \
+      int64_t m = cols - c0 < EXTW ? cols - c0 : EXTW; \
       for (int64_t c = 0; c < m; c++) acc[c] = 0; \
-      for (int64_t i = 0; i < n && !COL_STOP(i); i++) \
-        for (int64_t c = 0; c < m; c++) acc[c] += (tc_u_##E)x[i * s + c0 + c]; \
+      COL_WALK(0, n, m, acc[c] += (tc_u_##E)x[i * s + c0 + c];) \
       for (int64_t c = 0; c < m; c++) PTR(S, o)[c0 + c] = (S)acc[c]; \
     } \
   }
-/* max, min, argmax, argmin per column: a NaN ends the column's scan (its
- * first NaN wins), else the first strictly better value (argmax, argmin),
- * or the last of the best (max, min: so -0.0 after 0.0 is the maximum). */
+/* max, min, argmax, argmin per column, over strips of EXTW columns: a NaN
+ * ends the column's scan (its first NaN wins), else the first strictly
+ * better value (argmax, argmin), or the last of the best (max, min: so
+ * -0.0 after 0.0 is the maximum). */
 #define K_COLEXT_ONE(E, S, C, LD, ST, NAME, CMP, ARG) \
   CPU_CLONES static void c_##NAME##_##E(const char *x_, int64_t n, int64_t s, int64_t cols, char *o) { \
     const S *x = CPTR(S, x_); \
-    C mv[256]; \
-    int64_t mk[256]; \
-    for (int64_t c0 = 0; c0 < cols; c0 += 256) { \
-      int64_t m = cols - c0 < 256 ? cols - c0 : 256; \
+    C mv[EXTW]; \
+    int64_t mk[EXTW]; \
+    for (int64_t c0 = 0; c0 < cols; c0 += EXTW) { \
+      int64_t m = cols - c0 < EXTW ? cols - c0 : EXTW; \
       for (int64_t c = 0; c < m; c++) { mv[c] = LD(x[c0 + c]); mk[c] = 0; } \
-      for (int64_t i = 1; i < n && !COL_STOP(i); i++) \
-        for (int64_t c = 0; c < m; c++) { \
-          C v = LD(x[i * s + c0 + c]); \
-          bool take = mv[c] == mv[c] && (v CMP mv[c] || v != v); \
-          mv[c] = take ? v : mv[c]; \
-          mk[c] = take ? i : mk[c]; \
-        } \
+      COL_WALK(1, n, m, \
+        C v = LD(x[i * s + c0 + c]); \
+        bool take = mv[c] == mv[c] && (v CMP mv[c] || v != v); \
+        mv[c] = take ? v : mv[c]; \
+        mk[c] = take ? i : mk[c];) \
       for (int64_t c = 0; c < m; c++) { \
         if (ARG) PTR(int64_t, o)[c0 + c] = mk[c]; \
         else PTR(S, o)[c0 + c] = ST(mv[c]); \

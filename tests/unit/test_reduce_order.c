@@ -145,3 +145,35 @@ Test(reduce_order, long_runs_any_thread_count) {
   }
   cr_assert_eq(bad, 0, "%d outputs differ from the definition", bad);
 }
+
+/* integer sums over a non-last axis (strips of 2048 columns, blocks of 128
+ * rows) wrap as the one-at-a-time sum does, at any thread count */
+Test(reduce_order, integer_column_sums_wrap) {
+  static const int64_t shapes[][2] = {{1, 5}, {129, 2049}, {300, 4100}, {2, 70000}};
+  int bad = 0;
+  for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++) {
+    int64_t R = shapes[q][0], C = shapes[q][1];
+    tc_err err;
+    tc_err_clear(&err);
+    tc_tensor *x = tc_tensor_new(TC_DT_I32, 2, shapes[q], &err);
+    cr_assert(x);
+    int32_t *d = (int32_t *)(void *)tc_tensor_data(x);
+    for (int64_t i = 0; i < R * C; i++) d[i] = (int32_t)(uint32_t)(next() >> 32);
+    for (int t = 1; t <= 3; t++) {
+      tc_set_threads(t);
+      tc_tensor *r = reduce1(TC_OP_REDUCE_SUM, x, 0, &err);
+      cr_assert(r, "%s", err.msg);
+      const int32_t *got = (const int32_t *)(const void *)tc_tensor_data(r);
+      for (int64_t c = 0; c < C; c++) {
+        uint32_t want = 0;
+        for (int64_t i = 0; i < R; i++) want += (uint32_t)d[i * C + c];
+        if ((uint32_t)got[c] != want && ++bad <= 5)
+          cr_log_error("i32 [%lld, %lld] threads %d: column %lld differs", (long long)R, (long long)C, t,
+                       (long long)c);
+      }
+      tc_tensor_free(r);
+    }
+    tc_tensor_free(x);
+  }
+  cr_assert_eq(bad, 0, "%d column sums differ", bad);
+}
