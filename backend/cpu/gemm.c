@@ -416,9 +416,14 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * and 99 with, a 2000 x 2000 f32 matrix times a vector 118 against 130,
  * and dot of two 10^7 f64 vectors (from memory) 4000 against 4139 (24, 12
  * and 48 interleaved runs); the 3000 x 3000 matrix times a vector needs
- * it (422 us with, 642 without). */
+ * it (422 us with, 642 without). On a Zen 4 (32 MiB L3, 2 cores), 16 KiB
+ * ahead made that product slower than no prefetching (1.07-1.19 ms against
+ * 0.84-0.96, medians of 4 interleaved rounds), 64 KiB ahead not (0.88-0.98):
+ * the AVX-512 kernels prefetch 64 KiB ahead (PF_FAR_512), which the Zen 5
+ * figures above (farther was faster up to 16 KiB) do not argue against. */
 #define PF_NEAR 4096
 #define PF_FAR 16384
+#define PF_FAR_512 65536
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
 #define PF_B 2   /* the right: a column of the matrix (x @ B), or the second vector */
 /* pf holds the distance (a multiple of 4096) or'd with PF_A and PF_B */
@@ -793,11 +798,11 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
       streamed <= llc_bytes() / 2) {
     bool far = streamed > l3_bytes();
     if (isa != CPU_ISA_AVX512) pf = which | (far ? PF_FAR : PF_NEAR);
-    else if (far && which != (PF_A | PF_B)) pf = which | PF_FAR;   /* AVX-512: only a matrix from memory */
+    else if (far && which != (PF_A | PF_B)) pf = which | PF_FAR_512;   /* AVX-512: only a matrix from memory */
   }
   /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
   int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
-                      : rows_apply(&p0) && (pf & ~3) != PF_FAR ? ROWS_SPAN : 1;
+                      : rows_apply(&p0) && (pf & ~3) < PF_FAR ? ROWS_SPAN : 1;
   dot_job j = {call, dblock_table[isa][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
                (size_t)es, pf};
   if (__builtin_mul_overflow(nbatch, j.nunit, &j.units))
