@@ -84,6 +84,7 @@ FKR_PAIR(fkr_f64_base, double, gv_f64, 2, 4, 2, AP_F64, , ld_f64, st_f64, GV_SET
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GM_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #define TGT_512 __attribute__((target("avx512f")))
 #define TGT_256 __attribute__((target("avx2,fma")))
@@ -416,14 +417,14 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * and 99 with, a 2000 x 2000 f32 matrix times a vector 118 against 130,
  * and dot of two 10^7 f64 vectors (from memory) 4000 against 4139 (24, 12
  * and 48 interleaved runs); the 3000 x 3000 matrix times a vector needs
- * it (422 us with, 642 without). On a Zen 4 (32 MiB L3, 2 cores), 16 KiB
- * ahead made that product slower than no prefetching (1.07-1.19 ms against
- * 0.84-0.96, medians of 4 interleaved rounds), 64 KiB ahead not (0.88-0.98):
- * the AVX-512 kernels prefetch 64 KiB ahead (PF_FAR_512), which the Zen 5
- * figures above (farther was faster up to 16 KiB) do not argue against. */
+ * it (422 us with, 642 without). On a Zen 4 (AMD family 19h, 32 MiB L3,
+ * 2 cores) prefetching made that product slower at any distance, and the
+ * rows form without it was the fastest: medians over 3 to 5 interleaved
+ * rounds, 16 KiB ahead 1.1-1.8 ms, 64 KiB 1.0-1.3, none 0.81-0.99 (NumPy
+ * 0.62-1.0 in the same rounds). So on family 19h the AVX-512 kernels do
+ * not prefetch (x512_matrix_pf). */
 #define PF_NEAR 4096
 #define PF_FAR 16384
-#define PF_FAR_512 65536
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
 #define PF_B 2   /* the right: a column of the matrix (x @ B), or the second vector */
 /* pf holds the distance (a multiple of 4096) or'd with PF_A and PF_B */
@@ -782,6 +783,24 @@ static int64_t cols_span(int64_t nout, int64_t nbatch, int64_t es, int64_t th) {
   return min64(most, (cdiv(nout, want) + 15) / 16 * 16);
 }
 
+/* Whether the AVX-512 kernels prefetch a matrix from memory: not on AMD
+ * family 19h (see PF_FAR). Any thread may ask; all compute the same. */
+static bool x512_matrix_pf(void) {
+  static int v = -1;
+  int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
+  if (r < 0) {
+    r = 1;
+#if GM_X86
+    unsigned a, b, c, d;
+    if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u &&
+        __get_cpuid(1, &a, &b, &c, &d))   /* "AuthenticAMD"; the family, extended when the base is 0xf */
+      r = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0) != 0x19;
+#endif
+    __atomic_store_n(&v, r, __ATOMIC_RELAXED);
+  }
+  return r;
+}
+
 int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
   int w = call->dtype == TC_DT_F64, isa = cpu_float_isa();
   mm_prob p0;
@@ -798,11 +817,11 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
       streamed <= llc_bytes() / 2) {
     bool far = streamed > l3_bytes();
     if (isa != CPU_ISA_AVX512) pf = which | (far ? PF_FAR : PF_NEAR);
-    else if (far && which != (PF_A | PF_B)) pf = which | PF_FAR_512;   /* AVX-512: only a matrix from memory */
+    else if (far && which != (PF_A | PF_B) && x512_matrix_pf()) pf = which | PF_FAR;   /* AVX-512: only a matrix from memory */
   }
   /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
   int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
-                      : rows_apply(&p0) && (pf & ~3) < PF_FAR ? ROWS_SPAN : 1;
+                      : rows_apply(&p0) && (pf & ~3) != PF_FAR ? ROWS_SPAN : 1;
   dot_job j = {call, dblock_table[isa][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
                (size_t)es, pf};
   if (__builtin_mul_overflow(nbatch, j.nunit, &j.units))
