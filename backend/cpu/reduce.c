@@ -131,9 +131,9 @@ static int colpw_depth(int64_t n) {
   for (; n > 128; d++) { int64_t h = n / 2; h -= h % 8; n -= h; }
   return d;
 }
-/* colpw: out[0..m) = the columns' sums; ws holds (depth + 8) m elements:
- * a level's right half, then the levels below it; a block's accumulators
- * (8 rows of at most LEAFW) at its start */
+/* colpw: out[0..m) = the columns' sums; ws holds depth m + 8 min(m, LEAFW)
+ * elements: a level's right half, then the levels below it; a block's
+ * accumulators (8 rows of at most LEAFW) at its start */
 #define K_COLSUM_FLT(E, n_, S, C, CLS, B, LD, ST, ...) \
   CPU_CLONES static void colpw_##E(const S *x, int64_t n, int64_t s, int64_t m, C *out, C *ws) { \
     if (tc_interrupt_flag) { for (int64_t c = 0; c < m; c++) out[c] = 0; return; } \
@@ -164,10 +164,11 @@ static int colpw_depth(int64_t n) {
     for (int64_t c = 0; c < m; c++) out[c] += ws[c]; \
   } \
   static void colsum_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o, bool mean) { \
-    /* strips of COLW columns; without the memory for them, of 8 on the stack \
-     * (the depth is at most 60) */ \
-    int64_t d = colpw_depth(n) + 9, step = cols < COLW(C) ? cols : COLW(C); \
-    C few[8 * 69], *t = malloc((size_t)step * (size_t)d * sizeof(C)), *buf = t ? t : few; \
+    /* strips of COLW columns, each with its sums and colpw's ws; without \
+     * the memory for them, strips of 8 on the stack (the depth is at most 60) */ \
+    int64_t d = colpw_depth(n), step = cols < COLW(C) ? cols : COLW(C); \
+    int64_t need = step * (d + 1) + 8 * (step < LEAFW(C) ? step : LEAFW(C)); \
+    C few[8 * 69], *t = malloc((size_t)need * sizeof(C)), *buf = t ? t : few; \
     if (!t) step = 8; \
     for (int64_t c0 = 0; c0 < cols; c0 += step) { \
       int64_t m = cols - c0 < step ? cols - c0 : step; \
