@@ -23,6 +23,8 @@
     if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = ST(EXPR); } } \
     else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = ST(EXPR); } } \
     else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = ST(EXPR); } } \
+    else if (sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = ST(EXPR); } } \
+    else if (sa == 0) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i * sb]); o[i] = ST(EXPR); } } \
     else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = ST(EXPR); } } \
   }
 #define K_CMP(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
@@ -32,6 +34,8 @@
     if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
     else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = (uint8_t)(EXPR); } } \
     else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
+    else if (sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = (uint8_t)(EXPR); } } \
+    else if (sa == 0) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i * sb]); o[i] = (uint8_t)(EXPR); } } \
     else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = (uint8_t)(EXPR); } } \
   }
 #define K_UN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \

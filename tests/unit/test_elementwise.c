@@ -434,6 +434,38 @@ static void check_binary(tc_op op, tc_dtype dt) {
     tc_tensor_free(o); tc_tensor_free(va); tc_tensor_free(vb); tc_tensor_free(ba); tc_tensor_free(bb);
     free(ta_idx); free(tb_idx);
   }
+  /* 5. a strided vector (every other element, stride 2) op a scalar, and a
+   * scalar op a strided vector (the kernel's strided-and-stride-0 loops) */
+  {
+    int *ia2 = malloc(sizeof(int) * 2 * MAXV), *ib2 = malloc(sizeof(int) * 2 * MAXV);
+    for (int k = 0; k < 2 * MAXV; k++) { ia2[k] = k / 2 % na; ib2[k] = k / 2 % nb; }
+    int64_t l2a = 2 * (int64_t)na, l2b = 2 * (int64_t)nb;
+    tc_tensor *ba = make(&A, 1, &l2a, ia2), *bb = make(&B, 1, &l2b, ib2);
+    tc_tensor *va = tc_view(ba, 1, (int64_t[]){na}, (int64_t[]){2}, 0, &err);
+    tc_tensor *vb = tc_view(bb, 1, (int64_t[]){nb}, (int64_t[]){2}, 1, &err);
+    cr_assert(va && vb, "view: %s", err.msg);
+    ref *w = malloc(sizeof(ref) * MAXV);
+    for (int j = 0; j < nb; j++) {
+      tc_tensor *s = make(&B, 0, NULL, &j);
+      tc_tensor *o = tc_binary(op, va, s, &err);
+      snprintf(what, sizeof what, "%s(%s) strided vector op scalar b[%d]", tc_op_name(op), tt_name(dt), j);
+      cr_assert_not_null(o, "%s: %s", what, err.msg);
+      for (int i = 0; i < na; i++) w[i] = want[(int64_t)i * nb + j];
+      compare(o, rdt, na, w, what);
+      tc_tensor_free(o); tc_tensor_free(s);
+    }
+    for (int i = 0; i < na; i++) {
+      tc_tensor *s = make(&A, 0, NULL, &i);
+      tc_tensor *o = tc_binary(op, s, vb, &err);
+      snprintf(what, sizeof what, "%s(%s) scalar a[%d] op strided vector", tc_op_name(op), tt_name(dt), i);
+      cr_assert_not_null(o, "%s: %s", what, err.msg);
+      for (int j = 0; j < nb; j++) w[j] = want[(int64_t)i * nb + j];
+      compare(o, rdt, nb, w, what);
+      tc_tensor_free(o); tc_tensor_free(s);
+    }
+    free(w); free(ia2); free(ib2);
+    tc_tensor_free(va); tc_tensor_free(vb); tc_tensor_free(ba); tc_tensor_free(bb);
+  }
 done:
   free(ia); free(ib); free(want);
 }
