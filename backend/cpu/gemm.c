@@ -226,8 +226,15 @@ int64_t cpu_gemm_chunk_bytes(int64_t n) {
 /* Under this many multiply-adds in all, the products run on the calling
  * thread alone: handing the packing and the tiles of a 128 x 128 x 128
  * product to the pool made it slower (f64 48 -> 63 us, f32 24 -> 32 on 2
- * threads); from about 160^3 f64 and 200^3 f32 the threads win. */
+ * threads of a Zen 5); from about 160^3 f64 and 200^3 f32 the threads win.
+ * On a Zen 4 (AMD family 19h, 2 cores), whose AVX-512 multiply-adds take
+ * two passes, the threads won from about 80^3 (SERIAL_MACS_FAM19, for the
+ * whole family: Zen 3's AVX2 kernels are no faster a multiply-add): one
+ * thread / two, medians of 5 rounds, f64 / f32: 100^3 49 / 36, 29 / 21 us
+ * (NumPy 42 / 20 on one thread), 128^3 88 / 65, 44 / 34, 160^3 168 / 112,
+ * 84 / 59; at 64^3 a wash (12.2 / 12.3 f64). */
 #define SERIAL_MACS ((int64_t)1 << 22)
+#define SERIAL_MACS_FAM19 ((int64_t)1 << 19)
 /* Tasks per thread for one chunk: more than one, so that a thread slowed
  * by another process on its core leaves its share to the others. */
 #define TASKS_PER_THREAD 4
@@ -422,7 +429,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * rows form without it was the fastest: medians over 3 to 5 interleaved
  * rounds, 16 KiB ahead 1.1-1.8 ms, 64 KiB 1.0-1.3, none 0.81-0.99 (NumPy
  * 0.62-1.0 in the same rounds). So on family 19h the AVX-512 kernels do
- * not prefetch (x512_matrix_pf). */
+ * not prefetch (amd_fam19). */
 #define PF_NEAR 4096
 #define PF_FAR 16384
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
@@ -783,18 +790,18 @@ static int64_t cols_span(int64_t nout, int64_t nbatch, int64_t es, int64_t th) {
   return min64(most, (cdiv(nout, want) + 15) / 16 * 16);
 }
 
-/* Whether the AVX-512 kernels prefetch a matrix from memory: not on AMD
- * family 19h (see PF_FAR). Any thread may ask; all compute the same. */
-static bool x512_matrix_pf(void) {
+/* Whether the CPU is an AMD family 19h core (Zen 3, Zen 4). Any thread
+ * may ask; all compute the same. */
+static bool amd_fam19(void) {
   static int v = -1;
   int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
   if (r < 0) {
-    r = 1;
+    r = 0;
 #if GM_X86
     unsigned a, b, c, d;
     if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u &&
         __get_cpuid(1, &a, &b, &c, &d))   /* "AuthenticAMD"; the family, extended when the base is 0xf */
-      r = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0) != 0x19;
+      r = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0) == 0x19;
 #endif
     __atomic_store_n(&v, r, __ATOMIC_RELAXED);
   }
@@ -817,7 +824,8 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
       streamed <= llc_bytes() / 2) {
     bool far = streamed > l3_bytes();
     if (isa != CPU_ISA_AVX512) pf = which | (far ? PF_FAR : PF_NEAR);
-    else if (far && which != (PF_A | PF_B) && x512_matrix_pf()) pf = which | PF_FAR;   /* AVX-512: only a matrix from memory */
+    else if (far && which != (PF_A | PF_B) && !amd_fam19())   /* AVX-512: only a matrix from memory, not on family 19h */
+      pf = which | PF_FAR;
   }
   /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
   int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
@@ -920,7 +928,8 @@ int cpu_gemm(const tc_call *call, int64_t nbatch, tc_err *err) {
   int threads = cpu_threads();
   int64_t macs, all;
   bool fits = !__builtin_mul_overflow(p0.M * p0.N, p0.K, &macs);
-  if (threads > 1 && fits && !__builtin_mul_overflow(macs, nbatch, &all) && all < SERIAL_MACS) {
+  if (threads > 1 && fits && !__builtin_mul_overflow(macs, nbatch, &all) &&
+      all < (amd_fam19() ? SERIAL_MACS_FAM19 : SERIAL_MACS)) {
     gemm_serial s = {call, nbatch, err, 0};
     cpu_parallel(1, gemm_serial_task, &s);
     return s.rc;
