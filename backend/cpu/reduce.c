@@ -390,11 +390,25 @@ static int lse_par(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64
   free(v);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
+
+/* A run of up to EXT_SHORT elements is scanned one element at a time, the
+ * same answer: the blocks' setup and the search cost more there (argmax
+ * over the rows of a [100000, 10] f32 took 1.8 ms on 2 threads, now 0.42-
+ * 0.77; NumPy 1.1; rows of 100 were slower scanned so, 850 us against 550). */
+#define EXT_SHORT 64
 #define K_EXT1K(E, n_, S, C, CLS, B, LD, ST, ...) \
   CPU_CLONES static int64_t ext1k_##E(const S *x, int64_t n, bool want_max) { \
     C best = LD(x[0]); \
     int64_t bb = 0;   /* the first block holding best */ \
     if (best != best) return 0; \
+    if (n <= EXT_SHORT) { \
+      for (int64_t j = 1; j < n; j++) { \
+        C v = LD(x[j]); \
+        if (v != v) return j; \
+        if (want_max ? v > best : v < best) { best = v; bb = j; } \
+      } \
+      return bb; \
+    } \
     for (int64_t i0 = 0; i0 < n && !tc_interrupt_flag; i0 += 1024) { \
       int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
       int nan; \
