@@ -341,6 +341,30 @@ static ref ref_bin(tc_op op, const vals *a, int ia, const vals *b, int ib) {
   return ref_flt_bin(op, a->f[ia], b->f[ib], dt);
 }
 
+/* Each scalar of A op the vector vb (B's values in order), and the vector
+ * va (A's) op each scalar of B, against want[i * nb + j]; kind names the
+ * vectors in a failure. */
+static void scalar_sides(tc_op op, tc_dtype rdt, const vals *A, const vals *B, tc_tensor *va, tc_tensor *vb,
+                         const ref *want, const char *kind) {
+  int na = A->n, nb = B->n;
+  tc_err err = tt_err();
+  char what[160];
+  ref *w = malloc(sizeof(ref) * MAXV);
+  for (int side = 0; side < 2; side++)   /* 0: scalar a[q] op vb, 1: va op scalar b[q] */
+    for (int q = 0; q < (side ? nb : na); q++) {
+      tc_tensor *s = make(side ? B : A, 0, NULL, &q);
+      tc_tensor *o = side ? tc_binary(op, va, s, &err) : tc_binary(op, s, vb, &err);
+      if (side) snprintf(what, sizeof what, "%s(%s) %s op scalar b[%d]", tc_op_name(op), tt_name(A->dt), kind, q);
+      else snprintf(what, sizeof what, "%s(%s) scalar a[%d] op %s", tc_op_name(op), tt_name(A->dt), q, kind);
+      cr_assert_not_null(o, "%s: %s", what, err.msg);
+      int nv = side ? na : nb;
+      for (int r = 0; r < nv; r++) w[r] = want[side ? (int64_t)r * nb + q : (int64_t)q * nb + r];
+      compare(o, rdt, nv, w, what);
+      tc_tensor_free(o); tc_tensor_free(s);
+    }
+  free(w);
+}
+
 static void check_binary(tc_op op, tc_dtype dt) {
   vals A, B;
   edges(&A, dt);
@@ -380,26 +404,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     for (int k = 0; k < MAXV; k++) seq[k] = k;
     int64_t n_b = nb, n_a = na;
     tc_tensor *vb = make(&B, 1, &n_b, seq), *va = make(&A, 1, &n_a, seq);
-    ref *w = malloc(sizeof(ref) * MAXV);
-    for (int i = 0; i < na; i++) {
-      tc_tensor *s = make(&A, 0, NULL, &i);
-      tc_tensor *o = tc_binary(op, s, vb, &err);
-      snprintf(what, sizeof what, "%s(%s) scalar a[%d] op vector", tc_op_name(op), tt_name(dt), i);
-      cr_assert_not_null(o, "%s: %s", what, err.msg);
-      for (int j = 0; j < nb; j++) w[j] = want[(int64_t)i * nb + j];
-      compare(o, rdt, nb, w, what);
-      tc_tensor_free(o); tc_tensor_free(s);
-    }
-    for (int j = 0; j < nb; j++) {
-      tc_tensor *s = make(&B, 0, NULL, &j);
-      tc_tensor *o = tc_binary(op, va, s, &err);
-      snprintf(what, sizeof what, "%s(%s) vector op scalar b[%d]", tc_op_name(op), tt_name(dt), j);
-      cr_assert_not_null(o, "%s: %s", what, err.msg);
-      for (int i = 0; i < na; i++) w[i] = want[(int64_t)i * nb + j];
-      compare(o, rdt, na, w, what);
-      tc_tensor_free(o); tc_tensor_free(s);
-    }
-    free(w);
+    scalar_sides(op, rdt, &A, &B, va, vb, want, "vector");
     free(seq);
     tc_tensor_free(va); tc_tensor_free(vb);
   }
@@ -444,26 +449,8 @@ static void check_binary(tc_op op, tc_dtype dt) {
     tc_tensor *va = tc_view(ba, 1, (int64_t[]){na}, (int64_t[]){2}, 0, &err);
     tc_tensor *vb = tc_view(bb, 1, (int64_t[]){nb}, (int64_t[]){2}, 1, &err);
     cr_assert(va && vb, "view: %s", err.msg);
-    ref *w = malloc(sizeof(ref) * MAXV);
-    for (int j = 0; j < nb; j++) {
-      tc_tensor *s = make(&B, 0, NULL, &j);
-      tc_tensor *o = tc_binary(op, va, s, &err);
-      snprintf(what, sizeof what, "%s(%s) strided vector op scalar b[%d]", tc_op_name(op), tt_name(dt), j);
-      cr_assert_not_null(o, "%s: %s", what, err.msg);
-      for (int i = 0; i < na; i++) w[i] = want[(int64_t)i * nb + j];
-      compare(o, rdt, na, w, what);
-      tc_tensor_free(o); tc_tensor_free(s);
-    }
-    for (int i = 0; i < na; i++) {
-      tc_tensor *s = make(&A, 0, NULL, &i);
-      tc_tensor *o = tc_binary(op, s, vb, &err);
-      snprintf(what, sizeof what, "%s(%s) scalar a[%d] op strided vector", tc_op_name(op), tt_name(dt), i);
-      cr_assert_not_null(o, "%s: %s", what, err.msg);
-      for (int j = 0; j < nb; j++) w[j] = want[(int64_t)i * nb + j];
-      compare(o, rdt, nb, w, what);
-      tc_tensor_free(o); tc_tensor_free(s);
-    }
-    free(w); free(ia2); free(ib2);
+    scalar_sides(op, rdt, &A, &B, va, vb, want, "strided vector");
+    free(ia2); free(ib2);
     tc_tensor_free(va); tc_tensor_free(vb); tc_tensor_free(ba); tc_tensor_free(bb);
   }
 done:
