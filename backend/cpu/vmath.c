@@ -158,9 +158,20 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
       } \
       bool check = false; \
       if (vm_per_lane(TC_OP_##OP)) { \
-        int big = 0; \
-        for (int64_t k = 0; k < n; k++) big |= !(src[k] < (T)VM_SMALL(T) && src[k] > -(T)VM_SMALL(T)); \
-        check = big != 0; \
+        /* the largest |x| by its bits (a NaN's are above inf's): a plain max \
+           of integers, where the compares of x cost sin 15% of its time */ \
+        typedef __typeof__(_Generic((T)0, float: (uint32_t)0, default: (uint64_t)0)) U; \
+        const U mag = ~((U)1 << (sizeof(U) * 8 - 1)); \
+        T sm = (T)VM_SMALL(T); \
+        U big = 0, lim; \
+        memcpy(&lim, &sm, sizeof lim); \
+        for (int64_t k = 0; k < n; k++) { \
+          U b; \
+          memcpy(&b, src + k, sizeof b); \
+          b &= mag; \
+          big = b > big ? b : big; \
+        } \
+        check = big >= lim; \
       } \
       if (check) \
         for (; j + W <= n; j += W) { \
