@@ -142,6 +142,11 @@ Test(reduce_order, long_runs_any_thread_count) {
     /* wider than a strip of the sums (4096 f32, 2048 f64 columns) */
     bad += check_float(300, 4100, t);
     bad += check_double(261, 2053, t);
+    /* tall and narrow: the rows split across threads, the pairwise tree's
+     * subtrees (sums) or runs of rows (scans) combined */
+    bad += check_float(100003, 9, t);
+    bad += check_double(40001, 33, t);
+    bad += check_float(5003, 2048, t);
   }
   cr_assert_eq(bad, 0, "%d outputs differ from the definition", bad);
 }
@@ -149,7 +154,7 @@ Test(reduce_order, long_runs_any_thread_count) {
 /* integer sums over a non-last axis (strips of 2048 columns, blocks of 128
  * rows) wrap as the one-at-a-time sum does, at any thread count */
 Test(reduce_order, integer_column_sums_wrap) {
-  static const int64_t shapes[][2] = {{1, 5}, {129, 2049}, {300, 4100}, {2, 70000}};
+  static const int64_t shapes[][2] = {{1, 5}, {129, 2049}, {300, 4100}, {2, 70000}, {20001, 40}};
   int bad = 0;
   for (size_t q = 0; q < sizeof shapes / sizeof *shapes; q++) {
     int64_t R = shapes[q][0], C = shapes[q][1];
