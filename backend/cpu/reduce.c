@@ -453,13 +453,164 @@ TC_FOR_NUM(K_EXTBLK, _)
     lse_store_##E(acc, o); \
   }
 TC_FOR_FLT(K_LSE, _)
+
+/* logsumexp over a non-last axis, in memory order: m neighbouring columns
+ * (row stride s) a strip of LSE_COLW at a time, each block of LSE_BLK rows
+ * read as stretches of rows. Every column gets the operations of lse_chunk
+ * on its own run: the block's largest element (its NaN and +inf rules; a
+ * zero's sign does not reach the answer), exp(x - m) in f64 by the same
+ * kernel (elementwise, so a block of columns at once gives each element
+ * the same bits), the block's terms summed by colpw_F64 (pairwise1_F64's
+ * tree for each column), merged into the chunk's accumulator and the
+ * chunks' into the column's in order. Column by column, logsumexp(X, 0) of
+ * a [100000, 90] f32 X took 21-32 ms on 2 threads, now 9.3-15 (the rows
+ * split, lse_rows; NumPy's log(sum(exp(x - max))) 24); of [3000, 3000]
+ * f32, 15-20 ms, now 11-15 (NumPy 22-27). */
+#define LSE_COLW 256
+#define LSE_SUBW 32
+typedef struct { double *t, *sum, *ws, *mx; int *nan; cpu_vmath_fn ex; } lse_colbuf;
+
+/* The buffers of one strip (NULL without the memory): 72 KB, under
+ * malloc's mmap threshold, so that they come from the heap and not as
+ * fresh pages each time (in buffers of 270 KB, half the time went to
+ * clearing them). A block's largest elements are found over the strip's
+ * LSE_COLW columns (1 KB of f32 a row, which the hardware prefetchers
+ * follow; in strips of 128 bytes two thirds of the time went to waiting
+ * for memory), the terms then made and summed LSE_SUBW columns at a time
+ * (the rows again, from L2). The differences t are replaced by their exps
+ * in place: the exp kernel reads each vector before it writes it. */
+static double *lse_colbuf_new(lse_colbuf *b) {
+  size_t blk = (size_t)LSE_BLK * LSE_SUBW, w = LSE_COLW;
+  double *p = malloc(sizeof(double) * (blk + 9 * LSE_SUBW + 2 * w) + sizeof(int) * w);
+  if (!p) return NULL;
+  b->t = p;
+  b->ws = p + blk;   /* colpw's for blocks of up to 256 rows: depth 1, 9 columns' worth */
+  b->sum = b->ws + 9 * LSE_SUBW;
+  b->mx = b->sum + w;
+  b->nan = (int *)(void *)(b->mx + w);
+  b->ex = cpu_vmath_kernel(TC_OP_EXP, TC_DT_F64);
+  return p;
+}
+
+#define K_LSE_COL(E, n_, S, C, CLS, B, LD, ST, ...) \
+  /* a[0..m) = the accumulators of cnt rows (at most one chunk) of m <= LSE_COLW columns */ \
+  CPU_CLONES static void lse_colchunk_##E(const char *x_, int64_t cnt, int64_t s, int64_t m, tc_lse *a, const lse_colbuf *b) { \
+    for (int64_t c = 0; c < m; c++) a[c] = tc_lse_make(-TC_INF, 0); \
+    for (int64_t lo = 0; lo < cnt; lo += LSE_BLK) { \
+      int64_t r, c, nr = cnt - lo < LSE_BLK ? cnt - lo : LSE_BLK; \
+      const S *y = CPTR(S, x_) + lo * s; \
+      for (c = 0; c < m; c++) { C v = LD(y[c]); b->mx[c] = (double)v; b->nan[c] = v != v; } \
+      for (r = 1; r < nr; r++) \
+        for (c = 0; c < m; c++) { \
+          double v = (double)LD(y[r * s + c]); \
+          b->nan[c] |= v != v; \
+          b->mx[c] = v > b->mx[c] ? v : b->mx[c]; \
+        } \
+      for (int64_t c0 = 0; c0 < m; c0 += LSE_SUBW) { \
+        int64_t w = m - c0 < LSE_SUBW ? m - c0 : LSE_SUBW; \
+        /* the next block's rows into L2, a share with each sub-strip (hints, \
+         * past the run's end too) */ \
+        int64_t ns = (m + LSE_SUBW - 1) / LSE_SUBW, q = c0 / LSE_SUBW; \
+        for (r = q * LSE_BLK / ns; r < (q + 1) * LSE_BLK / ns; r++) \
+          for (c = 0; c < m; c += 64 / (int64_t)sizeof(S)) __builtin_prefetch(y + (LSE_BLK + r) * s + c, 0, 2); \
+        for (r = 0; r < nr; r++) \
+          for (c = 0; c < w; c++) b->t[r * w + c] = (double)LD(y[r * s + c0 + c]) - b->mx[c0 + c]; \
+        b->ex(nr * w, (char *)b->t, (const char *)b->t, 1); \
+        colpw_F64(b->t, nr, w, w, b->sum + c0, b->ws); \
+      } \
+      for (c = 0; c < m; c++) { \
+        double mc = b->mx[c]; \
+        if (b->nan[c] || mc == TC_INF) a[c] = tc_lse_merge(a[c], tc_lse_make(b->nan[c] ? TC_NAN : TC_INF, 1)); \
+        else if (mc != -TC_INF) a[c] = tc_lse_merge(a[c], tc_lse_make(mc, b->sum[c])); \
+      } \
+    } \
+  }
+TC_FOR_FLT(K_LSE_COL, _)
 typedef struct {
   tc_lse (*chunk)(const char *x, int64_t n, int64_t s, cpu_vmath_fn ex);
   void (*store)(tc_lse a, char *o);
   void (*run)(const char *x, int64_t n, int64_t s, char *o);
+  void (*colchunk)(const char *x, int64_t cnt, int64_t s, int64_t m, tc_lse *a, const lse_colbuf *b);
+  size_t es;
 } lse_fns;
-#define LSE_ENTRY(E, n_, S, ...) [TC_DT_##E] = {lse_chunk_##E, lse_store_##E, lse_##E},
+#define LSE_ENTRY(E, n_, S, ...) [TC_DT_##E] = {lse_chunk_##E, lse_store_##E, lse_##E, lse_colchunk_##E, sizeof(S)},
 static const lse_fns lse_table[TC_DT_COUNT] = {TC_FOR_FLT(LSE_ENTRY, _)};
+
+/* The accumulators of chunks [k0, k1) of cols columns: chunk k's of column
+ * c to a[(k - k0) * cols + c] (each), or all merged in order into a[c].
+ * Without the memory for a strip's buffers, false. */
+static bool lse_colchunks(const lse_fns *f, const char *x, int64_t n, int64_t s, int64_t cols, int64_t k0, int64_t k1,
+                          tc_lse *a, bool each) {
+  lse_colbuf b;
+  double *mem = lse_colbuf_new(&b);
+  if (!mem) return false;
+  tc_lse t[LSE_COLW];
+  for (int64_t c0 = 0; c0 < cols; c0 += LSE_COLW) {
+    int64_t m = cols - c0 < LSE_COLW ? cols - c0 : LSE_COLW;
+    for (int64_t k = k0; k < k1 && !tc_interrupt_flag; k++) {
+      int64_t lo = k * LSE_CHUNK;
+      tc_lse *dst = each ? a + (k - k0) * cols + c0 : t;
+      f->colchunk(x + (lo * s + c0) * (int64_t)f->es, n - lo < LSE_CHUNK ? n - lo : LSE_CHUNK, s, m, dst, &b);
+      for (int64_t c = 0; !each && c < m; c++)
+        a[c0 + c] = tc_lse_merge(k == k0 ? tc_lse_make(-TC_INF, 0) : a[c0 + c], t[c]);
+    }
+  }
+  free(mem);
+  return true;
+}
+
+/* the col_fn of logsumexp: each column's chunks merged in order (without
+ * the memory for a strip, column by column) */
+static void lse_cols(const lse_fns *f, const char *x, int64_t n, int64_t s, int64_t cols, char *o) {
+  tc_lse *a = malloc(sizeof *a * (size_t)cols);
+  if (!a || !lse_colchunks(f, x, n, s, cols, 0, (n + LSE_CHUNK - 1) / LSE_CHUNK, a, false)) {
+    for (int64_t c = 0; c < cols && !tc_interrupt_flag; c++) f->run(x + c * (int64_t)f->es, n, s, o + c * (int64_t)f->es);
+  } else {
+    for (int64_t c = 0; c < cols; c++) f->store(a[c], o + c * (int64_t)f->es);
+  }
+  free(a);
+}
+/* Columns too few to go round the threads in strips: the chunks (rows)
+ * go round instead, each chunk's accumulators kept, then merged in order
+ * for each column (the one-thread bits). */
+typedef struct { const lse_fns *f; const char *x; int64_t n, s, cols, nch, per; tc_lse *a; _Atomic int oom; } lse_rows_job;
+
+static int lse_rows_task(void *ctx, int t, int w) {
+  lse_rows_job *j = ctx;
+  (void)w;
+  int64_t k0 = t * j->per, k1 = k0 + j->per < j->nch ? k0 + j->per : j->nch;
+  if (!lse_colchunks(j->f, j->x, j->n, j->s, j->cols, k0, k1, j->a + k0 * j->cols, true)) {
+    atomic_store(&j->oom, 1);
+    return -1;
+  }
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+static int lse_rows(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64_t s, int64_t cols, tc_err *err) {
+  int64_t nch = (n + LSE_CHUNK - 1) / LSE_CHUNK, tasks = 4 * cpu_threads();
+  lse_rows_job j = {f, x, n, s, cols, nch, (nch + tasks - 1) / tasks, malloc(sizeof(tc_lse) * (size_t)(nch * cols)), 0};
+  if (!j.a) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
+  int rc = cpu_parallel((int)((nch + j.per - 1) / j.per), lse_rows_task, &j);
+  if (rc == 0) {
+    char *o = tc_tensor_data(c->out);
+    for (int64_t q = 0; q < cols; q++) {
+      tc_lse acc = tc_lse_make(-TC_INF, 0);
+      for (int64_t k = 0; k < nch; k++) acc = tc_lse_merge(acc, j.a[k * cols + q]);
+      f->store(acc, o + q * (int64_t)f->es);
+    }
+  }
+  free(j.a);
+  if (atomic_load(&j.oom)) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
+  return rc < 0 ? cpu_interrupted(err) : 0;
+}
+#define K_LSE_COLS(E, ...) \
+  static void c_LOGSUMEXP_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
+    lse_cols(&lse_table[TC_DT_##E], x, n, s, cols, o); \
+  }
+TC_FOR_FLT(K_LSE_COLS, _)
+#define LSE_COLS_ENTRY(E, ...) [TC_DT_##E] = c_LOGSUMEXP_##E,
+static void (*const lse_col_table[TC_DT_COUNT])(const char *, int64_t, int64_t, int64_t, char *) = {
+  TC_FOR_FLT(LSE_COLS_ENTRY, _)};
 
 typedef struct { const lse_fns *f; const char *x; int64_t n, s, es, per; tc_lse *v; cpu_vmath_fn ex; } lse_job;
 
@@ -992,7 +1143,8 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
    * the whole column's (split_col: an integer nansum is the sum), else the
    * table's fold in index order */
   col_fn split_col = col_table[op == TC_OP_NANSUM && tc_dtype_class(c->dtype) != TC_CLASS_FLT ? TC_OP_REDUCE_SUM : op][c->dtype];
-  red_ctx ctx = {fn, split_col ? split_col : colfold_table[op][c->dtype], extf,
+  col_fn col = split_col ? split_col : op == TC_OP_LOGSUMEXP ? lse_col_table[c->dtype] : colfold_table[op][c->dtype];
+  red_ctx ctx = {fn, col, extf,
                  op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX || op == TC_OP_NANMAX || op == TC_OP_NANARGMAX,
                  op == TC_OP_ARGMAX || op == TC_OP_ARGMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN,
                  n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
@@ -1003,6 +1155,13 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   }
   if (nout == 1 && ctx.ext && rstride == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
     rc = ext_par(c, &ctx, tc_tensor_data(x), err);
+    tc_tensor_free(tmp);
+    return rc;
+  }
+  /* logsumexp of columns fewer than a strip a thread, rows of 2 chunks or more (at most 2^22 chunks' answers) */
+  if (op == TC_OP_LOGSUMEXP && ctx.col && rstride != 1 && cpu_threads() > 1 && n > LSE_CHUNK && n * nout >= CPU_PAR_MIN &&
+      nout < LSE_COLW * cpu_threads() && (n / LSE_CHUNK + 1) * nout <= ((int64_t)1 << 22) && kept_is_row(x, nk)) {
+    rc = lse_rows(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, nout, err);
     tc_tensor_free(tmp);
     return rc;
   }
@@ -1017,8 +1176,13 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   tc_tensor *ins[1] = {&kept};
   cpu_plan plan;
   cpu_plan_init(&plan, c->out, 1, ins);
-  /* outputs per task: 2^15 elements' worth, as an elementwise op's */
+  /* outputs per task: 2^15 elements' worth, as an elementwise op's (logsumexp's
+   * column kernel: a strip, or the columns shared evenly when fewer) */
   int64_t per = n > 0 ? CPU_PAR_MIN / 2 / n : CPU_PAR_MIN / 2;
+  if (op == TC_OP_LOGSUMEXP && rstride != 1) {
+    int64_t even = (nout + cpu_threads() - 1) / cpu_threads();
+    per = per > LSE_COLW || per > even ? per : even < LSE_COLW ? even : LSE_COLW;
+  }
   rc = cpu_plan_run_par(&plan, nout, cpu_even_min(nout, per > 0 ? per : 1), red_row, &ctx);
   tc_tensor_free(tmp);
   return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;

@@ -250,3 +250,61 @@ Test(reduce_order, other_reductions_over_axis_0_match_the_runs) {
       for (int t = 1; t <= 3; t++) bad += check_other(dts[q], shapes[k][0], shapes[k][1], t);
   cr_assert_eq(bad, 0, "%d reductions differ", bad);
 }
+
+/* logsumexp over axis 0 (strips of columns, or the rows' chunks across
+ * threads) gives, bit for bit, what it gives over the last axis of the
+ * transposed copy: the same blocks' largest elements, exps, pairwise sums
+ * and merges, in order. Data spread over [-100, 100] (blocks' largest
+ * elements far apart), with a NaN in column 1, +inf in column 2, column 3
+ * all -inf, a block of -inf in column 4, zeros of both signs alone in
+ * column 5 and +inf then NaN in column 6. */
+static double lse_value(int64_t i, int64_t j, int64_t R) {
+  uint64_t r = next();
+  switch (j) {
+  case 1: if (i == R / 3) return NAN; break;
+  case 2: if (i == R - 1) return INFINITY; break;
+  case 3: return -INFINITY;
+  case 4: if (i >= 256 && i < 512) return -INFINITY; break;
+  case 5: return r % 2 ? -0.0 : 0.0;
+  case 6: if (i == R / 2) return INFINITY; if (i == R / 2 + 1) return NAN; break;
+  default: break;
+  }
+  double v = (double)(r >> 11) * 0x1p-53 * 60 - 30;
+  return r % 50 == 0 ? v * 3.3 : v;
+}
+
+Test(reduce_order, logsumexp_over_axis_0_matches_the_runs) {
+  static const tc_dtype dts[] = {TC_DT_F32, TC_DT_F64, TC_DT_F16, TC_DT_BF16};
+  static const int64_t shapes[][2] = {{1, 9}, {9, 3}, {300, 700}, {20001, 40}, {9000, 600}, {4097, 6}, {257, 300}};
+  int bad = 0;
+  for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+    int64_t R = shapes[k][0], C = shapes[k][1], shape[2] = {R, C}, tshape[2] = {C, R};
+    tc_err err;
+    tc_err_clear(&err);
+    tc_tensor *x = tc_tensor_new(TC_DT_F64, 2, shape, &err), *xt = tc_tensor_new(TC_DT_F64, 2, tshape, &err);
+    cr_assert(x && xt);
+    double *d = (double *)(void *)tc_tensor_data(x), *dt_ = (double *)(void *)tc_tensor_data(xt);
+    for (int64_t i = 0; i < R; i++)
+      for (int64_t j = 0; j < C; j++) dt_[j * R + i] = d[i * C + j] = lse_value(i, j, R);
+    for (size_t q = 0; q < sizeof dts / sizeof *dts; q++) {
+      tc_tensor *a = tc_cast(x, dts[q], &err), *b = tc_cast(xt, dts[q], &err);
+      cr_assert(a && b, "%s", err.msg);
+      for (int t = 1; t <= 3; t++) {
+        tc_set_threads(t);
+        tc_tensor *r0 = reduce1(TC_OP_LOGSUMEXP, a, 0, &err), *r1 = r0 ? reduce1(TC_OP_LOGSUMEXP, b, 1, &err) : NULL;
+        cr_assert(r0 && r1, "%s", err.msg);
+        size_t nb = (size_t)C * tc_dtype_size(r0->dtype);
+        if ((r0->dtype != r1->dtype || memcmp(tc_tensor_data(r0), tc_tensor_data(r1), nb) != 0) && ++bad <= 5)
+          cr_log_error("logsumexp %s [%lld, %lld] threads %d: axis 0 differs from the runs", tc_dtype_name(dts[q]),
+                       (long long)R, (long long)C, t);
+        tc_tensor_free(r0);
+        tc_tensor_free(r1);
+      }
+      tc_tensor_free(a);
+      tc_tensor_free(b);
+    }
+    tc_tensor_free(x);
+    tc_tensor_free(xt);
+  }
+  cr_assert_eq(bad, 0, "%d logsumexps differ", bad);
+}
