@@ -14,6 +14,8 @@
 /* Pairwise summation: blocks of up to 128 summed with 8 accumulators,
  * halves combined recursively, so the error grows with log n. The unit
  * stride twin does the same additions in the same order. */
+/* the left half of a run of n > 128 in the pairwise tree: a multiple of 8 */
+static inline int64_t pw_half(int64_t n) { return n / 2 - n / 2 % 8; }
 #define K_PAIRWISE_GEN(E, S, C, LD) \
   static C pairwise1_##E(const S *x, int64_t n) { \
     if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i]); return r; } \
@@ -27,7 +29,7 @@
       return t; \
     } \
     if (n >= CPU_POLL && tc_interrupt_flag) return 0; \
-    int64_t h = n / 2; h -= h % 8; \
+    int64_t h = pw_half(n); \
     return pairwise1_##E(x, h) + pairwise1_##E(x + h, n - h); \
   } \
   static C pairwise_##E(const S *x, int64_t n, int64_t s) { \
@@ -43,7 +45,7 @@
       return t; \
     } \
     if (n >= CPU_POLL && tc_interrupt_flag) return 0; \
-    int64_t h = n / 2; h -= h % 8; \
+    int64_t h = pw_half(n); \
     return pairwise_##E(x, h, s) + pairwise_##E(x + h * s, n - h, s); \
   }
 #define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) K_PAIRWISE_GEN(E, S, C, LD)
@@ -136,7 +138,7 @@ static void pf_rows(const void *p, int64_t i, int rows, int64_t rowbytes, int64_
 /* the levels of colpw's halving above its blocks of 128 */
 static int colpw_depth(int64_t n) {
   int d = 0;
-  for (; n > 128; d++) { int64_t h = n / 2; h -= h % 8; n -= h; }
+  for (; n > 128; d++) n -= pw_half(n);
   return d;
 }
 /* the next 8 rows, y[i..i+8), into the 8 accumulator rows r of width w */
@@ -174,7 +176,7 @@ static int colpw_depth(int64_t n) {
       } \
       return; \
     } \
-    int64_t h = n / 2; h -= h % 8; \
+    int64_t h = pw_half(n); \
     colpw_##E(x, h, s, m, out, ws + m); \
     colpw_##E(x + h * s, n - h, s, m, ws, ws + m); \
     for (int64_t c = 0; c < m; c++) out[c] += ws[c]; \
@@ -200,7 +202,7 @@ static int colpw_depth(int64_t n) {
   } \
   static C *colcomb_##E(C *v, int64_t n, int depth, int64_t m, int *idx) { \
     if (n <= 128 || depth == 0) return v + (int64_t)(*idx)++ * m; \
-    int64_t h = n / 2; h -= h % 8; \
+    int64_t h = pw_half(n); \
     C *l = colcomb_##E(v, h, depth - 1, m, idx), *r = colcomb_##E(v, n - h, depth - 1, m, idx); \
     for (int64_t c = 0; c < m; c++) l[c] += r[c]; \
     return l; \
@@ -765,8 +767,7 @@ typedef struct { int64_t off, n; } span;
 
 static void tree_leaves(int64_t off, int64_t n, int depth, span *out, int *cnt) {
   if (n <= 128 || depth == 0) { out[(*cnt)++] = (span){off, n}; return; }
-  int64_t h = n / 2;
-  h -= h % 8;
+  int64_t h = pw_half(n);
   tree_leaves(off, h, depth - 1, out, cnt);
   tree_leaves(off + h, n - h, depth - 1, out, cnt);
 }
@@ -774,42 +775,35 @@ static void tree_leaves(int64_t off, int64_t n, int depth, span *out, int *cnt) 
 typedef struct { const char *x; int64_t s; const span *leaf; void *vals; } tree_job;
 typedef struct {
   cpu_task_fn task;                                                 /* vals[t] = fold of leaf t */
-  void (*finish)(const void *vals, int nleaves, int64_t n, int depth, bool mean, char *o);
+  void (*finish)(void *vals, int nleaves, int64_t n, int depth, bool mean, char *o);
 } tree_fns;
 
-#define K_TREE_GEN(E, S, C, OS, ST) \
+#define K_TREE_GEN(E, S, C) \
   static int tree_task_##E(void *ctx, int t, int w) { \
     const tree_job *j = ctx; (void)w; \
     ((C *)j->vals)[t] = pairwise_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
     return tc_interrupt_flag ? -1 : 0; \
   } \
-  static C tree_comb_##E(const C *v, int64_t n, int depth, int *idx) { \
-    if (n <= 128 || depth == 0) return v[(*idx)++]; \
-    int64_t h = n / 2; h -= h % 8; \
-    C l = tree_comb_##E(v, h, depth - 1, idx); \
-    C r = tree_comb_##E(v, n - h, depth - 1, idx); \
-    return l + r; \
-  } \
-  static void tree_fin_##E(const void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
-    int idx = 0; (void)nl; \
-    C t = tree_comb_##E((const C *)v, n, depth, &idx); \
-    *PTR(OS, o) = ST(mean ? t / (C)n : t); \
+  /* the leaves combined in the tree's order: the column sums' combine, one column */ \
+  static void tree_fin_##E(void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
+    (void)nl; \
+    colfin_##E(v, n, depth, 1, mean, o); \
   }
-#define K_TREE_FLT(E, n_, S, C, CLS, B, LD, ST, ...) K_TREE_GEN(E, S, C, S, ST)
-#define K_TREE_D(E, n_, S, ...) K_TREE_GEN(d_##E, S, double, double, TC_ID)
+#define K_TREE_FLT(E, n_, S, C, ...) K_TREE_GEN(E, S, C)
+#define K_TREE_D(E, n_, S, ...) K_TREE_GEN(d_##E, S, double)
 #define K_TREE_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
   static int tree_task_##E(void *ctx, int t, int w) { \
     const tree_job *j = ctx; (void)w; \
     ((tc_u_##E *)j->vals)[t] = isum_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
     return tc_interrupt_flag ? -1 : 0; \
   } \
-  static void tree_fin_##E(const void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
+  static void tree_fin_##E(void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
     tc_u_##E acc = 0; (void)n; (void)depth; (void)mean; \
     for (int i = 0; i < nl; i++) acc += ((const tc_u_##E *)v)[i]; \
     *PTR(S, o) = (S)acc; \
   }
 TC_FOR_FLT(K_TREE_FLT, _)
-#define K_TREE_NZ(E, n_, S, C, CLS, B, LD, ST, ...) K_TREE_GEN(nz_##E, S, C, S, ST)
+#define K_TREE_NZ(E, n_, S, C, ...) K_TREE_GEN(nz_##E, S, C)
 TC_FOR_FLT(K_TREE_NZ, _)
 TC_FOR_INT(K_TREE_INT, _)
 TC_FOR_INTB(K_TREE_D, _)
