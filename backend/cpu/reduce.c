@@ -538,6 +538,14 @@ typedef struct {
 #define LSE_ENTRY(E, n_, S, ...) [TC_DT_##E] = {lse_chunk_##E, lse_store_##E, lse_##E, lse_colchunk_##E, sizeof(S)},
 static const lse_fns lse_table[TC_DT_COUNT] = {TC_FOR_FLT(LSE_ENTRY, _)};
 
+/* n accumulators v[0], v[step], ... merged in order from nothing: a run's
+ * chunks, as lse_##E merges them */
+static tc_lse lse_fold(const tc_lse *v, int64_t n, int64_t step) {
+  tc_lse acc = tc_lse_make(-TC_INF, 0);
+  for (int64_t k = 0; k < n; k++) acc = tc_lse_merge(acc, v[k * step]);
+  return acc;
+}
+
 /* The accumulators of chunks [k0, k1) of cols columns: chunk k's of column
  * c to a[(k - k0) * cols + c] (each), or all merged in order into a[c].
  * Without the memory for a strip's buffers, false. */
@@ -595,11 +603,7 @@ static int lse_rows(tc_call *c, const lse_fns *f, const char *x, int64_t n, int6
   int rc = cpu_parallel((int)((nch + j.per - 1) / j.per), lse_rows_task, &j);
   if (rc == 0) {
     char *o = tc_tensor_data(c->out);
-    for (int64_t q = 0; q < cols; q++) {
-      tc_lse acc = tc_lse_make(-TC_INF, 0);
-      for (int64_t k = 0; k < nch; k++) acc = tc_lse_merge(acc, j.a[k * cols + q]);
-      f->store(acc, o + q * (int64_t)f->es);
-    }
+    for (int64_t q = 0; q < cols; q++) f->store(lse_fold(j.a + q, nch, cols), o + q * (int64_t)f->es);
   }
   free(j.a);
   if (atomic_load(&j.oom)) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
@@ -610,9 +614,6 @@ static int lse_rows(tc_call *c, const lse_fns *f, const char *x, int64_t n, int6
     lse_cols(&lse_table[TC_DT_##E], x, n, s, cols, o); \
   }
 TC_FOR_FLT(K_LSE_COLS, _)
-#define LSE_COLS_ENTRY(E, ...) [TC_DT_##E] = c_LOGSUMEXP_##E,
-static void (*const lse_col_table[TC_DT_COUNT])(const char *, int64_t, int64_t, int64_t, char *) = {
-  TC_FOR_FLT(LSE_COLS_ENTRY, _)};
 
 typedef struct { const lse_fns *f; const char *x; int64_t n, s, es, per; tc_lse *v; cpu_vmath_fn ex; } lse_job;
 
@@ -635,11 +636,7 @@ static int lse_par(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64
   int64_t per = (nch + tasks - 1) / tasks;
   lse_job j = {f, x, n, s, (int64_t)tc_dtype_size(c->dtype), per, v, cpu_vmath_kernel(TC_OP_EXP, TC_DT_F64)};
   int rc = cpu_parallel((int)((nch + per - 1) / per), lse_task, &j);
-  if (rc == 0) {
-    tc_lse acc = tc_lse_make(-TC_INF, 0);
-    for (int64_t k = 0; k < nch; k++) acc = tc_lse_merge(acc, v[k]);
-    f->store(acc, tc_tensor_data(c->out));
-  }
+  if (rc == 0) f->store(lse_fold(v, nch, 1), tc_tensor_data(c->out));
   free(v);
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
@@ -746,9 +743,13 @@ static const col_fn col_table[TC_OP_COUNT][TC_DT_COUNT] = {
   TC_FOR_NUM(C_EXT_, _)
 };
 
+/* the column kernels whose answers for runs of rows do not fold into the
+ * whole column's: the table's folds in index order, and logsumexp's */
 #define CF_ENTRY(E, n, S, C, CLS, B, LD, ST, OP, ...) [TC_OP_##OP][TC_DT_##E] = cf_##OP##_##E,
 #define CF_ENTRY_ROW(OP, CLS, OUT, FOLD, ...) CF_PICK(OP, FOLD)(TC_FOR_##CLS, CF_ENTRY, OP, OUT, FOLD, __VA_ARGS__)
-static const col_fn colfold_table[TC_OP_COUNT][TC_DT_COUNT] = {TC_REDUCE_KERNELS(CF_ENTRY_ROW)};
+#define CF_LSE_ENTRY(E, ...) [TC_OP_LOGSUMEXP][TC_DT_##E] = c_LOGSUMEXP_##E,
+static const col_fn colfold_table[TC_OP_COUNT][TC_DT_COUNT] = {TC_REDUCE_KERNELS(CF_ENTRY_ROW)
+                                                                 TC_FOR_FLT(CF_LSE_ENTRY, _)};
 
 typedef void (*red_fn)(const char *, int64_t, int64_t, char *);
 #define R_ENTRY(E, n, S, C, CLS, B, LD, ST, OP, ...) [TC_OP_##OP][TC_DT_##E] = r_##OP##_##E,
@@ -1137,8 +1138,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
    * the whole column's (split_col: an integer nansum is the sum), else the
    * table's fold in index order */
   col_fn split_col = col_table[op == TC_OP_NANSUM && tc_dtype_class(c->dtype) != TC_CLASS_FLT ? TC_OP_REDUCE_SUM : op][c->dtype];
-  col_fn col = split_col ? split_col : op == TC_OP_LOGSUMEXP ? lse_col_table[c->dtype] : colfold_table[op][c->dtype];
-  red_ctx ctx = {fn, col, extf,
+  red_ctx ctx = {fn, split_col ? split_col : colfold_table[op][c->dtype], extf,
                  op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX || op == TC_OP_NANMAX || op == TC_OP_NANARGMAX,
                  op == TC_OP_ARGMAX || op == TC_OP_ARGMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN,
                  n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
