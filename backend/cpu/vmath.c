@@ -115,34 +115,61 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
       for (int l_ = 0; l_ < W; l_++) alone_ |= !(fabs((double)(s)[l_]) < VM_SMALL(T)); \
     if (!alone_) { \
       memcpy(&v_, s, sizeof v_); \
-      r_ = CALL(v_); \
+      r_ = vm_canon_##VT(CALL(v_)); \
       memcpy(d, &r_, sizeof r_); \
     } else { \
       for (int l_ = 0; l_ < W; l_++) { \
         T b_[W]; \
         for (int m_ = 0; m_ < W; m_++) b_[m_] = (s)[l_]; \
         memcpy(&v_, b_, sizeof v_); \
-        r_ = CALL(v_); \
+        r_ = vm_canon_##VT(CALL(v_)); \
         memcpy(b_, &r_, sizeof r_); \
         (d)[l_] = b_[0]; \
       } \
     } \
   } while (0)
 
+/* A vector of SLEEF's results with every NaN made the one quiet NaN
+ * (+NAN), in registers: SLEEF's paths differ in NaN signs. Named by the
+ * vector type, for the kernels' VT. */
+#define VM_CANON(T, r) ((r) != (r) ? (T)NAN : (r))
+static inline double vm_canon_double(double r) { return VM_CANON(double, r); }
+static inline float vm_canon_float(float r) { return VM_CANON(float, r); }
+#if VM_X86
+TGT_512 static inline __m512d vm_canon___m512d(__m512d r) {
+  return _mm512_mask_mov_pd(r, _mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q), _mm512_set1_pd((double)NAN));
+}
+TGT_512 static inline __m512 vm_canon___m512(__m512 r) {
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_set1_ps((float)NAN));
+}
+TGT_256 static inline __m256d vm_canon___m256d(__m256d r) {
+  return _mm256_blendv_pd(r, _mm256_set1_pd((double)NAN), _mm256_cmp_pd(r, r, _CMP_UNORD_Q));
+}
+TGT_256 static inline __m256 vm_canon___m256(__m256 r) {
+  return _mm256_blendv_ps(r, _mm256_set1_ps((float)NAN), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+}
+#endif
+
 /* Blocks of VM_BLOCK elements: a strided input is gathered into a buffer
  * first; the tail of a block goes through the same vector function with
- * its unused lanes zero, so every element sees the same code. NaN results
- * are made the one quiet NaN (+NAN): SLEEF's paths differ in NaN signs. */
+ * its unused lanes zero, so every element sees the same code. Results
+ * pass through vm_canon_* as they leave SLEEF. */
 #define VM_BLOCK 256
 /* The input and output VM_PF_AHEAD bytes ahead of the vector in hand are
  * prefetched (a hint: it never faults, past the end included): between
  * calls of tens of cycles the hardware prefetchers fell behind, and tanh
  * of 10^7 f64 ran at 4.2 ns an element against 2.9 from the caches. */
 #define VM_PF_AHEAD 2048
+/* Only in runs of VM_PF_MIN bytes or more: a shorter one is usually in the
+ * caches already (the result of the op before), and there the prefetches
+ * were some 3% of exp of 1000 f64. */
+#define VM_PF_MIN ((int64_t)64 << 10)
 #define VM_PREFETCH(s, d) \
   do { \
-    __builtin_prefetch((const char *)(s) + VM_PF_AHEAD); \
-    __builtin_prefetch((char *)(d) + VM_PF_AHEAD, 1); \
+    if (len * (int64_t)sizeof *(s) >= VM_PF_MIN) { \
+      __builtin_prefetch((const char *)(s) + VM_PF_AHEAD); \
+      __builtin_prefetch((char *)(d) + VM_PF_AHEAD, 1); \
+    } \
   } while (0)
 #define VM_KERNEL(NAME, TGT, T, W, VT, CALL, OP) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
@@ -200,7 +227,6 @@ static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP
         double r; \
         if (vm_fix(TC_OP_##OP, (double)src[k], sizeof(T) == 4, &r)) o[i0 + k] = (T)r; \
       } \
-      for (int64_t k = 0; k < n; k++) o[i0 + k] = o[i0 + k] != o[i0 + k] ? (T)NAN : o[i0 + k]; \
     } \
   }
 
@@ -223,7 +249,8 @@ VM_FUNCS(VM_STAMP1)
  * exactly into p + q by FMA, so that the correction is computed to far
  * below an ulp and the result is rounded once more; 0, inf, NaN and
  * negative x keep 1/sqrt(x). f32: 1/sqrt in f64, rounded to f32. Without
- * FMA the same formula runs through libm's fma (exact, so the same bits). */
+ * FMA the same formula runs through libm's fma (exact, so the same bits).
+ * A NaN (of NaN or negative x) is the quiet NaN, as SLEEF's are made. */
 #define RSQRT_D(TGT, NAME) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
     double *o = (double *)(void *)o_; \
@@ -233,14 +260,14 @@ VM_FUNCS(VM_STAMP1)
       double p = x * y, q = fma(x, y, -p); \
       double r = fma(-p, y, 1.0) - q * y; \
       double z = fma(0.5 * y, r, y); \
-      o[i] = y != 0 && y - y == 0 ? z : y; \
+      o[i] = y != 0 && y - y == 0 ? z : vm_canon_double(y); \
     } \
   }
 #define RSQRT_F(TGT, NAME) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
     float *o = (float *)(void *)o_; \
     const float *a = (const float *)(const void *)a_; \
-    for (int64_t i = 0; i < len; i++) o[i] = (float)(1.0 / sqrt((double)a[i * sa])); \
+    for (int64_t i = 0; i < len; i++) o[i] = vm_canon_float((float)(1.0 / sqrt((double)a[i * sa]))); \
   }
 #if VM_X86
 RSQRT_D(TGT_512, rsqrt_d_avx512)
@@ -302,9 +329,9 @@ SIGMOID_PATH(TGT_BASE, base)
 #define VM_POW_HALF(T, x) ((x) == -(T)INFINITY ? (T)INFINITY : VM_SQRT(T, x) + 0)
 #define VM_POW_EXACT(T, x, y, r) ((y) == 2 ? (x) * (x) : (y) == -1 ? 1 / (x) : (y) == (T)0.5 ? VM_POW_HALF(T, x) : (r))
 #define VM_POW_BCAST(T, y) \
-  if (y == 2) { for (int64_t i = 0; i < len; i++) o[i] = a[i * sa] * a[i * sa]; return; } \
-  if (y == -1) { for (int64_t i = 0; i < len; i++) o[i] = 1 / a[i * sa]; return; } \
-  if (y == (T)0.5) { for (int64_t i = 0; i < len; i++) o[i] = VM_POW_HALF(T, a[i * sa]); return; }
+  if (y == 2) { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, a[i * sa] * a[i * sa]); return; } \
+  if (y == -1) { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, 1 / a[i * sa]); return; } \
+  if (y == (T)0.5) { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, VM_POW_HALF(T, a[i * sa])); return; }
 #define VM_POW_FIX(T, q, pa, pb, n, sb) \
   int hit = 0, big = 0; \
   for (int64_t k = 0; sb != 0 && k < n; k++) hit |= (pb[k] == 2) | (pb[k] == -1) | (pb[k] == (T)0.5); \
@@ -312,7 +339,7 @@ SIGMOID_PATH(TGT_BASE, base)
   for (int64_t k = 0; big && k < n; k++) \
     if ((q[k] == (T)INFINITY || q[k] == -(T)INFINITY) && pa[k] - pa[k] == 0 && pb[k] - pb[k] == 0) \
       q[k] = (T)pow((double)pa[k], (double)pb[k]); \
-  for (int64_t k = 0; hit && k < n; k++) q[k] = VM_POW_EXACT(T, pa[k], pb[k], q[k]);
+  for (int64_t k = 0; hit && k < n; k++) q[k] = VM_CANON(T, VM_POW_EXACT(T, pa[k], pb[k], q[k]));
 #define VM_NO_BCAST(T, y)
 #define VM_NO_FIX(T, q, pa, pb, n, sb)
 #define VM_BIN_KERNEL(NAME, TGT, T, W, VT, CALL, BCAST, FIX) \
@@ -335,7 +362,7 @@ SIGMOID_PATH(TGT_BASE, base)
         VM_PREFETCH(pa + j, o + i0 + j); \
         memcpy(&va, pa + j, sizeof va); \
         memcpy(&vb, pb + j, sizeof vb); \
-        r = CALL(va, vb); \
+        r = vm_canon_##VT(CALL(va, vb)); \
         memcpy(o + i0 + j, &r, sizeof r); \
       } \
       if (j < n) { \
@@ -345,13 +372,11 @@ SIGMOID_PATH(TGT_BASE, base)
         memcpy(tb, pb + j, sizeof(T) * (size_t)(n - j)); \
         memcpy(&va, ta, sizeof va); \
         memcpy(&vb, tb, sizeof vb); \
-        r = CALL(va, vb); \
+        r = vm_canon_##VT(CALL(va, vb)); \
         memcpy(ta, &r, sizeof r); \
         memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
       } \
-      T *q = o + i0; \
-      FIX(T, q, pa, pb, n, sb) \
-      for (int64_t k = 0; k < n; k++) q[k] = q[k] != q[k] ? (T)NAN : q[k]; \
+      FIX(T, (o + i0), pa, pb, n, sb) \
     } \
   }
 /* pow and atan2 of one path P: its target, the f64 lanes and vector type,
