@@ -117,23 +117,19 @@ TC_REDUCE_KERNELS(K_RED_ROW)
  * one-column kernels above (the same pairwise tree, the same 8
  * accumulators, the same first-NaN and first-occurrence rules): the same
  * bits. The sums halve the rows over strips of up to 16 KiB of columns
- * (COLW), so each block of at most 128 rows is read as whole stretches of
- * rows; the block's 8 accumulator rows are kept 2 KiB wide (LEAFW), in L1.
+ * (COLW), and each block of at most 128 rows is read a whole row of the
+ * strip at a time into its 8 accumulator rows (up to 128 KiB, in L2), so
+ * the rows are read as long stretches the hardware prefetchers follow.
+ * (Accumulators kept 2 KiB wide in L1, the strip's rows read 2 KiB at a
+ * time with the rest of each row prefetched into L2: reduce_sum(X, 0) of
+ * 3000 x 3000 f32 took 1.95-2.38 ms on two threads, now 1.48-1.82, and
+ * 3.1-3.9 ms on one, now 2.3-2.7.)
  * The integer sums and the scans take strips of EXTW columns, a block of
  * 128 rows at a time (COL_WALK). (Strips of 256 columns walked down all
  * the rows at once: half the speed, or less.) The interrupt flag is read
  * before each block; the caller reports `interrupted` and discards the
  * output. */
 #define COLW(C) ((int64_t)(16384 / sizeof(C)))
-/* While the first LEAFW columns of a block's row are read, the rest of the
- * row (up to COLW) is fetched into L2 for the block's later strips: the
- * hardware prefetchers do not follow stretches of 2 KiB a row apart.
- * reduce_sum(X, 0) of 3000 x 3000 f32 on one thread: 3.3 ms, now 1.95. */
-static void pf_rows(const void *p, int64_t i, int rows, int64_t rowbytes, int64_t bytes) {
-  for (int k = 0; k < rows; k++)
-    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch((const char *)p + (i + k) * rowbytes + b, 0, 2);
-}
-#define LEAFW(C) ((int64_t)(2048 / sizeof(C)))
 #define EXTW 2048
 /* the levels of colpw's halving above its blocks of 128 */
 static int colpw_depth(int64_t n) {
@@ -144,9 +140,9 @@ static int colpw_depth(int64_t n) {
 /* the next 8 rows, y[i..i+8), into the 8 accumulator rows r of width w */
 #define COLPW_ROWS8(LD) \
   for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] += LD(y[(i + k) * s + c])
-/* colpw: out[0..m) = the columns' sums; ws holds depth m + 8 min(m, LEAFW)
- * elements: a level's right half, then the levels below it; a block's
- * accumulators (8 rows of at most LEAFW) at its start */
+/* colpw: out[0..m) = the columns' sums; ws holds (depth + 8) m elements:
+ * a level's right half, then the levels below it; a block's accumulators
+ * (8 rows of m) at its start */
 #define K_COLSUM_GEN(E, S, C, LD, OS, ST) \
   CPU_CLONES static void colpw_##E(const S *x, int64_t n, int64_t s, int64_t m, C *out, C *ws) { \
     if (tc_interrupt_flag) { for (int64_t c = 0; c < m; c++) out[c] = 0; return; } \
@@ -156,24 +152,16 @@ static int colpw_depth(int64_t n) {
       return; \
     } \
     if (n <= 128) { \
-      for (int64_t c0 = 0; c0 < m; c0 += LEAFW(C)) { \
-        int64_t w = m - c0 < LEAFW(C) ? m - c0 : LEAFW(C); \
-        const S *y = x + c0; \
-        C *r = ws; \
-        bool pf = c0 == 0 && m > w; \
-        if (pf) pf_rows(y + w, 0, 8, s * (int64_t)sizeof(S), (m - w) * (int64_t)sizeof(S)); \
-        for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] = LD(y[k * s + c]); \
-        int64_t i = 8; \
-        for (; pf && i + 8 <= n; i += 8) { \
-          pf_rows(y + w, i, 8, s * (int64_t)sizeof(S), (m - w) * (int64_t)sizeof(S)); \
-          COLPW_ROWS8(LD); \
-        } \
-        for (; i + 8 <= n; i += 8) COLPW_ROWS8(LD); \
-        for (int64_t c = 0; c < w; c++) \
-          out[c0 + c] = ((r[c] + r[w + c]) + (r[2 * w + c] + r[3 * w + c])) + \
-                        ((r[4 * w + c] + r[5 * w + c]) + (r[6 * w + c] + r[7 * w + c])); \
-        for (; i < n; i++) for (int64_t c = 0; c < w; c++) out[c0 + c] += LD(y[i * s + c]); \
-      } \
+      const int64_t w = m; \
+      const S *y = x; \
+      C *r = ws; \
+      for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] = LD(y[k * s + c]); \
+      int64_t i = 8; \
+      for (; i + 8 <= n; i += 8) COLPW_ROWS8(LD); \
+      for (int64_t c = 0; c < w; c++) \
+        out[c] = ((r[c] + r[w + c]) + (r[2 * w + c] + r[3 * w + c])) + \
+                 ((r[4 * w + c] + r[5 * w + c]) + (r[6 * w + c] + r[7 * w + c])); \
+      for (; i < n; i++) for (int64_t c = 0; c < w; c++) out[c] += LD(y[i * s + c]); \
       return; \
     } \
     int64_t h = pw_half(n); \
@@ -185,7 +173,7 @@ static int colpw_depth(int64_t n) {
     /* strips of COLW columns, each with its sums and colpw's ws; without \
      * the memory for them, strips of 8 on the stack (the depth is at most 60) */ \
     int64_t d = colpw_depth(n), step = cols < COLW(C) ? cols : COLW(C); \
-    int64_t need = step * (d + 1) + 8 * (step < LEAFW(C) ? step : LEAFW(C)); \
+    int64_t need = step * (d + 9); \
     C few[8 * 69], *t = malloc((size_t)need * sizeof(C)), *buf = t ? t : few; \
     if (!t) step = 8; \
     for (int64_t c0 = 0; c0 < cols; c0 += step) { \
@@ -932,7 +920,7 @@ static int colsplit(tc_call *c, col_fn col, const char *x, int64_t n, int64_t s,
   j.vsize = (size_t)m * (fsum ? j.cs->csize : arg ? sizeof(int64_t) : es);
   int64_t most = 0;
   for (int t = 0; t < nl; t++) most = leaves[t].n > most ? leaves[t].n : most;
-  if (fsum) j.wsn = colpw_depth(most) * m + 8 * (m < (int64_t)(2048 / j.cs->csize) ? m : (int64_t)(2048 / j.cs->csize));
+  if (fsum) j.wsn = (colpw_depth(most) + 8) * m;
   /* the leaves' answers; for argmax and argmin also their values, then the
    * leaf each column's answer is in */
   size_t extra = arg ? (size_t)nl * (size_t)m * es + (size_t)m * sizeof(int64_t) : 0;
