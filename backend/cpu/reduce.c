@@ -137,9 +137,6 @@ static int colpw_depth(int64_t n) {
   for (; n > 128; d++) n -= pw_half(n);
   return d;
 }
-/* the next 8 rows, y[i..i+8), into the 8 accumulator rows r of width w */
-#define COLPW_ROWS8(LD) \
-  for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] += LD(y[(i + k) * s + c])
 /* colpw: out[0..m) = the columns' sums; ws holds (depth + 8) m elements:
  * a level's right half, then the levels below it; a block's accumulators
  * (8 rows of m) at its start */
@@ -152,16 +149,15 @@ static int colpw_depth(int64_t n) {
       return; \
     } \
     if (n <= 128) { \
-      const int64_t w = m; \
-      const S *y = x; \
       C *r = ws; \
-      for (int k = 0; k < 8; k++) for (int64_t c = 0; c < w; c++) r[k * w + c] = LD(y[k * s + c]); \
+      for (int k = 0; k < 8; k++) for (int64_t c = 0; c < m; c++) r[k * m + c] = LD(x[k * s + c]); \
       int64_t i = 8; \
-      for (; i + 8 <= n; i += 8) COLPW_ROWS8(LD); \
-      for (int64_t c = 0; c < w; c++) \
-        out[c] = ((r[c] + r[w + c]) + (r[2 * w + c] + r[3 * w + c])) + \
-                 ((r[4 * w + c] + r[5 * w + c]) + (r[6 * w + c] + r[7 * w + c])); \
-      for (; i < n; i++) for (int64_t c = 0; c < w; c++) out[c] += LD(y[i * s + c]); \
+      for (; i + 8 <= n; i += 8) \
+        for (int k = 0; k < 8; k++) for (int64_t c = 0; c < m; c++) r[k * m + c] += LD(x[(i + k) * s + c]); \
+      for (int64_t c = 0; c < m; c++) \
+        out[c] = ((r[c] + r[m + c]) + (r[2 * m + c] + r[3 * m + c])) + \
+                 ((r[4 * m + c] + r[5 * m + c]) + (r[6 * m + c] + r[7 * m + c])); \
+      for (; i < n; i++) for (int64_t c = 0; c < m; c++) out[c] += LD(x[i * s + c]); \
       return; \
     } \
     int64_t h = pw_half(n); \
