@@ -328,10 +328,13 @@ SIGMOID_PATH(TGT_BASE, base)
 #define VM_SQRT(T, x) (sizeof(T) == 4 ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
 #define VM_POW_HALF(T, x) ((x) == -(T)INFINITY ? (T)INFINITY : VM_SQRT(T, x) + 0)
 #define VM_POW_EXACT(T, x, y, r) ((y) == 2 ? (x) * (x) : (y) == -1 ? 1 / (x) : (y) == (T)0.5 ? VM_POW_HALF(T, x) : (r))
+/* a broadcast exponent Y of the three, a constant in each loop */
+#define VM_POW_EACH(T, Y) \
+  { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, VM_POW_EXACT(T, a[i * sa], (T)(Y), (T)(Y))); return; }
 #define VM_POW_BCAST(T, y) \
-  if (y == 2) { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, a[i * sa] * a[i * sa]); return; } \
-  if (y == -1) { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, 1 / a[i * sa]); return; } \
-  if (y == (T)0.5) { for (int64_t i = 0; i < len; i++) o[i] = VM_CANON(T, VM_POW_HALF(T, a[i * sa])); return; }
+  if (y == 2) VM_POW_EACH(T, 2) \
+  if (y == -1) VM_POW_EACH(T, -1) \
+  if (y == (T)0.5) VM_POW_EACH(T, 0.5)
 #define VM_POW_FIX(T, q, pa, pb, n, sb) \
   int hit = 0, big = 0; \
   for (int64_t k = 0; sb != 0 && k < n; k++) hit |= (pb[k] == 2) | (pb[k] == -1) | (pb[k] == (T)0.5); \
