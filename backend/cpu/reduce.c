@@ -458,7 +458,7 @@ TC_FOR_FLT(K_LSE, _)
  * tree for each column), merged into the chunk's accumulator and the
  * chunks' into the column's in order. Column by column, logsumexp(X, 0) of
  * a [100000, 90] f32 X took 21-32 ms on 2 threads, now 9.3-15 (the rows
- * split, lse_rows; NumPy's log(sum(exp(x - max))) 24); of [3000, 3000]
+ * split, lse_split; NumPy's log(sum(exp(x - max))) 24); of [3000, 3000]
  * f32, 15-20 ms, now 11-15 (NumPy 22-27). */
 #define LSE_COLW 256
 #define LSE_SUBW 32
@@ -572,64 +572,47 @@ static void lse_cols(const lse_fns *f, const char *x, int64_t n, int64_t s, int6
   }
   free(a);
 }
-/* Columns too few to go round the threads in strips: the chunks (rows)
- * go round instead, each chunk's accumulators kept, then merged in order
- * for each column (the one-thread bits). */
-typedef struct { const lse_fns *f; const char *x; int64_t n, s, cols, nch, per; tc_lse *a; _Atomic int oom; } lse_rows_job;
-
-static int lse_rows_task(void *ctx, int t, int w) {
-  lse_rows_job *j = ctx;
-  (void)w;
-  int64_t k0 = t * j->per, k1 = k0 + j->per < j->nch ? k0 + j->per : j->nch;
-  if (!lse_colchunks(j->f, j->x, j->n, j->s, j->cols, k0, k1, j->a + k0 * j->cols, true)) {
-    atomic_store(&j->oom, 1);
-    return -1;
-  }
-  return tc_interrupt_flag ? -1 : 0;
-}
-
-static int lse_rows(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64_t s, int64_t cols, tc_err *err) {
-  int64_t nch = (n + LSE_CHUNK - 1) / LSE_CHUNK, tasks = 4 * cpu_threads();
-  lse_rows_job j = {f, x, n, s, cols, nch, (nch + tasks - 1) / tasks, malloc(sizeof(tc_lse) * (size_t)(nch * cols)), 0};
-  if (!j.a) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
-  int rc = cpu_parallel((int)((nch + j.per - 1) / j.per), lse_rows_task, &j);
-  if (rc == 0) {
-    char *o = tc_tensor_data(c->out);
-    for (int64_t q = 0; q < cols; q++) f->store(lse_fold(j.a + q, nch, cols), o + q * (int64_t)f->es);
-  }
-  free(j.a);
-  if (atomic_load(&j.oom)) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
-  return rc < 0 ? cpu_interrupted(err) : 0;
-}
 #define K_LSE_COLS(E, ...) \
   static void c_LOGSUMEXP_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o) { \
     lse_cols(&lse_table[TC_DT_##E], x, n, s, cols, o); \
   }
 TC_FOR_FLT(K_LSE_COLS, _)
 
-typedef struct { const lse_fns *f; const char *x; int64_t n, s, es, per; tc_lse *v; cpu_vmath_fn ex; } lse_job;
+
+/* logsumexp's chunks across threads, each chunk's accumulators kept and
+ * then merged in order (the one-thread bits): of one run (cols 0), or of
+ * columns too few to go round the threads in strips (the rows' chunks go
+ * round instead). */
+typedef struct { const lse_fns *f; const char *x; int64_t n, s, cols, nch, per; tc_lse *a; cpu_vmath_fn ex; _Atomic int oom; } lse_job;
 
 static int lse_task(void *ctx, int t, int w) {
-  const lse_job *j = ctx;
+  lse_job *j = ctx;
   (void)w;
-  for (int64_t c = t * j->per; c < (t + 1) * j->per && c * LSE_CHUNK < j->n && !tc_interrupt_flag; c++) {
-    int64_t lo = c * LSE_CHUNK;
-    j->v[c] = j->f->chunk(j->x + lo * j->s * j->es, j->n - lo < LSE_CHUNK ? j->n - lo : LSE_CHUNK, j->s, j->ex);
+  int64_t k0 = t * j->per, k1 = k0 + j->per < j->nch ? k0 + j->per : j->nch;
+  for (int64_t k = k0; j->cols == 0 && k < k1 && !tc_interrupt_flag; k++) {
+    int64_t lo = k * LSE_CHUNK;
+    j->a[k] = j->f->chunk(j->x + lo * j->s * (int64_t)j->f->es, j->n - lo < LSE_CHUNK ? j->n - lo : LSE_CHUNK, j->s, j->ex);
+  }
+  if (j->cols && !lse_colchunks(j->f, j->x, j->n, j->s, j->cols, k0, k1, j->a + k0 * j->cols, true)) {
+    atomic_store(&j->oom, 1);
+    return -1;
   }
   return tc_interrupt_flag ? -1 : 0;
 }
 
-/* logsumexp of one long run: its chunks across threads, merged in order */
-static int lse_par(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64_t s, tc_err *err) {
-  int64_t nch = (n + LSE_CHUNK - 1) / LSE_CHUNK, tasks = cpu_split(n, CPU_PAR_MIN / 2);
-  if (tasks > 4 * cpu_threads()) tasks = 4 * cpu_threads();
-  tc_lse *v = malloc(sizeof *v * (size_t)nch);
-  if (!v) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
-  int64_t per = (nch + tasks - 1) / tasks;
-  lse_job j = {f, x, n, s, (int64_t)tc_dtype_size(c->dtype), per, v, cpu_vmath_kernel(TC_OP_EXP, TC_DT_F64)};
-  int rc = cpu_parallel((int)((nch + per - 1) / per), lse_task, &j);
-  if (rc == 0) f->store(lse_fold(v, nch, 1), tc_tensor_data(c->out));
-  free(v);
+static int lse_split(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64_t s, int64_t cols, int64_t tasks,
+                     tc_err *err) {
+  int64_t nch = (n + LSE_CHUNK - 1) / LSE_CHUNK, w = cols ? cols : 1;
+  lse_job j = {f, x, n, s, cols, nch, (nch + tasks - 1) / tasks, malloc(sizeof(tc_lse) * (size_t)(nch * w)),
+               cpu_vmath_kernel(TC_OP_EXP, TC_DT_F64), 0};
+  if (!j.a) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
+  int rc = cpu_parallel((int)((nch + j.per - 1) / j.per), lse_task, &j);
+  if (rc == 0) {
+    char *o = tc_tensor_data(c->out);
+    for (int64_t q = 0; q < w; q++) f->store(lse_fold(j.a + q, nch, w), o + q * (int64_t)f->es);
+  }
+  free(j.a);
+  if (atomic_load(&j.oom)) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
 
@@ -1116,7 +1099,9 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   if (op == TC_OP_LOGSUMEXP && lse_table[c->dtype].run) {
     fn = lse_table[c->dtype].run;
     if (nout == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
-      rc = lse_par(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, err);
+      int64_t tasks = cpu_split(n, CPU_PAR_MIN / 2);
+      rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, 0,
+                     tasks < 4 * cpu_threads() ? tasks : 4 * cpu_threads(), err);
       tc_tensor_free(tmp);
       return rc;
     }
@@ -1148,7 +1133,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   /* logsumexp of columns fewer than a strip a thread, rows of 2 chunks or more (at most 2^22 chunks' answers) */
   if (op == TC_OP_LOGSUMEXP && ctx.col && rstride != 1 && cpu_threads() > 1 && n > LSE_CHUNK && n * nout >= CPU_PAR_MIN &&
       nout < LSE_COLW * cpu_threads() && (n / LSE_CHUNK + 1) * nout <= ((int64_t)1 << 22) && kept_is_row(x, nk)) {
-    rc = lse_rows(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, nout, err);
+    rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, nout, 4 * cpu_threads(), err);
     tc_tensor_free(tmp);
     return rc;
   }
