@@ -578,12 +578,18 @@ static void lse_cols(const lse_fns *f, const char *x, int64_t n, int64_t s, int6
   }
 TC_FOR_FLT(K_LSE_COLS, _)
 
-
 /* logsumexp's chunks across threads, each chunk's accumulators kept and
  * then merged in order (the one-thread bits): of one run (cols 0), or of
  * columns too few to go round the threads in strips (the rows' chunks go
  * round instead). */
-typedef struct { const lse_fns *f; const char *x; int64_t n, s, cols, nch, per; tc_lse *a; cpu_vmath_fn ex; _Atomic int oom; } lse_job;
+typedef struct {
+  const lse_fns *f;
+  const char *x;
+  int64_t n, s, cols, nch, per;   /* per: chunks a task */
+  tc_lse *a;                      /* each chunk's accumulators: nch of max(cols, 1) */
+  cpu_vmath_fn ex;
+  _Atomic int oom;
+} lse_job;
 
 static int lse_task(void *ctx, int t, int w) {
   lse_job *j = ctx;
@@ -881,7 +887,7 @@ static bool kept_is_row(const tc_tensor *x, int nk) {
   return true;
 }
 
-/* The widest block split so: one strip of its kernel (COLW, EXTW); wider
+/* The widest block split so: one strip of its kernel (COLW, ISUM_B, EXTW); wider
  * blocks are split by columns, each thread's stretches of a row long
  * enough (3000 f32 columns: argmax 2.4 ms by columns, 3.0 by rows; a sum
  * 1.9 by columns, 1.5 by rows). */
