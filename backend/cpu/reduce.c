@@ -595,20 +595,23 @@ static int lse_task(void *ctx, int t, int w) {
   lse_job *j = ctx;
   (void)w;
   int64_t k0 = t * j->per, k1 = k0 + j->per < j->nch ? k0 + j->per : j->nch;
-  for (int64_t k = k0; j->cols == 0 && k < k1 && !tc_interrupt_flag; k++) {
-    int64_t lo = k * LSE_CHUNK;
-    j->a[k] = j->f->chunk(j->x + lo * j->s * (int64_t)j->f->es, j->n - lo < LSE_CHUNK ? j->n - lo : LSE_CHUNK, j->s, j->ex);
-  }
-  if (j->cols && !lse_colchunks(j->f, j->x, j->n, j->s, j->cols, k0, k1, j->a + k0 * j->cols, true)) {
+  if (j->cols == 0) {
+    for (int64_t k = k0; k < k1 && !tc_interrupt_flag; k++) {
+      int64_t lo = k * LSE_CHUNK;
+      j->a[k] = j->f->chunk(j->x + lo * j->s * (int64_t)j->f->es, j->n - lo < LSE_CHUNK ? j->n - lo : LSE_CHUNK, j->s, j->ex);
+    }
+  } else if (!lse_colchunks(j->f, j->x, j->n, j->s, j->cols, k0, k1, j->a + k0 * j->cols, true)) {
     atomic_store(&j->oom, 1);
     return -1;
   }
   return tc_interrupt_flag ? -1 : 0;
 }
 
+/* in at most `tasks` tasks, and at most 4 a thread */
 static int lse_split(tc_call *c, const lse_fns *f, const char *x, int64_t n, int64_t s, int64_t cols, int64_t tasks,
                      tc_err *err) {
   int64_t nch = (n + LSE_CHUNK - 1) / LSE_CHUNK, w = cols ? cols : 1;
+  if (tasks > 4 * cpu_threads()) tasks = 4 * cpu_threads();
   lse_job j = {f, x, n, s, cols, nch, (nch + tasks - 1) / tasks, malloc(sizeof(tc_lse) * (size_t)(nch * w)),
                cpu_vmath_kernel(TC_OP_EXP, TC_DT_F64), 0};
   if (!j.a) return tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "allocation failed");
@@ -1105,9 +1108,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   if (op == TC_OP_LOGSUMEXP && lse_table[c->dtype].run) {
     fn = lse_table[c->dtype].run;
     if (nout == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
-      int64_t tasks = cpu_split(n, CPU_PAR_MIN / 2);
-      rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, 0,
-                     tasks < 4 * cpu_threads() ? tasks : 4 * cpu_threads(), err);
+      rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, 0, cpu_split(n, CPU_PAR_MIN / 2), err);
       tc_tensor_free(tmp);
       return rc;
     }
@@ -1139,7 +1140,7 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   /* logsumexp of columns fewer than a strip a thread, rows of 2 chunks or more (at most 2^22 chunks' answers) */
   if (op == TC_OP_LOGSUMEXP && ctx.col && rstride != 1 && cpu_threads() > 1 && n > LSE_CHUNK && n * nout >= CPU_PAR_MIN &&
       nout < LSE_COLW * cpu_threads() && (n / LSE_CHUNK + 1) * nout <= ((int64_t)1 << 22) && kept_is_row(x, nk)) {
-    rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, nout, 4 * cpu_threads(), err);
+    rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, nout, INT64_MAX, err);
     tc_tensor_free(tmp);
     return rc;
   }
