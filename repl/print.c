@@ -395,8 +395,8 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
   int64_t sshape[TC_MAX_DIMS], sst[TC_MAX_DIMS], s = 1;
   for (int d = t->ndim - 1; d >= 0; d--) {
     sshape[d] = summarise && t->shape[d] > 2 * edge ? 2 * edge : t->shape[d];
-    sst[d] = s;
-    s *= sshape[d] ? sshape[d] : 1;   /* at most SUMMARY_MAX when summarising */
+    sst[d] = empty ? 0 : s;   /* an empty tensor's axes after its 0 may be 2^62 long: no data, no strides */
+    if (!empty) s *= sshape[d];   /* at most SUMMARY_MAX when summarising */
   }
   hostbuf hb = {0};
   const void *h = NULL;
