@@ -442,6 +442,11 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * (512 f32, 256 f64: r @ X of a 3000 x 3000 f32 X took 1052 us in spans
  * of 1024 outputs, 715 in spans of 512) */
 #define COLS_ACC_BYTES ((int64_t)64 << 10)
+/* rows a lane takes in one pass over its sums in the columns form (a
+ * pass loads and stores its 2 KiB of sums once): r @ X of a 3000 x 3000
+ * f32 X on 2 threads took 474-497 us four rows a pass (the last rows one
+ * a pass), 418-462 eight; of a 100 x 100000 X, 2.3-2.6 ms, now 650-674 */
+#define COLS_ROWS 8
 /* the prefetches of lanes_* for the DOT_LANES terms from k on */
 #define LANES_PF(T, a, b, k, pf) \
   for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
@@ -490,6 +495,46 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
       out[r * os] = add ? out[r * os] + s : s; \
     } \
   } \
+  /* one pass of the columns form over lane sums ac[0..w): the C rows r[j] \
+   * (contiguous along the outputs; C a constant once inlined) with their \
+   * values x[j], in row order */ \
+  CTGT static inline __attribute__((always_inline)) void cpass_##SUF(T *restrict ac, const T *const *r, const T *x, \
+                                                                     int C, bool vfirst, int64_t w) { \
+    if (vfirst) \
+      for (int64_t o = 0; o < w; o++) { \
+        T s = ac[o]; \
+        for (int j = 0; j < C; j++) s = MADD(s, x[j], r[j][o]); \
+        ac[o] = s; \
+      } \
+    else \
+      for (int64_t o = 0; o < w; o++) { \
+        T s = ac[o]; \
+        for (int j = 0; j < C; j++) s = MADD(s, r[j][o], x[j]); \
+        ac[o] = s; \
+      } \
+  } \
+  /* the same for c rows (1 to COLS_ROWS), outputs mcs apart */ \
+  CTGT static void cpassn_##SUF(T *restrict ac, const T *const *r, const T *x, int c, bool vfirst, int64_t w, \
+                                int64_t mcs) { \
+    if (mcs != 1) { \
+      for (int64_t o = 0; o < w; o++) { \
+        T s = ac[o]; \
+        for (int j = 0; j < c; j++) s = vfirst ? MADD(s, x[j], r[j][o * mcs]) : MADD(s, r[j][o * mcs], x[j]); \
+        ac[o] = s; \
+      } \
+      return; \
+    } \
+    switch (c) { \
+    case 1: cpass_##SUF(ac, r, x, 1, vfirst, w); break; \
+    case 2: cpass_##SUF(ac, r, x, 2, vfirst, w); break; \
+    case 3: cpass_##SUF(ac, r, x, 3, vfirst, w); break; \
+    case 4: cpass_##SUF(ac, r, x, 4, vfirst, w); break; \
+    case 5: cpass_##SUF(ac, r, x, 5, vfirst, w); break; \
+    case 6: cpass_##SUF(ac, r, x, 6, vfirst, w); break; \
+    case 7: cpass_##SUF(ac, r, x, 7, vfirst, w); break; \
+    default: cpass_##SUF(ac, r, x, COLS_ROWS, vfirst, w); break; \
+    } \
+  } \
   /* w outputs: out[o * os] = (add: out[o * os] +) the lane sum of sum over \
    * k of x(k) m(k, o), m(k, o) = m[k * mrs + o * mcs], x(k) = v[k * vs]; \
    * vfirst: v is the left operand of each product (kept so that NaN \
@@ -497,43 +542,29 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
   CTGT static void cols_##SUF(const T *m, int64_t mrs, int64_t mcs, const T *v, int64_t vs, bool vfirst, int64_t n, \
                              int64_t w, T *out, int64_t os, bool add) { \
     T acc[DOT_LANES][COLS_ACC_BYTES / DOT_LANES / sizeof(T)]; \
+    const T *rp[COLS_ROWS]; \
+    T xs[COLS_ROWS]; \
     for (int l = 0; l < DOT_LANES; l++) \
       for (int64_t o = 0; o < w; o++) acc[l][o] = 0; \
-    int64_t k = 0; \
-    /* rows k + l, + 32, + 64, + 96 are lane l's next four terms: one pass \
-     * over the lane's sums adds them in k order */ \
-    for (; k + 4 * DOT_LANES <= n; k += 4 * DOT_LANES) \
-      for (int l = 0; l < DOT_LANES; l++) { \
+    /* rows k + l, + 32, + 64, ... (COLS_ROWS of them, fewer at the end) are \
+     * lane l's next terms: one pass over the lane's sums adds them in k \
+     * order */ \
+    for (int64_t k = 0; k < n; k += COLS_ROWS * DOT_LANES) \
+      for (int l = 0; l < DOT_LANES && k + l < n; l++) { \
         const int64_t q = k + l; \
-        const T x0 = v[q * vs], x1 = v[(q + 32) * vs], x2 = v[(q + 64) * vs], x3 = v[(q + 96) * vs]; \
-        const T *r0 = m + q * mrs, *r1 = r0 + 32 * mrs, *r2 = r1 + 32 * mrs, *r3 = r2 + 32 * mrs; \
-        T *ac = acc[l]; \
-        if (mcs == 1) { /* the rows of two steps on, which the prefetchers do not foresee */ \
-          const int64_t pq = l + 2 < DOT_LANES ? q + 2 : q + 4 * DOT_LANES + 2 - DOT_LANES; \
-          if (pq + 3 * DOT_LANES < n) \
-            for (int rr = 0; rr < 4; rr++) \
-              for (int64_t o = 0; o < w; o += 64 / (int64_t)sizeof(T)) \
-                __builtin_prefetch(m + (pq + rr * DOT_LANES) * mrs + o); \
+        const int c = (int)min64(COLS_ROWS, (n - q + DOT_LANES - 1) / DOT_LANES); \
+        for (int j = 0; j < c; j++) { \
+          xs[j] = v[(q + j * DOT_LANES) * vs]; \
+          rp[j] = m + (q + j * DOT_LANES) * mrs; \
         } \
-        if (vfirst && mcs == 1) \
-          for (int64_t o = 0; o < w; o++) \
-            ac[o] = MADD(MADD(MADD(MADD(ac[o], x0, r0[o]), x1, r1[o]), x2, r2[o]), x3, r3[o]); \
-        else if (mcs == 1) \
-          for (int64_t o = 0; o < w; o++) \
-            ac[o] = MADD(MADD(MADD(MADD(ac[o], r0[o], x0), r1[o], x1), r2[o], x2), r3[o], x3); \
-        else if (vfirst) \
-          for (int64_t o = 0; o < w; o++) \
-            ac[o] = MADD(MADD(MADD(MADD(ac[o], x0, r0[o * mcs]), x1, r1[o * mcs]), x2, r2[o * mcs]), x3, r3[o * mcs]); \
-        else \
-          for (int64_t o = 0; o < w; o++) \
-            ac[o] = MADD(MADD(MADD(MADD(ac[o], r0[o * mcs], x0), r1[o * mcs], x1), r2[o * mcs], x2), r3[o * mcs], x3); \
+        if (mcs == 1) { /* the rows of two steps on, which the prefetchers do not foresee */ \
+          const int64_t pq = l + 2 < DOT_LANES ? q + 2 : q + COLS_ROWS * DOT_LANES + 2 - DOT_LANES; \
+          for (int rr = 0; rr < COLS_ROWS && pq + rr * DOT_LANES < n; rr++) \
+            for (int64_t o = 0; o < w; o += 64 / (int64_t)sizeof(T)) \
+              __builtin_prefetch(m + (pq + rr * DOT_LANES) * mrs + o); \
+        } \
+        cpassn_##SUF(acc[l], rp, xs, c, vfirst, w, mcs); \
       } \
-    for (; k < n; k++) { \
-      T *ac = acc[k % DOT_LANES]; \
-      const T x = v[k * vs], *r = m + k * mrs; \
-      if (vfirst) { for (int64_t o = 0; o < w; o++) ac[o] = MADD(ac[o], x, r[o * mcs]); } \
-      else { for (int64_t o = 0; o < w; o++) ac[o] = MADD(ac[o], r[o * mcs], x); } \
-    } \
     for (int h = DOT_LANES / 2; h >= 1; h /= 2) \
       for (int l = 0; l < h; l++) \
         for (int64_t o = 0; o < w; o++) acc[l][o] = acc[l][o] + acc[l + h][o]; \
@@ -855,7 +886,7 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
        us; in 1, 2 or 4 tasks a thread about 305-335 when other programs use the L3 and 238-275 when they
        leave it alone (the matrix then stays in it in part), in 16 a thread 258-298 then */
     int64_t work = p0.K > INT64_MAX / span ? INT64_MAX : p0.K * span;
-    j.per = max64(max64(1, ((int64_t)1 << 16) / max64(work, 1)), cdiv(j.units, DOT_TASKS_PER * cpu_threads()));
+    j.per = max64(max64(1, ((int64_t)1 << 16) / max64(work, 1)), j.units / (DOT_TASKS_PER * cpu_threads()));
     ntasks = cdiv(j.units, j.per);
     if (ntasks > INT_MAX) { j.per = cdiv(j.units, INT_MAX); ntasks = cdiv(j.units, j.per); }
   }
