@@ -447,6 +447,7 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
  * f32 X on 2 threads took 474-497 us four rows a pass (the last rows one
  * a pass), 418-462 eight; of a 100 x 100000 X, 2.3-2.6 ms, now 650-674 */
 #define COLS_ROWS 8
+_Static_assert(COLS_ROWS == 8, "cpassn_* has a case for each row count up to COLS_ROWS");
 /* the prefetches of lanes_* for the DOT_LANES terms from k on */
 #define LANES_PF(T, a, b, k, pf) \
   for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
@@ -880,11 +881,13 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
     j.parts = malloc((size_t)nparts * j.es);
     if (!j.parts) return tc_err_set(err, TC_E_OOM, (int)call->op, (int)call->dtype, "allocation failed");
   } else {
-    /* some 2^16 multiply-adds a task, but at most DOT_TASKS_PER a thread: each thread then streams
-       long stretches of the matrix. A 3000 x 3000 f32 matrix (36 MB, a 32 MiB L3) times a vector
-       on 2 threads, 15 interleaved rounds: in tasks of 16 rows (the threads taking turns) 318-351
-       us; in 1, 2 or 4 tasks a thread about 305-335 when other programs use the L3 and 238-275 when they
-       leave it alone (the matrix then stays in it in part), in 16 a thread 258-298 then */
+    /* some 2^16 multiply-adds a task, but tasks no smaller than the units over DOT_TASKS_PER a
+       thread (rounded down, so that spans cols_span made to go evenly round the threads keep a
+       task each): each thread then streams long stretches of the matrix. A 3000 x 3000 f32
+       matrix (36 MB, a 32 MiB L3) times a vector on 2 threads, 15 interleaved rounds: in tasks
+       of 16 rows (the threads taking turns) 318-351 us; in 1, 2 or 4 tasks a thread about
+       305-335 while other programs use the L3 and 238-275 when they leave it alone (the matrix
+       then stays in it in part), in 16 a thread 258-298 then */
     int64_t work = p0.K > INT64_MAX / span ? INT64_MAX : p0.K * span;
     j.per = max64(max64(1, ((int64_t)1 << 16) / max64(work, 1)), j.units / (DOT_TASKS_PER * cpu_threads()));
     ntasks = cdiv(j.units, j.per);
