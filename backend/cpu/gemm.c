@@ -497,43 +497,36 @@ _Static_assert(COLS_ROWS == 8, "cpassn_* has a case for each row count up to COL
     } \
   } \
   /* one pass of the columns form over lane sums ac[0..w): the C rows r[j] \
-   * (contiguous along the outputs; C a constant once inlined) with their \
+   * (their outputs st apart; C and st constants once inlined) with their \
    * values x[j], in row order */ \
   CTGT static inline __attribute__((always_inline)) void cpass_##SUF(T *restrict ac, const T *const *r, const T *x, \
-                                                                     int C, bool vfirst, int64_t w) { \
+                                                                     int C, bool vfirst, int64_t w, int64_t st) { \
     if (vfirst) \
       for (int64_t o = 0; o < w; o++) { \
         T s = ac[o]; \
-        for (int j = 0; j < C; j++) s = MADD(s, x[j], r[j][o]); \
+        for (int j = 0; j < C; j++) s = MADD(s, x[j], r[j][o * st]); \
         ac[o] = s; \
       } \
     else \
       for (int64_t o = 0; o < w; o++) { \
         T s = ac[o]; \
-        for (int j = 0; j < C; j++) s = MADD(s, r[j][o], x[j]); \
+        for (int j = 0; j < C; j++) s = MADD(s, r[j][o * st], x[j]); \
         ac[o] = s; \
       } \
   } \
   /* the same for c rows (1 to COLS_ROWS), outputs mcs apart */ \
   CTGT static void cpassn_##SUF(T *restrict ac, const T *const *r, const T *x, int c, bool vfirst, int64_t w, \
                                 int64_t mcs) { \
-    if (mcs != 1) { \
-      for (int64_t o = 0; o < w; o++) { \
-        T s = ac[o]; \
-        for (int j = 0; j < c; j++) s = vfirst ? MADD(s, x[j], r[j][o * mcs]) : MADD(s, r[j][o * mcs], x[j]); \
-        ac[o] = s; \
-      } \
-      return; \
-    } \
-    switch (c) { \
-    case 1: cpass_##SUF(ac, r, x, 1, vfirst, w); break; \
-    case 2: cpass_##SUF(ac, r, x, 2, vfirst, w); break; \
-    case 3: cpass_##SUF(ac, r, x, 3, vfirst, w); break; \
-    case 4: cpass_##SUF(ac, r, x, 4, vfirst, w); break; \
-    case 5: cpass_##SUF(ac, r, x, 5, vfirst, w); break; \
-    case 6: cpass_##SUF(ac, r, x, 6, vfirst, w); break; \
-    case 7: cpass_##SUF(ac, r, x, 7, vfirst, w); break; \
-    default: cpass_##SUF(ac, r, x, COLS_ROWS, vfirst, w); break; \
+    switch (mcs != 1 ? 0 : c) { \
+    case 0: cpass_##SUF(ac, r, x, c, vfirst, w, mcs); break; \
+    case 1: cpass_##SUF(ac, r, x, 1, vfirst, w, 1); break; \
+    case 2: cpass_##SUF(ac, r, x, 2, vfirst, w, 1); break; \
+    case 3: cpass_##SUF(ac, r, x, 3, vfirst, w, 1); break; \
+    case 4: cpass_##SUF(ac, r, x, 4, vfirst, w, 1); break; \
+    case 5: cpass_##SUF(ac, r, x, 5, vfirst, w, 1); break; \
+    case 6: cpass_##SUF(ac, r, x, 6, vfirst, w, 1); break; \
+    case 7: cpass_##SUF(ac, r, x, 7, vfirst, w, 1); break; \
+    default: cpass_##SUF(ac, r, x, COLS_ROWS, vfirst, w, 1); break; \
     } \
   } \
   /* w outputs: out[o * os] = (add: out[o * os] +) the lane sum of sum over \
