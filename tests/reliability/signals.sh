@@ -108,6 +108,7 @@ family() {
         -e 'z = broadcast_to(0.0, [4611686018427387904])' -e 'v = broadcast_to(1.5, [3000000000])' \
         -e 'iv = broadcast_to(2, [3000000000])' -e 'm = broadcast_to(1.0, [100000, 100000000000])' \
         -e 'w = broadcast_to(1.0, [100000000])' -e 'mw = broadcast_to(1.0, [100000, 100000000])' \
+        -e 'xk = broadcast_to(1.0, [16384])' -e 'mk = broadcast_to(1.0, [16384, 10000000])' \
         -e 7777777 -e "$stmt" -e 8888888)
   rc=${r% *} ms=${r#* }
   if [ "$rc" -ne 1 ]; then bad "$name: $(status_note "$rc"), wanted 1"; head -c 300 "$TMP/err"; return; fi
@@ -135,6 +136,8 @@ family vecvec 'v @ v'
 family dot 'dot(v, v)'
 family vecvec_int 'iv @ iv'
 family matvec 'mw @ w'
+# 10^7 outputs of one block each in a few tasks of some 10^10 multiply-adds
+family vecmat 'xk @ mk'
 TCALC_THREADS=1 family sum_one_thread 'sum(b)'
 family print_text 'broadcast_to(1.5, [10000000])' --full
 family print_json 'broadcast_to(1.5, [10000000])'
