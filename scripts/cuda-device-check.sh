@@ -19,8 +19,10 @@
 #            timeout_s=360)
 #    It prints the GPU, checks that tcalc sees it (`--engine cuda`,
 #    `--engine auto`), runs the whole parity suite over every row the CPU
-#    claims (TCALC_CUDA_UNVERIFIED=1) and the device benchmark, and copies
-#    the logs to $OUT (parity.txt, bench.txt). Give the machine back after.
+#    claims (TCALC_CUDA_UNVERIFIED=1), every golden script through tcalc on
+#    both engines (differences in golden-cuda.txt) and the device
+#    benchmark, and copies the logs to $OUT (parity.txt, bench.txt).
+#    Give the machine back after.
 # 3. Paste the "rows for backend/cuda/verified.def" block of parity.txt into
 #    backend/cuda/verified.def (rows that PASSed on the GPU only), note the
 #    run there, rebuild, and commit.
@@ -103,6 +105,28 @@ rc=$?
 grep -v '^PASS' "$out/parity.txt" | head -80
 echo "parity: exit $rc, $(grep -c '^PASS' "$out/parity.txt") rows passed, $(( $(date +%s) - start )) s (full list in parity.txt)"
 [ $rc -eq 0 ] || status=1
+
+echo "== golden scripts end to end: --engine cuda against --engine cpu"
+# Each tests/golden script through the carried tcalc on both engines (JSON
+# mode, -k), compared after the engine's own name is made the same; what
+# differs goes to golden-cuda.txt.
+g=tests/golden tmp=$(mktemp -d) ndiff=0 ng=0
+for tc in $g/*.tc; do
+  name=$(basename "$tc" .tc)
+  ng=$((ng + 1))
+  for e in cpu cuda; do
+    (cd $g && NO_COLOR=1 limit 60 "$OLDPWD/$bin/tcalc" --engine $e --json -k < "$name.tc" 2>&1; echo "# exit $?") |
+      sed 's/"engine":"cuda"/"engine":"cpu"/g; s/ on cuda/ on cpu/g; s/^cuda$/cpu/' > "$tmp/$e.out"
+  done
+  rm -f $g/tmp-*
+  if ! cmp -s "$tmp/cpu.out" "$tmp/cuda.out"; then
+    ndiff=$((ndiff + 1))
+    { echo "== $name"; diff "$tmp/cpu.out" "$tmp/cuda.out" | head -40; } >> "$out/golden-cuda.txt"
+  fi
+done
+rm -rf "$tmp"
+echo "golden: $ng scripts, $ndiff differ between the engines (see golden-cuda.txt)"
+[ -f "$out/golden-cuda.txt" ] && head -60 "$out/golden-cuda.txt"
 
 echo "== benchmark"
 limit 90 $bin/cuda-check bench 2>&1 | tee "$out/bench.txt"

@@ -106,7 +106,10 @@ template <class O>
 static int sc_launch(const tcu_oplan *q) {
   typedef typename O::St S;
   sc_plan p = {q->rows, q->n, (q->n + SC_CHUNK - 1) / SC_CHUNK, q->in, q->out, NULL};
-  if (!O::assoc || p.nch < 2) return tcu_items<sc_seq<O> >(p, p.rows);
+  if (!O::assoc || p.nch < 2) {   /* waited for, as every op is: its errors are its own, and timings true */
+    int st = tcu_items<sc_seq<O> >(p, p.rows);
+    return st ? st : tcu_sync();
+  }
   size_t nb = sizeof(S) * (size_t)(p.rows * p.nch);
   p.part = (char *)tcu_malloc(nb);
   if (!p.part) return (int)cudaErrorMemoryAllocation;

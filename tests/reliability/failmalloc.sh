@@ -38,6 +38,11 @@ nope(1)
 TC
 sed -i "s|\$TMP|$TMP|g" "$TMP/script.tc"
 
+# Without the CUDA plugin: since the CUDA engine claims rows, :help sum
+# asks it, which loads the plugin, and the CUDA runtime linked into it
+# (NVIDIA's static initialiser, run by dlopen) crashes on an allocation
+# refused there, which no code of tcalc's sees (see the man page, LIMITS).
+export TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so
 for mode in --json --text; do
   m=$mode
   [ "$mode" = --text ] && m=
