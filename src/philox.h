@@ -83,14 +83,16 @@ TC_HD double tc_u53(uint32_t lo, uint32_t hi) {
 TC_HD double tc_det_log(double x) {
   uint64_t u = tc_f64_bits(x);
   int e = (int)((u >> 52) & 0x7ff);
-  if (e == 0) {                          /* subnormal: scale into the normals (exact) */
-    x = TC_DMUL(x, 18014398509481984.0); /* 2^54 */
-    u = tc_f64_bits(x);
-    e = (int)((u >> 52) & 0x7ff) - 54;
-  }
+  /* a subnormal is scaled by 2^54 into the normals (exact); selects, not
+   * branches, here and below, so that the CPU's loops vectorise */
+  uint64_t us = tc_f64_bits(TC_DMUL(x, 18014398509481984.0));
+  u = e == 0 ? us : u;
+  e = e == 0 ? (int)((us >> 52) & 0x7ff) - 54 : e;
   e -= 1023;
   double m = tc_bits_f64((u & 0xfffffffffffffull) | 0x3ff0000000000000ull);  /* [1, 2) */
-  if (m > 1.4142135623730951) { m = TC_DMUL(m, 0.5); e++; }
+  int big = m > 1.4142135623730951;
+  m = big ? TC_DMUL(m, 0.5) : m;
+  e += big;
   double f = TC_DSUB(m, 1.0);            /* exact (Sterbenz) */
   double s = TC_DDIV(f, TC_DADD(2.0, f));
   double s2 = TC_DMUL(s, s);
@@ -142,12 +144,7 @@ TC_HD double tc_det_cos_turns(double t) {
     1.0 / 5040.0, 1.0 / 120.0, 1.0 / 6.0, 1.0};
   double c = tc_det_alt_series(cos_k, z), s = tc_det_alt_series(sin_k, z);
   s = TC_DMUL(s, th);
-  switch (quad) {
-  case 0: return c;
-  case 1: return -s;
-  case 2: return -c;
-  default: return s;
-  }
+  return quad == 0 ? c : quad == 1 ? -s : quad == 2 ? -c : s;
 }
 
 /* The value of element i for each distribution. */

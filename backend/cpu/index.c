@@ -384,24 +384,62 @@ static int run_range(tc_call *c, tc_err *err) {
 }
 
 /* ---- random numbers into a contiguous out ---- */
-static int run_random(tc_call *c, tc_err *err) {
-  int64_t n = tc_numel(c->out);
-  char *o = tc_tensor_data(c->out);
-  for (int64_t lo = 0; lo < n; lo += CPU_CHUNK) {
-    int64_t hi = n - lo < CPU_CHUNK ? n : lo + CPU_CHUNK;
-    switch (c->dist) {
-    case TC_DIST_UNIFORM:
-      for (int64_t i = lo; i < hi; i++) PTR(double, o)[i] = tc_rand_uniform(c->seed, (uint64_t)i);
-      break;
-    case TC_DIST_NORMAL:
-      for (int64_t i = lo; i < hi; i++) PTR(double, o)[i] = tc_rand_normal(c->seed, (uint64_t)i);
-      break;
-    case TC_DIST_INT:
-      for (int64_t i = lo; i < hi; i++) PTR(int64_t, o)[i] = tc_rand_int(c->seed, (uint64_t)i, c->rlo, c->rrange);
-      break;
-    }
-    if (tc_interrupt_flag) return cpu_interrupted(err);
+/* Element i depends on the seed and i alone (src/philox.h), so blocks of
+ * RAND_TASK (some 25 us of work each) run on any thread, and each block's loop is vectorised for
+ * the CPU's level (cpu_matmul_isa): Philox is integer arithmetic and the
+ * values are +, -, *, / and sqrt in a fixed order, never contracted into
+ * FMAs (ISO C), so every width gives the scalar loop's bits, and the
+ * CUDA engine's (tests/unit/test_random.c checks each level). */
+#define RAND_LOOPS(SFX, TGT)                                                                                  \
+  TGT static void rand_block_##SFX(const tc_call *c, char *o, int64_t lo, int64_t hi) {                       \
+    uint64_t seed = c->seed;                                                                                  \
+    switch (c->dist) {                                                                                        \
+    case TC_DIST_UNIFORM:                                                                                     \
+      for (int64_t i = lo; i < hi; i++) PTR(double, o)[i] = tc_rand_uniform(seed, (uint64_t)i);               \
+      break;                                                                                                  \
+    case TC_DIST_NORMAL:                                                                                      \
+      for (int64_t i = lo; i < hi; i++) PTR(double, o)[i] = tc_rand_normal(seed, (uint64_t)i);                \
+      break;                                                                                                  \
+    case TC_DIST_INT: {                                                                                       \
+      int64_t rlo = c->rlo;                                                                                   \
+      uint64_t range = c->rrange;                                                                             \
+      for (int64_t i = lo; i < hi; i++) PTR(int64_t, o)[i] = tc_rand_int(seed, (uint64_t)i, rlo, range);      \
+      break;                                                                                                  \
+    }                                                                                                         \
+    }                                                                                                         \
   }
+RAND_LOOPS(base, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+RAND_LOOPS(avx2, __attribute__((target("avx2"))))
+RAND_LOOPS(avx512, __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))))
+static void (*const rand_blocks[CPU_ISA_COUNT])(const tc_call *, char *, int64_t, int64_t) = {
+    rand_block_base, rand_block_avx2, rand_block_avx512};
+#else
+static void (*const rand_blocks[CPU_ISA_COUNT])(const tc_call *, char *, int64_t, int64_t) = {
+    rand_block_base, rand_block_base, rand_block_base};
+#endif
+
+#define RAND_TASK ((int64_t)1 << 14)
+typedef struct {
+  const tc_call *c;
+  char *o;
+  int64_t n, per;
+  int isa;
+} rand_job;
+
+static int rand_task(void *ctx, int task, int worker) {
+  (void)worker;
+  const rand_job *j = ctx;
+  int64_t lo = (int64_t)task * j->per, hi = j->n - lo < j->per ? j->n : lo + j->per;
+  rand_blocks[j->isa](j->c, j->o, lo, hi);
+  return tc_interrupt_flag ? -1 : 0;
+}
+
+static int run_random(tc_call *c, tc_err *err) {
+  rand_job j = {c, tc_tensor_data(c->out), tc_numel(c->out), RAND_TASK, cpu_matmul_isa(-1)};
+  if (j.n / j.per >= INT32_MAX) j.per = j.n / (INT32_MAX / 2);
+  int64_t ntasks = (j.n + j.per - 1) / j.per;
+  if (ntasks && cpu_parallel((int)ntasks, rand_task, &j) < 0) return cpu_interrupted(err);
   return 0;
 }
 

@@ -5,6 +5,7 @@
  * tells the truth for every constructor and dtype. */
 #include "idx_util.h"
 #include "philox.h"
+#include "cpu/cpu.h"
 
 static tc_err e;
 static void setup(void) { tc_err_clear(&e); }
@@ -73,6 +74,44 @@ Test(ctor, random_elements_depend_only_on_seed_and_index) {
   free(vb);
   free(va);
   TT_FREE(c, b, a);
+}
+
+/* The CPU's vectorised, threaded loops (backend/cpu/index.c) give the
+ * shared scalar functions' bits (the CUDA engine's) at every level and
+ * thread count, ragged tails and block edges included; the inputs reach
+ * every quadrant of the cosine and both halves of the log's reduction. */
+Test(ctor, random_bits_are_the_scalar_functions_at_every_level_and_thread_count) {
+  int64_t n = 3 * 16384 + 37;
+  const uint64_t seeds[2] = {0, 0x123456789abcdefull};
+  int threads = tc_get_threads();
+  for (int l = CPU_ISA_BASE; l < CPU_ISA_COUNT; l++) {
+    if (cpu_matmul_isa(l) != l) continue;
+    for (int t = 1; t <= 2; t++) {
+      tc_set_threads(t);
+      for (int si = 0; si < 2; si++)
+        for (int d = 0; d < 3; d++) {
+          tc_dist dist = d == 0 ? TC_DIST_UNIFORM : d == 1 ? TC_DIST_NORMAL : TC_DIST_INT;
+          tc_tensor *r = tc_random(dist, 1, &n, seeds[si], -5, 1000003, &e);
+          cr_assert_not_null(r, "%s", e.msg);
+          const char *p = tc_tensor_data(r);
+          for (int64_t i = 0; i < n; i++) {
+            if (dist == TC_DIST_INT) {
+              int64_t want = tc_rand_int(seeds[si], (uint64_t)i, -5, 1000008), got;
+              memcpy(&got, p + 8 * i, 8);
+              cr_assert_eq(got, want, "randint level %d, %d threads, element %lld", l, t, (long long)i);
+            } else {
+              double want = dist == TC_DIST_UNIFORM ? tc_rand_uniform(seeds[si], (uint64_t)i) : tc_rand_normal(seeds[si], (uint64_t)i), got;
+              memcpy(&got, p + 8 * i, 8);
+              cr_assert(!memcmp(&got, &want, 8), "dist %d level %d, %d threads, element %lld: %a, not %a", d, l, t,
+                        (long long)i, got, want);
+            }
+          }
+          tc_tensor_free(r);
+        }
+    }
+  }
+  cpu_matmul_isa(99);
+  tc_set_threads(threads);
 }
 
 Test(ctor, random_ranges_and_moments) {
