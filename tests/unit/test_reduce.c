@@ -978,3 +978,46 @@ Test(reduce, nan_extremes_first_occurrence_across_blocks_and_threads) {
   free(dv);
   TT_DONE();
 }
+
+/* nanmean of f32 and f64 is nansum over the count of the others (the CPU's
+ * backend/cpu/reduce.c): without NaNs, the bits of mean, over every axis;
+ * with them, the mean of the others, NaN where there are none. */
+Test(reduce, nanmean_is_nansum_over_the_count) {
+  const int64_t shape[2] = {203, 331}, n = 203 * 331;
+  double *v = malloc(sizeof(double) * (size_t)n);
+  uint64_t s = 11;
+  for (int64_t k = 0; k < n; k++) v[k] = (double)(int64_t)(tt_rand(&s) % 2000003) / 1000 - 1000;
+  for (int dt = TC_DT_F32; dt <= TC_DT_F64; dt++) {
+    tc_tensor *x = tt_tensor((tc_dtype)dt, 2, shape, NULL, v);
+    for (int a = -1; a < 2; a++) {
+      tc_axes ax = {.all = a < 0, .n = a < 0 ? 0 : 1, .axis = {a < 0 ? 0 : a}};
+      tc_err err = tt_err();
+      tc_tensor *m = tc_reduce(TC_OP_MEAN, x, &ax, false, &err), *nm = tc_reduce(TC_OP_NANMEAN, x, &ax, false, &err);
+      cr_assert_not_null(nm, "%s", err.msg);
+      int64_t cnt = tc_numel(m);
+      cr_assert_eq(tc_numel(nm), cnt);
+      size_t bytes = (size_t)cnt * tc_dtype_size((tc_dtype)dt);
+      char *b1 = malloc(bytes), *b2 = malloc(bytes);
+      cr_assert(tc_tensor_to_host(m, b1, &err) == 0 && tc_tensor_to_host(nm, b2, &err) == 0, "%s", err.msg);
+      cr_expect(!memcmp(b1, b2, bytes), "%s axis %d: nanmean is not mean without NaNs", tt_name((tc_dtype)dt), a);
+      free(b2);
+      free(b1);
+      TT_FREE(nm, m);
+    }
+    tc_tensor_free(x);
+  }
+  /* rows of 3: the middle one all NaN */
+  const int64_t s3[2] = {3, 3};
+  const double w[9] = {1, NAN, 4, NAN, NAN, NAN, -2, 0.5, NAN};
+  tc_tensor *x = tt_tensor(TC_DT_F64, 2, s3, NULL, w);
+  tc_axes ax = {.n = 1, .axis = {1}};
+  tc_err err = tt_err();
+  tc_tensor *nm = tc_reduce(TC_OP_NANMEAN, x, &ax, false, &err);
+  double got[3];
+  cr_assert(tc_tensor_to_host(nm, got, &err) == 0, "%s", err.msg);
+  cr_expect_eq(got[0], 2.5);
+  cr_expect(isnan(got[1]));
+  cr_expect_eq(got[2], -0.75);
+  TT_FREE(nm, x);
+  free(v);
+}
