@@ -166,6 +166,11 @@ bool cpu_has_fma(void);
 /* The vectorised math kernel (vmath.c, on SLEEF) for a unary math op on
  * f32 or f64 at the current level, or NULL: out[i] = f(a[i * sa]). */
 typedef void (*cpu_vmath_fn)(int64_t len, char *out, const char *a, int64_t sa);
+/* f32 to f16 and f16 to f32 of n contiguous elements at the CPU's level
+ * (F16C with AVX2, else one at a time): tc_f32_to_f16's and
+ * tc_f16_to_f32's values (ew.c). */
+void cpu_f32_to_f16(int64_t n, char *out, const char *a);
+void cpu_f16_to_f32(int64_t n, char *out, const char *a);
 cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt);
 /* The same for the binary ones (pow of f32 and f64), or NULL. */
 typedef void (*cpu_vmath_bin_fn)(int64_t len, char *out, const char *a, int64_t sa, const char *b, int64_t sb);

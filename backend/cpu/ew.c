@@ -252,8 +252,25 @@ static bool has_f16c(void) {
 }
 #endif
 
+/* f32 to bf16, contiguous: round to nearest even on the dropped 16 bits
+ * (a carry into the exponent is the right rounding, inf included; bf16's
+ * exponent is f32's, so subnormals round alike), and NaN to the quiet NaN
+ * tc_round_half gives (the sign kept, the payload dropped), written
+ * without branches so that it vectorises: the cast through double took
+ * 118 us for 10^5 elements. */
+static void kx_f32_bf16(int64_t len, char *o_, const char *a_, int64_t sa) {
+  if (sa != 1) { tables()->cast[TC_DT_F32][TC_DT_BF16](len, o_, a_, sa); return; }
+  const uint32_t *restrict a = (const uint32_t *)(const void *)a_;
+  uint16_t *restrict o = (uint16_t *)(void *)o_;
+  for (int64_t i = 0; i < len; i++) {
+    uint32_t u = a[i], r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    o[i] = (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? ((u >> 16) & 0x8000u) | 0x7fc0u : r);
+  }
+}
+
 /* The cast kernel from one dtype to another at the CPU's level. */
 static ew_un_fn cast_kernel(tc_dtype from, tc_dtype to) {
+  if (from == TC_DT_F32 && to == TC_DT_BF16) return kx_f32_bf16;
 #if EW_HAVE_AVX2
   if (to == TC_DT_I64 && (from == TC_DT_F64 || from == TC_DT_F32) && cpu_float_isa() >= CPU_ISA_AVX512)
     return from == TC_DT_F64 ? kx512_F64_I64 : kx512_F32_I64;
@@ -266,6 +283,9 @@ static ew_un_fn cast_kernel(tc_dtype from, tc_dtype to) {
 }
 
 bool cpu_supports_cast(const tc_call *c) { return cast_kernel(c->dtype, c->out->dtype) != NULL; }
+
+void cpu_f32_to_f16(int64_t n, char *out, const char *a) { cast_kernel(TC_DT_F32, TC_DT_F16)(n, out, a, 1); }
+void cpu_f16_to_f32(int64_t n, char *out, const char *a) { cast_kernel(TC_DT_F16, TC_DT_F32)(n, out, a, 1); }
 
 /* cvt[i]: the cast of input i to the kernel's dtype, when it has another
  * dtype (binary and unary families); size: each operand's element size. */
@@ -383,7 +403,35 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
   ew_ctx ctx = {.fam = family_of(c->op), .fn = ew_kernel(c->op, c->dtype)};
   if (!ctx.fn)
     return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
-  if (f16_through_f32(c, &ctx)) return run_plan(c, &ctx, err);
+  if (c->dtype == TC_DT_F16 && ctx.fam != FAM_SEL) {
+    /* single elements of another dtype (a weak literal: h * 2) are made
+     * f16 first, with the cast the f16 kernel's inputs get, so that the
+     * F16C path applies (h * 2 of 10^5 took 318 us, h * f16(2) 19) */
+    tc_call h = *c;
+    tc_tensor *own[CPU_MAX_OPS - 1] = {0}, view[CPU_MAX_OPS - 1];
+    bool ok = true;
+    for (int i = 0; i < c->nin && ok; i++) {
+      const tc_tensor *x = c->in[i];
+      if (x->dtype == TC_DT_F16) continue;
+      bool one = true;   /* one element, broadcast (every dim of more than one has stride 0) */
+      for (int d = 0; d < x->ndim; d++) one = one && (x->shape[d] == 1 || x->strides[d] == 0);
+      ew_un_fn cv = one ? cast_kernel(x->dtype, TC_DT_F16) : NULL;
+      own[i] = cv ? tc_tensor_new(TC_DT_F16, 0, NULL, err) : NULL;
+      ok = own[i] != NULL;
+      if (ok) {
+        cv(1, tc_tensor_data(own[i]), tc_tensor_data(x), 1);
+        view[i] = *x;   /* x's shape and strides over the f16 element */
+        view[i].dtype = TC_DT_F16;
+        view[i].storage = own[i]->storage;
+        view[i].offset = own[i]->offset;
+        h.in[i] = &view[i];
+      }
+    }
+    int rc = ok && f16_through_f32(&h, &ctx) ? run_plan(&h, &ctx, err) : 1;
+    for (int i = 0; i < c->nin; i++) tc_tensor_free(own[i]);
+    if (rc != 1) return rc;
+    tc_err_clear(err);   /* a refused scalar copy only means the portable path */
+  }
   for (int i = 0; i < c->nin && ctx.fam != FAM_SEL; i++)
     if (c->in[i]->dtype != c->dtype) {
       ctx.cvt[i] = cast_kernel(c->in[i]->dtype, c->dtype);
