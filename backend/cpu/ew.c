@@ -377,25 +377,66 @@ static int run_plan(tc_call *c, ew_ctx *ctx, tc_err *err) {
  * f16 inputs, with F16C: the f32 kernel between F16C conversions a block
  * at a time. The f16 kernel computes the same expression in f32 and rounds
  * it with tc_f32_to_f16, so the bits are the same; its software
- * conversions made 10^5 f16 + f16 some 20 times slower than f32 + f32. */
-static bool f16_through_f32(const tc_call *c, ew_ctx *ctx) {
+ * conversions made 10^5 f16 + f16 some 20 times slower than f32 + f32.
+ * Whether the op and the CPU allow it (the inputs are seen to below): */
+static ew_any_fn f16_through_f32(const tc_call *c, family fam) {
 #if EW_HAVE_AVX2
-  if (c->dtype != TC_DT_F16 || ctx->fam == FAM_SEL || cpu_float_isa() < CPU_ISA_AVX2 || !has_f16c() ||
+  if (c->dtype != TC_DT_F16 || fam == FAM_SEL || cpu_float_isa() < CPU_ISA_AVX2 || !has_f16c() ||
       tc_op_tolerance(c->op, TC_DT_F16).ulps || tc_op_tolerance(c->op, TC_DT_F16).sum)
-    return false;
-  for (int i = 0; i < c->nin; i++)
-    if (c->in[i]->dtype != TC_DT_F16) return false;
-  ew_any_fn f = ew_kernel(c->op, TC_DT_F32);
-  if (!f) return false;
-  ctx->fn = f;
-  for (int i = 0; i < c->nin; i++) ctx->cvt[i] = kxf16c_F16_F32;
-  ctx->any_cvt = true;
-  ctx->ocvt = ctx->fam == FAM_BIN || ctx->fam == FAM_UN ? kxf16c_F32_F16 : NULL;
-  return true;
+    return NULL;
+  return ew_kernel(c->op, TC_DT_F32);
+#else
+  (void)c;
+  (void)fam;
+  return NULL;
+#endif
+}
+
+/* Runs c by f16_through_f32's f32 kernel f when every input is f16 or one
+ * element of another dtype (a weak literal: h * 2), which is made f16
+ * first with the cast the f16 kernel's inputs get (h * 2 of 10^5 took
+ * 318 us, h * f16(2) 19); 1 where an input is neither (or its copy could
+ * not be made), for the portable path. */
+static int run_f16_through_f32(tc_call *c, ew_ctx *ctx, ew_any_fn f, tc_err *err) {
+#if EW_HAVE_AVX2
+  tc_call h = *c;
+  tc_tensor *own[CPU_MAX_OPS - 1] = {0}, view[CPU_MAX_OPS - 1];
+  bool ok = true;
+  for (int i = 0; i < c->nin && ok; i++) {
+    const tc_tensor *x = c->in[i];
+    if (x->dtype == TC_DT_F16) continue;
+    bool one = true;   /* one element, broadcast (every dim of more than one has stride 0) */
+    for (int d = 0; d < x->ndim; d++) one = one && (x->shape[d] == 1 || x->strides[d] == 0);
+    ew_un_fn cv = one ? cast_kernel(x->dtype, TC_DT_F16) : NULL;
+    own[i] = cv ? tc_tensor_new(TC_DT_F16, 0, NULL, err) : NULL;
+    ok = own[i] != NULL;
+    if (ok) {
+      cv(1, tc_tensor_data(own[i]), tc_tensor_data(x), 1);
+      view[i] = *x;   /* x's shape and strides over the f16 element */
+      view[i].dtype = TC_DT_F16;
+      view[i].storage = own[i]->storage;
+      view[i].offset = own[i]->offset;
+      h.in[i] = &view[i];
+    }
+  }
+  int rc = 1;
+  if (ok) {
+    ctx->fn = f;
+    for (int i = 0; i < c->nin; i++) ctx->cvt[i] = kxf16c_F16_F32;
+    ctx->any_cvt = true;
+    ctx->ocvt = ctx->fam == FAM_BIN || ctx->fam == FAM_UN ? kxf16c_F32_F16 : NULL;
+    rc = run_plan(&h, ctx, err);
+  } else {
+    tc_err_clear(err);   /* a refused scalar copy only means the portable path */
+  }
+  for (int i = 0; i < c->nin; i++) tc_tensor_free(own[i]);
+  return rc;
 #else
   (void)c;
   (void)ctx;
-  return false;
+  (void)f;
+  (void)err;
+  return 1;
 #endif
 }
 
@@ -403,34 +444,10 @@ int cpu_run_ew(tc_call *c, tc_err *err) {
   ew_ctx ctx = {.fam = family_of(c->op), .fn = ew_kernel(c->op, c->dtype)};
   if (!ctx.fn)
     return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported for %s on cpu", tc_dtype_name(c->dtype));
-  if (c->dtype == TC_DT_F16 && ctx.fam != FAM_SEL) {
-    /* single elements of another dtype (a weak literal: h * 2) are made
-     * f16 first, with the cast the f16 kernel's inputs get, so that the
-     * F16C path applies (h * 2 of 10^5 took 318 us, h * f16(2) 19) */
-    tc_call h = *c;
-    tc_tensor *own[CPU_MAX_OPS - 1] = {0}, view[CPU_MAX_OPS - 1];
-    bool ok = true;
-    for (int i = 0; i < c->nin && ok; i++) {
-      const tc_tensor *x = c->in[i];
-      if (x->dtype == TC_DT_F16) continue;
-      bool one = true;   /* one element, broadcast (every dim of more than one has stride 0) */
-      for (int d = 0; d < x->ndim; d++) one = one && (x->shape[d] == 1 || x->strides[d] == 0);
-      ew_un_fn cv = one ? cast_kernel(x->dtype, TC_DT_F16) : NULL;
-      own[i] = cv ? tc_tensor_new(TC_DT_F16, 0, NULL, err) : NULL;
-      ok = own[i] != NULL;
-      if (ok) {
-        cv(1, tc_tensor_data(own[i]), tc_tensor_data(x), 1);
-        view[i] = *x;   /* x's shape and strides over the f16 element */
-        view[i].dtype = TC_DT_F16;
-        view[i].storage = own[i]->storage;
-        view[i].offset = own[i]->offset;
-        h.in[i] = &view[i];
-      }
-    }
-    int rc = ok && f16_through_f32(&h, &ctx) ? run_plan(&h, &ctx, err) : 1;
-    for (int i = 0; i < c->nin; i++) tc_tensor_free(own[i]);
+  ew_any_fn f32 = f16_through_f32(c, ctx.fam);
+  if (f32) {
+    int rc = run_f16_through_f32(c, &ctx, f32, err);
     if (rc != 1) return rc;
-    tc_err_clear(err);   /* a refused scalar copy only means the portable path */
   }
   for (int i = 0; i < c->nin && ctx.fam != FAM_SEL; i++)
     if (c->in[i]->dtype != c->dtype) {

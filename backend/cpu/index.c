@@ -389,7 +389,7 @@ static int run_range(tc_call *c, tc_err *err) {
  * the CPU's level (cpu_matmul_isa): Philox is integer arithmetic and the
  * values are +, -, *, / and sqrt in a fixed order, never contracted into
  * FMAs (ISO C), so every width gives the scalar loop's bits, and the
- * CUDA engine's (tests/unit/test_random.c checks each level). */
+ * CUDA engine's (tests/unit/test_ctor.c checks each level and thread count). */
 #define RAND_LOOPS(SFX, TGT)                                                                                  \
   TGT static void rand_block_##SFX(const tc_call *c, char *o, int64_t lo, int64_t hi) {                       \
     uint64_t seed = c->seed;                                                                                  \
