@@ -158,6 +158,10 @@ int cpu_matmul_isa(int level);
 const char *cpu_matmul_isa_name(void);
 /* The float kernels' level: as cpu_matmul_isa, but portable without FMA. */
 int cpu_float_isa(void);
+/* How many rows at a time the AVX-512 form of a matrix times a vector
+ * takes (1, 4 or 8; other values: by the matrix's size, the default).
+ * Tests use this to run every grouping; each gives the same bits. */
+void cpu_dot_rows_group(int rows);
 /* The CBLAS library large float products use, or NULL for tcalc's own
  * kernel ($TCALC_BLAS: a library for dlopen; unset, empty or "none": none). */
 const char *cpu_matmul_blas(void);

@@ -434,6 +434,11 @@ static int run_product(const gemm_plan *g, const mm_prob *p, char *bpack, char *
 #define PF_FAR 16384
 #define PF_A 1   /* the left operand: a row of the matrix (A @ x), or the first vector */
 #define PF_B 2   /* the right: a column of the matrix (x @ B), or the second vector */
+/* rows_*'s grouping (AVX-512), or'd into pf too: ROWS_BY4 or ROWS_BY8 rows
+ * at a time against the vector, else one at a time (see rows_group) */
+#define ROWS_BY4 4
+#define ROWS_BY8 8
+#define PF_DIST(pf) ((pf) & ~4095)
 /* pf holds the distance (a multiple of 4096) or'd with PF_A and PF_B */
 #define DOT_PF_MIN ((int64_t)8 << 20)
 #define DOT_LANES 32
@@ -451,15 +456,15 @@ _Static_assert(COLS_ROWS == 8, "cpassn_* has a case for each row count up to COL
 /* the prefetches of lanes_* for the DOT_LANES terms from k on */
 #define LANES_PF(T, a, b, k, pf) \
   for (int q = 0; q < DOT_LANES * (int)sizeof(T); q += 64) { \
-    if ((pf) & PF_A) __builtin_prefetch((const char *)((a) + (k)) + ((pf) & ~3) + q); \
-    if ((pf) & PF_B) __builtin_prefetch((const char *)((b) + (k)) + ((pf) & ~3) + q); \
+    if ((pf) & PF_A) __builtin_prefetch((const char *)((a) + (k)) + PF_DIST(pf) + q); \
+    if ((pf) & PF_B) __builtin_prefetch((const char *)((b) + (k)) + PF_DIST(pf) + q); \
   }
 /* The contiguous loop of lanes_*: whole rounds of DOT_LANES terms from k
  * on, added into acc[], k advanced past them. LANES_C is plain C, which
  * the compiler vectorises for the function's target; LANES_X512_* below
  * do the same fused multiply-adds in AVX-512 registers. */
 #define LANES_C(T, MADD, a, b, n, pf, acc, k) \
-  if (pf) \
+  if (PF_DIST(pf)) \
     for (; k + DOT_LANES <= n; k += DOT_LANES) { \
       LANES_PF(T, a, b, k, pf) \
       for (int l = 0; l < DOT_LANES; l++) acc[l] = MADD(acc[l], a[k + l], b[k + l]); \
@@ -634,28 +639,27 @@ K_END_X512(double, x512_f64, __m512d, 8, 4, __mmask8, _mm512_maskz_loadu_pd, _mm
     V s_[VN]; \
     for (int v_ = 0; v_ < VN; v_++) s_[v_] = ZERO(); \
     for (; k + DOT_LANES <= n; k += DOT_LANES) { \
-      if (pf) { LANES_PF(T, a, b, k, pf) } \
+      if (PF_DIST(pf)) { LANES_PF(T, a, b, k, pf) } \
       for (int v_ = 0; v_ < VN; v_++) s_[v_] = FMA(LD(a + k + v_ * E), LD(b + k + v_ * E), s_[v_]); \
     } \
     return end_##SUF(s_, a + k, b + k, n - k); \
   }
-/* ROWS_X4 rows at a time against one vector, which is loaded once for all
- * of them */
-#define ROWS_X4 4
-#define ROWS_X512(V, E, VN, LD, FMA, ZERO, SUF, T, m, rs, v, n, w, out, os, add, r) \
-  for (; r + ROWS_X4 <= w; r += ROWS_X4) { \
+/* R rows at a time against one vector, which is loaded once for all of
+ * them (R a constant: the sums stay in registers) */
+#define ROWS_X512(V, E, VN, LD, FMA, ZERO, SUF, T, m, rs, v, n, w, out, os, add, r, R) \
+  for (; r + (R) <= w; r += (R)) { \
     const T *m_ = m + r * rs; \
-    V s_[ROWS_X4][VN]; \
-    for (int q_ = 0; q_ < ROWS_X4; q_++) \
+    V s_[R][VN]; \
+    for (int q_ = 0; q_ < (R); q_++) \
       for (int v_ = 0; v_ < VN; v_++) s_[q_][v_] = ZERO(); \
     int64_t k_ = 0; \
     for (; k_ + DOT_LANES <= n; k_ += DOT_LANES) { \
       for (int v_ = 0; v_ < VN; v_++) { \
         const V x_ = LD(v + k_ + v_ * E); \
-        for (int q_ = 0; q_ < ROWS_X4; q_++) s_[q_][v_] = FMA(LD(m_ + q_ * rs + k_ + v_ * E), x_, s_[q_][v_]); \
+        for (int q_ = 0; q_ < (R); q_++) s_[q_][v_] = FMA(LD(m_ + q_ * rs + k_ + v_ * E), x_, s_[q_][v_]); \
       } \
     } \
-    for (int q_ = 0; q_ < ROWS_X4; q_++) { \
+    for (int q_ = 0; q_ < (R); q_++) { \
       T t_ = end_##SUF(s_[q_], m_ + q_ * rs + k_, v + k_, n - k_); \
       out[(r + q_) * os] = add ? out[(r + q_) * os] + t_ : t_; \
     } \
@@ -665,10 +669,13 @@ K_END_X512(double, x512_f64, __m512d, 8, 4, __mmask8, _mm512_maskz_loadu_pd, _mm
 #define LANES_X512_F32(T, MADD, a, b, n, pf, acc, k) LANES_X512_(X512_F32, T, a, b, n, pf, k)
 #define LANES_X512_F64(T, MADD, a, b, n, pf, acc, k) LANES_X512_(X512_F64, T, a, b, n, pf, k)
 #define LANES_X512_(...) LANES_X512(__VA_ARGS__)
+/* the rows' grouping as pf says (ROWS_BY) */
 #define ROWS_X512_F32(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
-  ROWS_X512_(X512_F32, T, m, rs, v, n, w, out, os, add, r)
+  if ((pf) & ROWS_BY8) { ROWS_X512_(X512_F32, T, m, rs, v, n, w, out, os, add, r, 8) } \
+  else if ((pf) & ROWS_BY4) { ROWS_X512_(X512_F32, T, m, rs, v, n, w, out, os, add, r, 4) }
 #define ROWS_X512_F64(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
-  ROWS_X512_(X512_F64, T, m, rs, v, n, w, out, os, add, r)
+  if ((pf) & ROWS_BY8) { ROWS_X512_(X512_F64, T, m, rs, v, n, w, out, os, add, r, 8) } \
+  else if ((pf) & ROWS_BY4) { ROWS_X512_(X512_F64, T, m, rs, v, n, w, out, os, add, r, 4) }
 #define ROWS_X512_(...) ROWS_X512(__VA_ARGS__)
 K_LANES(float, fma_f32, TGT_256, TGT_256, MV_FMA_F32, LANES_C, ROWS_C)
 K_LANES(double, fma_f64, TGT_256, TGT_256, MV_FMA_F64, LANES_C, ROWS_C)
@@ -817,6 +824,34 @@ static int64_t cols_span(int64_t nout, int64_t nbatch, int64_t es, int64_t th) {
   return min64(most, (cdiv(nout, want) + 15) / 16 * 16);
 }
 
+/* How the AVX-512 rows form groups the rows of a matrix of `bytes`. In
+ * the L1 and L2, four rows share each load of the vector; in the L3, one
+ * row at a time is one stream the L2 prefetcher keeps ahead of; beyond
+ * half the L3, most of the matrix comes from memory, and eight rows at a
+ * time keep more of its lines in flight. Each output is summed the same
+ * way in every grouping. Zen 5, 32 MiB L3, f32 matrices times a vector,
+ * medians of 5 interleaved rounds on 2 threads (on 1), four / one / eight
+ * rows at a time: 300 x 300 4.5 / 4.1 / 4.5 us; 1000 x 1000 25.0 / 24.4 /
+ * 29.4; 2500 x 2500 174 / 213 / 169 (423 / 568 / 335); 3000 x 3000 237 /
+ * 353 / 231 (642 / 935 / 548); 10000 x 1000 365 / 420 / 308 (935 / 973 /
+ * 812); 3000 x 3000 f64 673 / 881 / 671 (1871 / 1654 / 1270); 64
+ * products of 128 x 128 by 128 x 1 30.3 / 31.2 / 37.3. Eight rows of f64
+ * are 32 vectors of sums, more than the registers hold, and still the
+ * fastest from memory. On a family 19h core (a Zen 4) only four at a time
+ * was measured (the fastest form there; see PF_NEAR's note). */
+#define ROWS_BY4_MAX ((int64_t)128 << 10)
+static int rows_forced;   /* cpu_dot_rows_group's, or 0 */
+void cpu_dot_rows_group(int rows) {
+  __atomic_store_n(&rows_forced, rows == 1 ? -1 : rows == 4 ? ROWS_BY4 : rows == 8 ? ROWS_BY8 : 0, __ATOMIC_RELAXED);
+}
+static bool amd_fam19(void);
+static int rows_group(int64_t bytes) {
+  int f = __atomic_load_n(&rows_forced, __ATOMIC_RELAXED);
+  if (f) return f < 0 ? 0 : f;
+  if (bytes <= ROWS_BY4_MAX || amd_fam19()) return ROWS_BY4;   /* four at a time was the fastest measured there */
+  return bytes <= l3_bytes() / 2 ? 0 : ROWS_BY8;
+}
+
 /* Whether the CPU is an AMD family 19h core (Zen 3, Zen 4). Any thread
  * may ask; all compute the same. */
 static bool amd_fam19(void) {
@@ -854,9 +889,10 @@ int cpu_dot_lanes(const tc_call *call, int64_t nbatch, tc_err *err) {
     else if (far && which != (PF_A | PF_B) && !amd_fam19())   /* AVX-512: only a matrix from memory, not on family 19h */
       pf = which | PF_FAR;
   }
+  if (!cols && rows_apply(&p0) && isa == CPU_ISA_AVX512) pf |= rows_group(p0.K * es * nout);
   /* rows_apply: ROWS_SPAN rows a unit, but one at a time with its prefetches when streaming from memory */
   int64_t span = cols ? cols_span(nout, nbatch, es, small ? 1 : cpu_threads())
-                      : rows_apply(&p0) && (pf & ~3) != PF_FAR ? ROWS_SPAN : 1;
+                      : rows_apply(&p0) && PF_DIST(pf) != PF_FAR ? ROWS_SPAN : 1;
   dot_job j = {call, dblock_table[isa][w], cols, nout, cdiv(nout, span), span, cdiv(p0.K, DOT_BLOCK), 1, 0, NULL,
                (size_t)es, pf};
   if (__builtin_mul_overflow(nbatch, j.nunit, &j.units))

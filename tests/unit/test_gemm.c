@@ -532,5 +532,22 @@ Test(gemm, few_outputs_lane_order_any_threads) {
       }
     }
   }
+  /* the AVX-512 rows form's groupings (1, 4 or 8 rows at a time), each on
+     every shape, whatever the size would choose: units of 8 rows, and the
+     rows past the last whole group (7, 129 and 300 outputs) */
+  const int64_t rows_shapes[][3] = {{7, 16385, 1}, {129, 45, 1}, {300, 1700, 1}, {1500, 300, 1}, {64, 33, 1}};
+  const int groups[] = {1, 4, 8};
+  cpu_matmul_isa(99);
+  for (int g = 0; g < 3; g++) {
+    cpu_dot_rows_group(groups[g]);
+    for (int t = 1; t <= 2; t++) {
+      tc_set_threads(t);
+      for (size_t s = 0; s < sizeof rows_shapes / sizeof *rows_shapes; s++) {
+        check_shape(TC_DT_F64, rows_shapes[s][0], rows_shapes[s][1], rows_shapes[s][2]);
+        check_shape(TC_DT_F32, rows_shapes[s][0], rows_shapes[s][1], rows_shapes[s][2]);
+      }
+    }
+  }
+  cpu_dot_rows_group(0);
   TT_DONE();
 }
