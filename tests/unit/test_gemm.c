@@ -515,6 +515,17 @@ Test(gemm, a_named_cblas_is_used) {
  * contiguous along k; columns: along the outputs, in spans whose width
  * follows the dtype and the thread count, and a part span), on every level
  * and thread count. */
+/* check_shape in f64 and f32 on each of n shapes, at 1 to maxt threads */
+static void check_shapes_threads(const int64_t (*shapes)[3], size_t n, int maxt) {
+  for (int t = 1; t <= maxt; t++) {
+    tc_set_threads(t);
+    for (size_t s = 0; s < n; s++) {
+      check_shape(TC_DT_F64, shapes[s][0], shapes[s][1], shapes[s][2]);
+      check_shape(TC_DT_F32, shapes[s][0], shapes[s][1], shapes[s][2]);
+    }
+  }
+}
+
 Test(gemm, few_outputs_lane_order_any_threads) {
   /* {1, 1100003, 1}: runs of several blocks a task, and past DOT_PF_MIN (prefetching); {300, 17000, 1}:
      a matrix times a vector past DOT_PF_MIN; {1, 300, 1500}: 1500 outputs in 3 to 6 spans */
@@ -524,13 +535,7 @@ Test(gemm, few_outputs_lane_order_any_threads) {
   int lv[CPU_ISA_COUNT], nl = levels(lv);
   for (int l = 0; l < nl; l++) {
     cpu_matmul_isa(lv[l]);
-    for (int t = 1; t <= 3; t++) {
-      tc_set_threads(t);
-      for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        check_shape(TC_DT_F64, shapes[s][0], shapes[s][1], shapes[s][2]);
-        check_shape(TC_DT_F32, shapes[s][0], shapes[s][1], shapes[s][2]);
-      }
-    }
+    check_shapes_threads(shapes, sizeof shapes / sizeof *shapes, 3);
   }
   /* the AVX-512 rows form's groupings (1, 4 or 8 rows at a time), each on
      every shape, whatever the size would choose: units of 8 rows, and the
@@ -540,13 +545,7 @@ Test(gemm, few_outputs_lane_order_any_threads) {
   cpu_matmul_isa(99);
   for (int g = 0; g < 3; g++) {
     cpu_dot_rows_group(groups[g]);
-    for (int t = 1; t <= 2; t++) {
-      tc_set_threads(t);
-      for (size_t s = 0; s < sizeof rows_shapes / sizeof *rows_shapes; s++) {
-        check_shape(TC_DT_F64, rows_shapes[s][0], rows_shapes[s][1], rows_shapes[s][2]);
-        check_shape(TC_DT_F32, rows_shapes[s][0], rows_shapes[s][1], rows_shapes[s][2]);
-      }
-    }
+    check_shapes_threads(rows_shapes, sizeof rows_shapes / sizeof *rows_shapes, 2);
   }
   cpu_dot_rows_group(0);
   TT_DONE();
