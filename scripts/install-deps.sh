@@ -6,6 +6,8 @@ pkgs="make gcc pkg-config libedit-dev libcjson-dev libcriterion-dev libopenblas-
 pkgs="$pkgs clang libclang-rt-14-dev valgrind time"
 # scripts/npy-interop.sh checks tcalc against NumPy (it fails without it under CI=true)
 pkgs="$pkgs python3-numpy"
+# make bench compares erf with SciPy's (NumPy has none)
+pkgs="$pkgs python3-scipy"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
