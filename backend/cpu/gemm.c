@@ -669,13 +669,14 @@ K_END_X512(double, x512_f64, __m512d, 8, 4, __mmask8, _mm512_maskz_loadu_pd, _mm
 #define LANES_X512_F32(T, MADD, a, b, n, pf, acc, k) LANES_X512_(X512_F32, T, a, b, n, pf, k)
 #define LANES_X512_F64(T, MADD, a, b, n, pf, acc, k) LANES_X512_(X512_F64, T, a, b, n, pf, k)
 #define LANES_X512_(...) LANES_X512(__VA_ARGS__)
-/* the rows' grouping as pf says (ROWS_BY) */
+/* the rows' grouping as pf says (ROWS_BY4, ROWS_BY8; neither: one at a time) */
+#define ROWS_X512_BY(X, T, m, rs, v, n, w, out, os, add, pf, r) \
+  if ((pf) & ROWS_BY8) { ROWS_X512_(X, T, m, rs, v, n, w, out, os, add, r, 8) } \
+  else if ((pf) & ROWS_BY4) { ROWS_X512_(X, T, m, rs, v, n, w, out, os, add, r, 4) }
 #define ROWS_X512_F32(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
-  if ((pf) & ROWS_BY8) { ROWS_X512_(X512_F32, T, m, rs, v, n, w, out, os, add, r, 8) } \
-  else if ((pf) & ROWS_BY4) { ROWS_X512_(X512_F32, T, m, rs, v, n, w, out, os, add, r, 4) }
+  ROWS_X512_BY(X512_F32, T, m, rs, v, n, w, out, os, add, pf, r)
 #define ROWS_X512_F64(T, SUF, m, rs, v, vfirst, n, w, out, os, add, pf, r) \
-  if ((pf) & ROWS_BY8) { ROWS_X512_(X512_F64, T, m, rs, v, n, w, out, os, add, r, 8) } \
-  else if ((pf) & ROWS_BY4) { ROWS_X512_(X512_F64, T, m, rs, v, n, w, out, os, add, r, 4) }
+  ROWS_X512_BY(X512_F64, T, m, rs, v, n, w, out, os, add, pf, r)
 #define ROWS_X512_(...) ROWS_X512(__VA_ARGS__)
 K_LANES(float, fma_f32, TGT_256, TGT_256, MV_FMA_F32, LANES_C, ROWS_C)
 K_LANES(double, fma_f64, TGT_256, TGT_256, MV_FMA_F64, LANES_C, ROWS_C)

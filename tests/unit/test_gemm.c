@@ -510,11 +510,6 @@ Test(gemm, a_named_cblas_is_used) {
   TT_DONE();
 }
 
-/* Products with fewer than 8 outputs, one row or one column: the lane
- * order over one and several blocks, in both forms (rows: the matrix
- * contiguous along k; columns: along the outputs, in spans whose width
- * follows the dtype and the thread count, and a part span), on every level
- * and thread count. */
 /* check_shape in f64 and f32 on each of n shapes, at 1 to maxt threads */
 static void check_shapes_threads(const int64_t (*shapes)[3], size_t n, int maxt) {
   for (int t = 1; t <= maxt; t++) {
@@ -526,6 +521,11 @@ static void check_shapes_threads(const int64_t (*shapes)[3], size_t n, int maxt)
   }
 }
 
+/* Products with fewer than 8 outputs, one row or one column: the lane
+ * order over one and several blocks, in both forms (rows: the matrix
+ * contiguous along k; columns: along the outputs, in spans whose width
+ * follows the dtype and the thread count, and a part span), on every level
+ * and thread count. */
 Test(gemm, few_outputs_lane_order_any_threads) {
   /* {1, 1100003, 1}: runs of several blocks a task, and past DOT_PF_MIN (prefetching); {300, 17000, 1}:
      a matrix times a vector past DOT_PF_MIN; {1, 300, 1500}: 1500 outputs in 3 to 6 spans */
