@@ -181,6 +181,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	tests/cli/run.sh $(BUILD)/tcalc
 	python3 tests/json/strict.py $(BUILD)/tcalc
 	tests/repl/run.sh $(BUILD)/tcalc
+	tests/reader/fresh.py $(BUILD)/tcalc
 	scripts/check-man.sh $(BUILD)/tcalc
 	@d=$$(mktemp -d) && $(MAKE) --no-print-directory -s install DESTDIR=$$d PREFIX=/opt/tcalc > /dev/null && \
 	  tests/cli/install.sh $$d /opt/tcalc $(CUDA) && $(MAKE) --no-print-directory -s uninstall DESTDIR=$$d PREFIX=/opt/tcalc && \

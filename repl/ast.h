@@ -54,8 +54,12 @@ typedef struct parser {
   token tok;               /* the current token */
   arena *ar;
   int depth;
-  int blocks, loops;       /* blocks and loops open around the statement being parsed */
+  int loops;               /* loops open around the statement being parsed (in its def) */
   bool in_def;
+  struct frame *frames;    /* the blocks open around it, innermost last (parser.c) */
+  int nframes, fcap;
+  bool resumable;          /* at the end of the text inside a block, keep the blocks and
+                              answer PARSE_INCOMPLETE, building no nodes (the line reader) */
   tc_err *err;
 } parser;
 
@@ -65,19 +69,30 @@ bool is_keyword(const char *s, size_t n);
  * own copy of its source) into ar. */
 node *parse_def_at(const char *src, int32_t len, int32_t pos, arena *ar, tc_err *err);
 
-/* Counts the blocks a line opens and closes, for the runner and the REPL:
- * state carried from line to line. */
-typedef struct block_scan { int brackets, blocks, def_state; } block_scan;
+/* The line reader's cheap look at each line, carried from line to line:
+ * the brackets open after it, and whether the statement has a word that
+ * may open a block (def, if, while, for). Only the parser says whether a
+ * block is open (blocks: as it last said). */
+typedef struct block_scan { int brackets, blocks; bool openers; } block_scan;
 void block_scan_line(block_scan *b, const char *line, int32_t n);
 
 void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err);
 /* Parses the next statement, reusing the arena: the nodes of the previous
  * statement are freed. PARSE_OK: *out is set. PARSE_EMPTY: a blank
  * statement. PARSE_END: nothing left. PARSE_INCOMPLETE: the text ended
- * inside an open bracket. PARSE_ERROR: err holds a syntax_error (or
- * literal_overflow) with its span; parser_skip() moves past it. */
+ * inside an open bracket or block (with err saying so, unless resumable).
+ * PARSE_ERROR: err holds a syntax_error (or literal_overflow) with its
+ * span, the first one of the statement (an error inside a block fails the
+ * block's whole statement); parser_skip() moves past it. *out is NULL
+ * for a resumable parser (it keeps no nodes). */
 parse_status parse_statement(parser *p, node **out);
 void parser_skip(parser *p);
+/* A resumable parser (p->resumable) that answered PARSE_INCOMPLETE reads
+ * on when its text has grown: src (which may have moved) now has len
+ * bytes, the old ones unchanged. */
+void parser_resume(parser *p, const char *src, int32_t len);
+/* Frees what a parser holds outside its arena (its open blocks). */
+void parser_free(parser *p);
 /* Byte offset where the next statement starts. */
 int32_t parser_pos(const parser *p);
 

@@ -57,6 +57,18 @@ static bool utf8_valid(const char *str, int32_t n) {
   return true;
 }
 
+#define TC_KW_NAME(K, S) [KW_##K] = S,
+static const char *const kw_names[KW_COUNT] = {[KW_NOT] = "", TC_KEYWORDS(TC_KW_NAME)};
+#undef TC_KW_NAME
+
+keyword keyword_find(const char *s, size_t n) {
+  for (int k = 1; k < KW_COUNT; k++)
+    if (strlen(kw_names[k]) == n && !memcmp(kw_names[k], s, n)) return (keyword)k;
+  return KW_NOT;
+}
+
+const char *keyword_name(keyword k) { return k > KW_NOT && k < KW_COUNT ? kw_names[k] : ""; }
+
 static token make(lexer *lx, tok_kind k, int32_t start) {
   token t = {.kind = k, .start = start, .end = lx->pos};
   return t;
@@ -231,7 +243,10 @@ token lex_next(lexer *lx) {
   if (cls[c] == C_ALPHA) {
     while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT))
       lx->pos++;
-    return make(lx, T_NAME, start);
+    keyword kw = keyword_find(s + start, (size_t)(lx->pos - start));
+    token t = make(lx, kw ? T_KW : T_NAME, start);
+    t.kw = kw;
+    return t;
   }
   if (c == '"' || c == '\'') return lex_string(lx);
   lx->pos++;

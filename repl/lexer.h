@@ -9,8 +9,22 @@ typedef enum {
   T_EOF, T_NEWLINE, T_SEMI, T_INT, T_FLOAT, T_NAME, T_STRING, T_OP,
   T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA, T_ASSIGN, T_COLON,
   T_ELLIPSIS, T_ERROR,
-  T_OPASSIGN              /* += -= *= /= //= %= **= ^= @=: the operator, then '=' */
+  T_OPASSIGN,             /* += -= *= /= //= %= **= ^= @=: the operator, then '=' */
+  T_KW                    /* a reserved word (SPEC 10): token.kw says which */
 } tok_kind;
+
+/* The reserved words: the block keywords and none. The lexer tells them
+ * from names, so the line reader and the parser read the same words. */
+#define TC_KEYWORDS(X) \
+  X(DEF, "def") X(IF, "if") X(THEN, "then") X(ELIF, "elif") X(ELSE, "else") X(END, "end") \
+  X(WHILE, "while") X(DO, "do") X(FOR, "for") X(IN, "in") X(BREAK, "break") X(CONTINUE, "continue") \
+  X(RETURN, "return") X(NONE, "none")
+#define TC_KW_ENUM(K, S) KW_##K,
+typedef enum { KW_NOT = 0, TC_KEYWORDS(TC_KW_ENUM) KW_COUNT } keyword;
+#undef TC_KW_ENUM
+/* The keyword spelled s[0..n), or KW_NOT. */
+keyword keyword_find(const char *s, size_t n);
+const char *keyword_name(keyword k);
 
 /* The backslash escape at s (n bytes left, s[0] == '\\'): \\n \\t \\\\ \\"
  * \\' or \\xHH (01 to 7f). Returns its length and stores its character in
@@ -20,6 +34,7 @@ int string_escape(const char *s, int32_t n, char *out);
 typedef struct token {
   tok_kind kind;
   int32_t start, end;     /* byte offsets in the source */
+  keyword kw;             /* T_KW: which */
   uint64_t mag;           /* T_INT: the magnitude */
   bool overflow;          /* T_INT: more than 64 bits */
   double fval;            /* T_FLOAT */

@@ -48,24 +48,10 @@ void arena_free(arena *a) {
 /* ---- helpers ---- */
 static void advance(parser *p) { p->tok = lex_next(&p->lx); }
 
-static const char *const keywords[] = {"def", "if", "then", "elif", "else", "end", "while", "do",
-                                       "for", "in", "break", "continue", "return", "none", NULL};
+bool is_keyword(const char *s, size_t n) { return keyword_find(s, n) != KW_NOT; }
 
-bool is_keyword(const char *s, size_t n) {
-  for (int i = 0; keywords[i]; i++)
-    if (strlen(keywords[i]) == n && !memcmp(keywords[i], s, n)) return true;
-  return false;
-}
-
-/* Whether the current token is the word w (a keyword). */
-static bool is_kw(const parser *p, const char *w) {
-  return p->tok.kind == T_NAME && (size_t)(p->tok.end - p->tok.start) == strlen(w) &&
-         !memcmp(p->lx.src + p->tok.start, w, strlen(w));
-}
-
-static bool tok_is_keyword(const parser *p) {
-  return p->tok.kind == T_NAME && is_keyword(p->lx.src + p->tok.start, (size_t)(p->tok.end - p->tok.start));
-}
+/* Whether the current token is the keyword k. */
+static bool is_kw(const parser *p, keyword k) { return p->tok.kind == T_KW && p->tok.kw == k; }
 
 void parser_init(parser *p, const char *src, int32_t len, arena *ar, tc_err *err) {
   memset(p, 0, sizeof *p);
@@ -109,20 +95,22 @@ static const char *tok_desc(const parser *p, char *buf, size_t n) {
   case T_NEWLINE: return "end of line";
   case T_ERROR: return t->msg;
   case T_INT: case T_FLOAT: snprintf(buf, n, "number %.*s", len, text); return buf;
-  case T_NAME:
-    snprintf(buf, n, is_keyword(text, (size_t)(t->end - t->start)) ? "'%.*s'" : "name %.*s", len, text);
-    return buf;
+  case T_NAME: snprintf(buf, n, "name %.*s", len, text); return buf;
+  case T_KW: snprintf(buf, n, "'%s'", keyword_name(t->kw)); return buf;
   case T_STRING: return "string";
   default: snprintf(buf, n, "'%.*s'", len, text); return buf;
   }
 }
 
+/* The text ended inside a bracket: the innermost open one. */
+static node *bracket_open(parser *p) {
+  int d = p->lx.depth <= 64 ? p->lx.depth - 1 : 63;
+  int32_t at = p->lx.open_at[d];
+  return fail_at(p, at, at + 1, "'%s' is never closed", p->lx.src[at] == '(' ? "(" : "[");
+}
+
 static node *unexpected(parser *p) {
-  if (p->tok.kind == T_EOF && p->lx.depth > 0) {
-    int d = p->lx.depth <= 64 ? p->lx.depth - 1 : 63;
-    int32_t at = p->lx.open_at[d];
-    return fail_at(p, at, at + 1, "'%s' is never closed", p->lx.src[at] == '(' ? "(" : "[");
-  }
+  if (p->tok.kind == T_EOF && p->lx.depth > 0) return bracket_open(p);
   char buf[64];
   if (p->tok.kind == T_ERROR) {
     unsigned char ch = (unsigned char)p->lx.src[p->tok.start];
@@ -270,11 +258,6 @@ static node *parse_name(parser *p) {
   } else if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
     n = new_node(p, N_FLOAT, t.start, t.end);
     if (n) n->fval = s[0] == 'i' ? __builtin_inf() : __builtin_nan("");
-  } else if (!strcmp(s, "none")) {
-    n = new_node(p, N_NONE, t.start, t.end);
-    if (n) n->str = s;
-  } else if (is_keyword(s, strlen(s))) {
-    return unexpected(p);
   } else {
     n = new_node(p, N_NAME, t.start, t.end);
     if (n) n->str = s;
@@ -343,6 +326,14 @@ static node *parse_prefix(parser *p) {
     return parse_string(p);
   case T_NAME:
     return parse_name(p);
+  case T_KW: {
+    if (t.kw != KW_NONE) return unexpected(p);
+    node *n = new_node(p, N_NONE, t.start, t.end);
+    if (!n) return NULL;
+    if (!(n->str = copy_text(p, t.start, t.end))) return fail_oom(p, t.start, t.end);
+    advance(p);
+    return n;
+  }
   case T_LPAREN: {
     advance(p);
     node *e = parse_expr(p, 0);   /* one level of the depth limit, as each nesting below */
@@ -508,70 +499,158 @@ static bool at_end(const parser *p) {
   return p->tok.kind == T_EOF || p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI;
 }
 
+/* ---- statements and blocks ----
+ * Blocks are read with an explicit stack of open frames, not by recursion.
+ * So the parser can stop at the end of the text with its frames kept and
+ * read on when the text grows (parser_resume): the line reader asks it,
+ * line by line, whether a block is open, and a header that did not parse
+ * opens nothing, exactly as for the statement that runs. A statement that
+ * fails inside a block is skipped to its end and the block read on to its
+ * 'end': the first error stands for the whole block (tc_err keeps the
+ * first), and nothing of the block is run or bound. */
+struct frame {
+  node *n;            /* the statement the block belongs to (N_DEF, N_IF, N_WHILE,
+                         N_FOR); NULL while only checking (p->resumable) */
+  token opener;       /* its keyword, for "never closed" */
+  kids k;             /* its children so far: DEF params; IF cond, block, ...; a loop's cond */
+  node *blk;          /* the block being read */
+  kids body;          /* that block's statements */
+  bool in_else;       /* IF: its else block is being read */
+  bool outer_def;     /* in_def and loops around the block, restored at its end */
+  int outer_loops;
+};
+
+/* A statement read and checked while nothing is kept (p->resumable). */
+static node not_kept;
+
 /* The end of a statement: a separator, or inside a block the word that
  * ends or divides it (if c then x = 1 else x = 2 end). */
 static bool stmt_end(const parser *p) {
-  return at_end(p) || (p->blocks > 0 && (is_kw(p, "end") || is_kw(p, "else") || is_kw(p, "elif")));
+  return at_end(p) || (p->nframes > 0 && (is_kw(p, KW_END) || is_kw(p, KW_ELSE) || is_kw(p, KW_ELIF)));
 }
 
-static node *parse_stmt(parser *p);
-
-static node *expect_kw(parser *p, const char *w) {
+static node *expect_kw(parser *p, keyword w) {
   if (is_kw(p, w)) { advance(p); return (node *)p; }
   char buf[64], msg[96];
-  snprintf(msg, sizeof msg, "expected '%s', found %s", w, tok_desc(p, buf, sizeof buf));
+  snprintf(msg, sizeof msg, "expected '%s', found %s", keyword_name(w), tok_desc(p, buf, sizeof buf));
   return fail_at(p, p->tok.start, p->tok.end, "%s", msg);
 }
 
-/* Statements up to one of the words in stops (which is left current).
- * opener is the keyword token that began the block, for the error when
- * the text ends first. */
-static node *parse_block(parser *p, const token *opener, const char *const *stops) {
-  node *b = new_node(p, N_BLOCK, p->tok.start, p->tok.start);
-  if (!b) return NULL;
-  kids k = {0};
-  /* checked before going deeper: the parser recurses once per block */
-  if (p->blocks >= TC_MAX_BLOCKS) {
-    return fail_at(p, opener->start, opener->end, "blocks nested too deeply (limit %s)", TC_STR_BLOCKS);
-  }
-  p->blocks++;
-  for (;;) {
-    while (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) advance(p);
-    bool stop = false;
-    for (int i = 0; stops[i]; i++) stop |= is_kw(p, stops[i]);
-    if (stop) break;
-    if (p->tok.kind == T_EOF) {
-      free(k.v);
-      p->blocks--;
-      int len = opener->end - opener->start;
-      char msg[96];
-      snprintf(msg, sizeof msg, "'%.*s' is never closed (no matching 'end')", len > 16 ? 16 : len, p->lx.src + opener->start);
-      fail_at(p, opener->start, opener->end, "%s", msg);
-      p->err->start = opener->start;
-      return NULL;
-    }
-    node *st = parse_stmt(p);
-    if (st && !stmt_end(p)) st = unexpected(p);
-    if (!st || !kids_push(&k, st)) {
-      free(k.v);
-      p->blocks--;
-      return st ? fail_oom(p, b->start, b->end) : NULL;
-    }
-  }
-  p->blocks--;
-  b->end = p->tok.start;
-  return set_kids(p, b, &k) ? b : NULL;
+static struct frame *top(const parser *p) { return &p->frames[p->nframes - 1]; }
+
+/* The word that ends or divides the innermost block: 'end', and 'else' or
+ * 'elif' in an if before its else. */
+static bool frame_stop(const parser *p) {
+  if (is_kw(p, KW_END)) return true;
+  const struct frame *f = top(p);
+  return (is_kw(p, KW_ELSE) || is_kw(p, KW_ELIF)) && f->opener.kw == KW_IF && !f->in_else;
 }
 
-static const char *const stop_end[] = {"end", NULL};
-static const char *const stop_if[] = {"end", "else", "elif", NULL};
+/* A new block's statements start at the current token. */
+static void block_begin(parser *p, struct frame *f) {
+  f->body = (kids){0};
+  f->blk = f->n ? new_node(p, N_BLOCK, p->tok.start, p->tok.start) : NULL;
+  if (f->n && !f->blk) f->body.oom = true;
+}
+
+/* Opens the block of statement n (NULL while checking), whose keyword is
+ * opener, with its children so far k; its statements start at the current
+ * token. Blocks nest without limit here (no recursion), but the evaluator
+ * recurses: beyond TC_MAX_BLOCKS the statement is an error. */
+static bool frame_open(parser *p, node *n, const token *opener, kids *k) {
+  if (p->nframes == p->fcap) {
+    int cap = p->fcap ? p->fcap * 2 : 8;
+    struct frame *fs = realloc(p->frames, sizeof *fs * (size_t)cap);
+    if (!fs) { free(k->v); fail_oom(p, opener->start, opener->end); return false; }
+    p->frames = fs;
+    p->fcap = cap;
+  }
+  if (p->nframes >= TC_MAX_BLOCKS)
+    fail_at(p, opener->start, opener->end, "blocks nested too deeply (limit %s)", TC_STR_BLOCKS);
+  struct frame *f = &p->frames[p->nframes++];
+  *f = (struct frame){.n = p->resumable ? NULL : n, .opener = *opener, .k = *k,
+                      .outer_def = p->in_def, .outer_loops = p->loops};
+  if (p->resumable) free(k->v), f->k = (kids){0};
+  if (opener->kw == KW_DEF) {
+    p->in_def = true;
+    p->loops = 0;
+  } else if (opener->kw != KW_IF) {
+    p->loops++;
+  }
+  block_begin(p, f);
+  return true;
+}
+
+/* The block being read ends at the current token ('end', 'else' or
+ * 'elif'): its node joins the statement's children. */
+static void block_close(parser *p, struct frame *f) {
+  if (!f->n) return;
+  if (!f->blk) return;
+  f->blk->end = p->tok.start;
+  if (!set_kids(p, f->blk, &f->body)) f->k.oom = true;
+  else kids_push(&f->k, f->blk);
+  f->blk = NULL;
+}
+
+/* Leaves the innermost block, at its 'end' (consumed): its statement is
+ * complete (&not_kept while checking; NULL on an error). */
+static node *frame_end(parser *p) {
+  struct frame *f = top(p);
+  block_close(p, f);
+  p->in_def = f->outer_def;
+  p->loops = f->outer_loops;
+  node *n = f->n;
+  kids k = f->k;
+  p->nframes--;
+  if (n) {
+    n->end = p->tok.end;
+    if (!set_kids(p, n, &k)) n = NULL;
+  } else {
+    free(k.v);
+    n = &not_kept;
+  }
+  advance(p);
+  return n;
+}
+
+/* Every open block dropped (an error, the end of the text). */
+static void frames_drop(parser *p) {
+  while (p->nframes > 0) {
+    struct frame *f = top(p);
+    free(f->k.v);
+    free(f->body.v);
+    p->in_def = f->outer_def;
+    p->loops = f->outer_loops;
+    p->nframes--;
+  }
+}
+
+/* 'else' or 'elif' in an if: its block so far ends, the next begins. */
+static void frame_divide(parser *p) {
+  struct frame *f = top(p);
+  block_close(p, f);
+  if (is_kw(p, KW_ELSE)) {
+    advance(p);
+    f->in_else = true;
+  } else {
+    advance(p);
+    node *c = parse_expr(p, 0);
+    if (c && !expect_kw(p, KW_THEN)) c = NULL;
+    if (f->n) kids_push(&f->k, c);
+    /* a condition that did not parse: its line is skipped, and the
+       statements after it still belong to the if */
+    if (!c)
+      while (!at_end(p) && !(p->lx.depth == 0 && frame_stop(p))) advance(p);
+  }
+  block_begin(p, f);
+}
 
 /* A name that a statement binds (a function, parameter or loop variable). */
 static char *bound_name(parser *p, const char *what) {
-  if (p->tok.kind != T_NAME || tok_is_keyword(p)) {
+  if (p->tok.kind != T_NAME) {
     char buf[64], msg[128];
     snprintf(msg, sizeof msg, "expected %s, found %s%s", what, tok_desc(p, buf, sizeof buf),
-             tok_is_keyword(p) ? " (a reserved word)" : "");
+             p->tok.kind == T_KW ? " (a reserved word)" : "");
     fail_at(p, p->tok.start, p->tok.end, "%s", msg);
     return NULL;
   }
@@ -581,15 +660,12 @@ static char *bound_name(parser *p, const char *what) {
   return s;
 }
 
-static node *finish(parser *p, node *n, kids *k) {
-  n->end = p->tok.end;
-  return set_kids(p, n, k) ? n : NULL;
-}
-
-/* def NAME(P, Q=DEFAULT) = EXPR, or def NAME(P) NEWLINE-or-; STMTS end */
-static node *parse_def(parser *p) {
+/* def NAME(P, Q=DEFAULT) = EXPR (the whole statement), or the header of
+ * def NAME(P) NEWLINE-or-; STMTS end (its block is opened: *opened). */
+static node *parse_def(parser *p, bool *opened) {
   token opener = p->tok;
-  if (p->blocks > 0) return fail_at(p, opener.start, opener.end, "%s", "def is only allowed at top level, not inside a block");
+  /* read whole all the same, so that its own 'end' closes it */
+  if (p->nframes > 0) fail_at(p, opener.start, opener.end, "%s", "def is only allowed at top level, not inside a block");
   advance(p);
   node *n = new_node(p, N_DEF, opener.start, opener.end);
   if (!n) return NULL;
@@ -631,12 +707,11 @@ static node *parse_def(parser *p) {
   }
   n->ival = p->tok.end;
   advance(p);
-  node *body;
   if (p->tok.kind == T_ASSIGN) {   /* one-line: the body returns the expression */
     int32_t at = p->tok.start;
     advance(p);
     node *e = parse_expr(p, 0);
-    body = e ? new_node(p, N_RETURN, at, e->end) : NULL;
+    node *body = e ? new_node(p, N_RETURN, at, e->end) : NULL;
     if (body) {
       kids kk = {0};
       kids_push(&kk, e);
@@ -648,65 +723,24 @@ static node *parse_def(parser *p) {
     return set_kids(p, n, &k) ? n : NULL;
   }
   if (!at_end(p)) { free(k.v); return unexpected(p); }
-  bool outer_def = p->in_def;
-  int outer_loops = p->loops;
-  p->in_def = true;
-  p->loops = 0;
-  body = parse_block(p, &opener, stop_end);
-  p->in_def = outer_def;
-  p->loops = outer_loops;
-  if (!body || !kids_push(&k, body)) { free(k.v); return body ? fail_oom(p, n->start, n->end) : NULL; }
-  node *r = finish(p, n, &k);
-  advance(p);   /* end */
-  return r;
+  *opened = frame_open(p, n, &opener, &k);
+  return *opened ? n : NULL;
 }
 
-static node *parse_if(parser *p) {
+/* if C then, while C do, for NAME in EXPR do: the header; the block is opened. */
+static node *parse_header(parser *p, bool *opened) {
   token opener = p->tok;
-  node *n = new_node(p, N_IF, opener.start, opener.end);
-  if (!n) return NULL;
-  kids k = {0};
-  for (;;) {
-    advance(p);   /* if, elif */
-    node *c = parse_expr(p, 0);
-    node *b = c && expect_kw(p, "then") ? parse_block(p, &opener, stop_if) : NULL;
-    if (!b) { free(k.v); return NULL; }
-    kids_push(&k, c);
-    kids_push(&k, b);
-    if (!is_kw(p, "elif")) break;
-  }
-  if (is_kw(p, "else")) {
-    advance(p);
-    node *b = parse_block(p, &opener, stop_end);
-    if (!b) { free(k.v); return NULL; }
-    kids_push(&k, b);
-  }
-  node *r = finish(p, n, &k);
-  advance(p);   /* end */
-  return r;
-}
-
-/* while C do STMTS end; for NAME in EXPR do STMTS end */
-static node *parse_loop(parser *p, bool is_for) {
-  token opener = p->tok;
-  node *n = new_node(p, is_for ? N_FOR : N_WHILE, opener.start, opener.end);
+  node_kind kind = opener.kw == KW_IF ? N_IF : opener.kw == KW_WHILE ? N_WHILE : N_FOR;
+  node *n = new_node(p, kind, opener.start, opener.end);
   if (!n) return NULL;
   advance(p);
-  if (is_for) {
-    if (!(n->str = bound_name(p, "a loop variable name")) || !expect_kw(p, "in")) return NULL;
-  }
+  if (kind == N_FOR && (!(n->str = bound_name(p, "a loop variable name")) || !expect_kw(p, KW_IN))) return NULL;
   node *c = parse_expr(p, 0);
-  if (!c || !expect_kw(p, "do")) return NULL;
-  p->loops++;
-  node *b = parse_block(p, &opener, stop_end);
-  p->loops--;
-  if (!b) return NULL;
+  if (!c || !expect_kw(p, kind == N_IF ? KW_THEN : KW_DO)) return NULL;
   kids k = {0};
   kids_push(&k, c);
-  kids_push(&k, b);
-  node *r = finish(p, n, &k);
-  advance(p);   /* end */
-  return r;
+  *opened = frame_open(p, n, &opener, &k);
+  return *opened ? n : NULL;
 }
 
 /* x = e, x[i] = e, x += e, x[i] += e */
@@ -737,22 +771,24 @@ static node *parse_assign(parser *p, node *e) {
   return set_kids(p, a, &k) ? a : NULL;
 }
 
-static node *parse_stmt(parser *p) {
+/* One statement at the current token: a whole one, or the header of a
+ * block statement, whose block is then open (*opened). */
+static node *parse_item(parser *p, bool *opened) {
   token t = p->tok;
-  if (t.kind == T_NAME && tok_is_keyword(p)) {
-    if (is_kw(p, "def")) return parse_def(p);
-    if (is_kw(p, "if")) return parse_if(p);
-    if (is_kw(p, "while")) return parse_loop(p, false);
-    if (is_kw(p, "for")) return parse_loop(p, true);
-    if (is_kw(p, "break") || is_kw(p, "continue")) {
-      bool brk = is_kw(p, "break");
+  *opened = false;
+  p->depth = 0;
+  if (t.kind == T_KW) {
+    if (t.kw == KW_DEF) return parse_def(p, opened);
+    if (t.kw == KW_IF || t.kw == KW_WHILE || t.kw == KW_FOR) return parse_header(p, opened);
+    if (t.kw == KW_BREAK || t.kw == KW_CONTINUE) {
+      bool brk = t.kw == KW_BREAK;
       if (p->loops == 0)
         return fail_at(p, t.start, t.end, "%s", brk ? "break outside a loop" : "continue outside a loop");
       node *n = new_node(p, brk ? N_BREAK : N_CONTINUE, t.start, t.end);
       advance(p);
       return n;
     }
-    if (is_kw(p, "return")) {
+    if (t.kw == KW_RETURN) {
       if (!p->in_def) return fail_at(p, t.start, t.end, "%s", "return outside a function");
       node *n = new_node(p, N_RETURN, t.start, t.end);
       if (!n) return NULL;
@@ -773,25 +809,106 @@ static node *parse_stmt(parser *p) {
   return e;
 }
 
+/* A statement st of the innermost block has been read (NULL: it failed).
+ * It must end there; a failed one is skipped to its end, which is a
+ * separator or the word that ends or divides the block (at bracket depth
+ * 0), so that the block is read on to its 'end'. */
+static void block_item(parser *p, node *st) {
+  if (st && !stmt_end(p)) st = unexpected(p);
+  if (st) {
+    struct frame *f = top(p);
+    if (f->n) kids_push(&f->body, st);
+    return;
+  }
+  while (!at_end(p) && !(p->lx.depth == 0 && frame_stop(p))) advance(p);
+}
+
+/* Reads until the top-level statement is complete. NULL on an error at
+ * top level; *eof when the text ended inside a block (the frames are
+ * kept). */
+static node *parse_top(parser *p, bool *eof) {
+  *eof = false;
+  for (;;) {
+    if (p->nframes > 0) {
+      while (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) advance(p);
+      if (p->tok.kind == T_EOF) {
+        *eof = true;
+        return NULL;
+      }
+      if (frame_stop(p)) {
+        if (!is_kw(p, KW_END)) {
+          frame_divide(p);
+          continue;
+        }
+        node *n = frame_end(p);
+        if (p->nframes == 0) return n;
+        block_item(p, n);
+        continue;
+      }
+      /* while checking, nothing is kept: each statement's nodes go */
+      if (p->resumable) arena_reset(p->ar);
+    }
+    bool opened;
+    node *st = parse_item(p, &opened);
+    if (opened) continue;
+    if (p->nframes == 0) return st;
+    block_item(p, st);
+  }
+}
+
 parse_status parse_statement(parser *p, node **out) {
   *out = NULL;
-  p->depth = 0;
-  p->blocks = p->loops = 0;
-  p->in_def = false;
-  /* The previous statement's nodes are dead: a chunk of a million
-   * statements parses in the memory of one. */
-  arena_reset(p->ar);
-  if (p->tok.kind == T_EOF) return PARSE_END;
-  if (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) { advance(p); return PARSE_EMPTY; }
-  node *e = parse_stmt(p);
+  if (p->nframes == 0) {
+    p->depth = 0;
+    p->loops = 0;
+    p->in_def = false;
+    /* The previous statement's nodes are dead: a chunk of a million
+     * statements parses in the memory of one. */
+    arena_reset(p->ar);
+    if (p->tok.kind == T_EOF) return PARSE_END;
+    if (p->tok.kind == T_NEWLINE || p->tok.kind == T_SEMI) { advance(p); return PARSE_EMPTY; }
+  }
+  bool eof;
+  node *e = parse_top(p, &eof);
+  if (eof) {
+    if (p->resumable) return PARSE_INCOMPLETE;
+    /* the bracket or block left open is the error to see, rather than one
+       inside it: it is why the lines after it did not run */
+    const token *o = &top(p)->opener;
+    int len = o->end - o->start;
+    char msg[96];
+    snprintf(msg, sizeof msg, "'%.*s' is never closed (no matching 'end')", len > 16 ? 16 : len, p->lx.src + o->start);
+    tc_err_clear(p->err);
+    if (p->lx.depth > 0) bracket_open(p);
+    else fail_at(p, o->start, o->end, "%s", msg);
+    frames_drop(p);
+    return PARSE_INCOMPLETE;
+  }
   if (e && !at_end(p)) e = unexpected(p);
+  /* an error inside a block fails the whole statement */
+  if (p->err->code != TC_OK) e = NULL;
   if (!e) {
+    frames_drop(p);
     if (p->tok.kind == T_EOF && p->lx.depth > 0) return PARSE_INCOMPLETE;
     return PARSE_ERROR;
   }
   if (p->tok.kind != T_EOF) advance(p);
-  *out = e;
+  *out = e == &not_kept ? NULL : e;
   return PARSE_OK;
+}
+
+void parser_resume(parser *p, const char *src, int32_t len) {
+  p->lx.src = src;
+  p->lx.len = len;
+  p->lx.pos = p->tok.start;
+  advance(p);
+}
+
+void parser_free(parser *p) {
+  frames_drop(p);
+  free(p->frames);
+  p->frames = NULL;
+  p->fcap = 0;
 }
 
 node *parse_def_at(const char *src, int32_t len, int32_t pos, arena *ar, tc_err *err) {
@@ -800,48 +917,19 @@ node *parse_def_at(const char *src, int32_t len, int32_t pos, arena *ar, tc_err 
   p.lx.pos = pos;
   p.lx.depth = 0;
   advance(&p);
-  return parse_stmt(&p);
+  node *n = NULL;
+  if (parse_statement(&p, &n) != PARSE_OK) n = NULL;
+  parser_free(&p);
+  return n;
 }
 
-/* ---- counting blocks line by line ---- */
-static bool word_is(const char *s, const token *t, const char *w) {
-  return t->kind == T_NAME && (size_t)(t->end - t->start) == strlen(w) && !memcmp(s + t->start, w, strlen(w));
-}
-
-/* def_state: 1 after def, 2 after its name, 3 inside its parameters, 4
- * after them (then '=' makes a one-line def, anything else a block). */
+/* ---- the line reader's look at a line ---- */
 void block_scan_line(block_scan *b, const char *line, int32_t n) {
   lexer lx;
   lex_init(&lx, line, n);
   lx.depth = b->brackets;
-  for (;;) {
-    token t = lex_next(&lx);
-    if (b->def_state == 4) {
-      b->def_state = 0;
-      if (t.kind != T_ASSIGN) b->blocks++;
-    }
-    if (t.kind == T_EOF) break;
-    if (b->def_state == 3) {
-      if (lx.depth == 0) b->def_state = 4;
-      continue;
-    }
-    if (b->def_state == 2) {
-      b->def_state = t.kind == T_LPAREN ? 3 : 0;
-      continue;
-    }
-    if (b->def_state == 1) {
-      b->def_state = t.kind == T_NAME ? 2 : 0;
-      continue;
-    }
-    if (lx.depth > 0 || t.kind != T_NAME) continue;
-    if (word_is(line, &t, "def")) b->def_state = 1;
-    else if (word_is(line, &t, "if") || word_is(line, &t, "while") || word_is(line, &t, "for")) b->blocks++;
-    else if (word_is(line, &t, "end") && b->blocks > 0) b->blocks--;
-  }
-  if (b->def_state == 4) {   /* def f(x) at the end of the line: a block follows */
-    b->def_state = 0;
-    b->blocks++;
-  }
+  for (token t; (t = lex_next(&lx)).kind != T_EOF;)
+    b->openers |= t.kind == T_KW && (t.kw == KW_DEF || t.kw == KW_IF || t.kw == KW_WHILE || t.kw == KW_FOR);
   b->brackets = lx.depth;
 }
 

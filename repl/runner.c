@@ -14,7 +14,15 @@ void runner_init(runner *r) {
   r->po.width = 80;
 }
 
+static void check_stop(runner *r) {
+  if (!r->checking) return;
+  parser_free(&r->chk);
+  arena_free(&r->chk_ar);
+  r->checking = false;
+}
+
 void runner_free(runner *r) {
+  check_stop(r);
   session_free(&r->s);
   free(r->buf);
   free(r->doc);
@@ -143,11 +151,41 @@ static bool append(runner *r, const char *s, size_t n) {
 }
 
 static void flush_chunk(runner *r) {
+  check_stop(r);
+  r->bs.blocks = 0;
   if (r->len) run_chunk(r, r->buf, (int32_t)r->len, r->line0);
   r->len = 0;
   r->depth = 0;
   r->doclen = 0;
   if (r->doc) r->doc[0] = 0;
+}
+
+/* Whether the statement text in buf leaves a block open, as the parser
+ * reads it: a block whose header did not parse opens nothing, and an
+ * error inside a block keeps it open to its 'end'. The parser keeps its
+ * place between lines (parser_resume), so a long block is read once. */
+static bool block_open(runner *r) {
+  parser *p = &r->chk;
+  if (!r->checking) {
+    r->chk_ar = (arena){0};
+    tc_err_clear(&r->chk_err);
+    parser_init(p, r->buf, (int32_t)r->len, &r->chk_ar, &r->chk_err);
+    p->resumable = true;
+    r->checking = true;
+  } else {
+    parser_resume(p, r->buf, (int32_t)r->len);
+  }
+  for (;;) {
+    if (p->nframes == 0) tc_err_clear(&r->chk_err);
+    node *stmt;
+    parse_status st = parse_statement(p, &stmt);
+    if (st == PARSE_INCOMPLETE && p->nframes > 0) {
+      r->bs.blocks = p->nframes;
+      return true;
+    }
+    if (st == PARSE_END || st == PARSE_INCOMPLETE) return false;
+    if (st == PARSE_ERROR) parser_skip(p);
+  }
 }
 
 /* A line that is only a comment, before a statement: kept for the :help
@@ -172,6 +210,7 @@ void runner_line(runner *r, const char *line, size_t n) {
     while (i < n && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) i++;
     r->line0 = r->line;
     r->bs = (block_scan){0};
+    check_stop(r);
     if (i == n) {   /* a blank line ends the comment block above a def */
       r->doclen = 0;
       if (r->doc) r->doc[0] = 0;
@@ -197,17 +236,21 @@ void runner_line(runner *r, const char *line, size_t n) {
     runner_fail(r, &e, NULL, 0, 0);
     r->len = 0;
     r->depth = 0;
+    r->bs = (block_scan){0};
+    check_stop(r);
     return;
   }
-  /* Brackets and blocks open after this line: lex just the new line,
-   * carrying what was open. */
+  /* Brackets open after this line: lex just the new line, carrying what
+   * was open. */
   block_scan_line(&r->bs, line, (int32_t)n);
   r->depth = r->bs.brackets;
-  if (r->bs.brackets == 0 && r->bs.blocks == 0) flush_chunk(r);
+  if (r->bs.brackets > 0) return;
+  if (!r->bs.openers || !block_open(r)) flush_chunk(r);
 }
 
 void runner_end(runner *r) {
   if (r->len && !r->stop) flush_chunk(r);  /* reports the unclosed bracket or block */
+  check_stop(r);
   r->len = 0;
   r->depth = 0;
   r->bs = (block_scan){0};

@@ -22,6 +22,12 @@ typedef struct runner {
   size_t len, cap;
   int depth;              /* brackets open at the end of buf */
   block_scan bs;          /* brackets and blocks open at the end of buf */
+  /* whether buf leaves a block open: a resumable parser fed each line
+     (checking is on while the statement has a word that may open one) */
+  parser chk;
+  arena chk_ar;
+  tc_err chk_err;
+  bool checking;
   char *doc;              /* comment lines read just before the statement (for :help of a def) */
   size_t doclen;
   int run_depth;          /* :run inside :run */

@@ -41,6 +41,80 @@ static int check_node(const node *n, int32_t len, int level) {
   return h;
 }
 
+/* Whether the chunk text t (ending at a line end) leaves a block open, by
+ * a resumable parser fed it whole (fresh) or already holding a prefix
+ * (p: resumed). Statements that fail are skipped, as the runner does. */
+static bool still_open(parser *p, const char *t, int32_t n, bool resume) {
+  if (resume) parser_resume(p, t, n);
+  for (;;) {
+    node *stmt;
+    if (p->nframes == 0) tc_err_clear(p->err);
+    parse_status st = parse_statement(p, &stmt);
+    if (st == PARSE_INCOMPLETE && p->nframes > 0) return true;
+    if (st == PARSE_END || st == PARSE_INCOMPLETE) return false;
+    if (st == PARSE_ERROR) parser_skip(p);
+  }
+}
+
+/* The line reader's question, line by line (SPEC 18): the parser resumed
+ * at each line end must say what a parser reading the chunk afresh says,
+ * and a block it calls open must be what a plain parse of the chunk
+ * reports as never closed. */
+static void check_reader(const char *src, int32_t len) {
+  arena ar = {0}, ar2 = {0};
+  tc_err err, err2;
+  parser inc;
+  bool on = false;
+  int32_t chunk = 0;
+  int lines = 0;
+  for (int32_t i = 0; i < len && lines < 64; i++) {
+    if (src[i] != '\n') continue;
+    lines++;
+    block_scan bs = {0};
+    block_scan_line(&bs, src + chunk, i + 1 - chunk);
+    if (bs.brackets > 0) continue;
+    int32_t n = i + 1 - chunk;
+    bool resume = on;
+    if (!on) {
+      tc_err_clear(&err);
+      parser_init(&inc, src + chunk, n, &ar, &err);
+      inc.resumable = true;
+      on = true;
+    }
+    bool open = still_open(&inc, src + chunk, n, resume);
+    parser fresh;
+    tc_err_clear(&err2);
+    parser_init(&fresh, src + chunk, n, &ar2, &err2);
+    fresh.resumable = true;
+    bool open2 = still_open(&fresh, src + chunk, n, false);
+    CHECK(open == open2);
+    CHECK(!open || inc.nframes == fresh.nframes);
+    parser_free(&fresh);
+    if (open) {
+      /* a plain parse of the chunk ends with that block never closed */
+      parser plain;
+      tc_err_clear(&err2);
+      parser_init(&plain, src + chunk, n, &ar2, &err2);
+      parse_status st = PARSE_OK;
+      for (node *stmt; st != PARSE_END && st != PARSE_INCOMPLETE;) {
+        tc_err_clear(&err2);
+        st = parse_statement(&plain, &stmt);
+        if (st == PARSE_ERROR) parser_skip(&plain);
+      }
+      CHECK(st == PARSE_INCOMPLETE && strstr(err2.msg, "is never closed"));
+      parser_free(&plain);
+      continue;
+    }
+    parser_free(&inc);
+    arena_free(&ar);
+    on = false;
+    chunk = i + 1;
+  }
+  if (on) parser_free(&inc);
+  arena_free(&ar);
+  arena_free(&ar2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > (1u << 20)) return 0;
   /* An exact-size copy without a terminator, so that a read past the end
@@ -92,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(parser_pos(&p) > before || p.tok.kind == T_EOF);
   }
   arena_free(&ar);
+  if (size <= 4096) check_reader(src, len);
   free(src);
   return 0;
 }

@@ -230,6 +230,37 @@ expect 'true'
 line ':vars'
 expect 'tri          function tri(n)'
 
+# A syntax error on a line that starts a block opens no block (SPEC 18):
+# the primary prompt comes back, and the session command on the next line
+# runs (here :set overflow, which the next statement shows).
+ovf=$(count 'error[integer_overflow]')
+for bad_line in 'while = 1' 'for = 2' 'if = 3' 'def = 4' 'while x' 'for i in' 'def f(x) y' 'elif = 1' 'end = 2'; do
+  errors=$(count 'error[syntax_error]')
+  line "$bad_line"
+  expect 'error[syntax_error]' $((errors + 1))
+  if settle; then ok; else bad "no primary prompt after [$bad_line]"; fi
+  line ':set overflow check'
+  line 'i8(127) + i8(1)'
+  ovf=$((ovf + 1))
+  expect 'error[integer_overflow]' $ovf
+  line ':set overflow wrap'
+done
+# An error inside a block waits for the block's end and is one error for
+# it; nothing of the block is bound, and the next line reads afresh.
+errors=$(count 'error[')
+cont=$(count '  ...> ')
+line 'def outer(x)'
+line '  def inner(y) = y'
+line '  return x'
+expect '  ...> ' $((cont + 3))
+line 'end'
+expect 'error[syntax_error]: def is only allowed at top level' 1
+if settle; then ok; else bad "no primary prompt after the nested def"; fi
+if [ "$(count 'error[')" = $((errors + 1)) ]; then ok; else bad "the nested def gave more than one error"; fi
+line ':vars'
+expect 'tri          function tri(n)' 2
+if [ "$(count 'function outer')" = 0 ] && [ "$(count 'function inner')" = 0 ]; then ok; else bad "a def with an error was bound"; fi
+
 # Ctrl-D on an empty line leaves with status 0.
 keys C-d
 if wait_exit; then ok; else bad "Ctrl-D did not end the REPL"; fi
