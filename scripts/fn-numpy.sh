@@ -193,6 +193,14 @@ for dt in DTS:
         add("pad(%s, [1, 2], value=5)" % X, np.pad(x, (1, 2), constant_values=5), 0, "pad " + xs)
         w = [int(v) for v in rng.integers(0, 3, 2 * len(shape))]
         add("pad(%s, %s)" % (X, w), np.pad(x, [(w[2 * i], w[2 * i + 1]) for i in range(len(shape))]), 0, "pad per axis " + xs)
+        pw = [[w[2 * i], w[2 * i + 1]] for i in range(len(shape))]   # NumPy's own pad_width forms
+        add("pad(%s, %s)" % (X, pw), np.pad(x, pw), 0, "pad nested " + xs)
+        add("pad(%s, %s)" % (X, [[v] for v in w[:len(shape)]]), np.pad(x, [[v] for v in w[:len(shape)]]), 0,
+            "pad [[n]] per axis " + xs)
+        if x.size:   # modes other than constant cannot extend an empty axis
+            for mode in ("edge", "reflect", "symmetric", "wrap"):
+                add("pad(%s, %s, mode=\"%s\")" % (X, pw, mode), np.pad(x, pw, mode=mode), 0, "pad %s %s" % (mode, xs))
+                add("pad(%s, 7, mode=\"%s\")" % (X, mode), np.pad(x, 7, mode=mode), 0, "pad %s 7 %s" % (mode, xs))
         for sh in (0, 3, -7):
             add("roll(%s, %d)" % (X, sh), np.roll(x, sh), 0, "roll %s %d" % (xs, sh))
             add("roll(%s, %d, axis=-1)" % (X, sh), np.roll(x, sh, axis=-1), 0, "roll axis %s %d" % (xs, sh))

@@ -760,7 +760,7 @@ tc_tensor *tc_tile(tc_tensor *x, int nreps, const int64_t *reps, tc_err *err) {
   return done(&p, cc ? keep(&p, tc_reshape(cc, d, out, err)) : NULL);
 }
 
-tc_tensor *tc_pad(tc_tensor *x, int nw, const int64_t *w, tc_tensor *value, tc_err *err) {
+tc_tensor *tc_pad_pairs(tc_tensor *x, int nw, const int64_t *w, tc_tensor *value, tc_err *err) {
   tc_op op = TC_OP_PAD;
   if (nw != 2 && nw != 2 * x->ndim) {
     bad(err, op, x, "widths must be [before, after] or one such pair per axis (%d numbers); it has %d", 2 * x->ndim, nw);
@@ -788,6 +788,103 @@ tc_tensor *tc_pad(tc_tensor *x, int nw, const int64_t *w, tc_tensor *value, tc_e
   if (tc_numel(x) && run_call(&call, op, err) != 0) return done(&p, NULL);
   out->weak = false;
   return done(&p, out);
+}
+
+/* numpy.pad's pad_width: integers that broadcast to [ndim, 2] (n; [n];
+ * [before, after]; [[before, after]]; one [n] or [before, after] per axis),
+ * or tcalc's flat list of one pair per axis ([b0, a0, b1, a1, ...]). Into
+ * w[2 * axis + 0 before, 1 after]. */
+static int pad_widths(const tc_tensor *x, tc_tensor *widths, int64_t *w, tc_err *err) {
+  tc_op op = TC_OP_PAD;
+  int nd = x->ndim, wn = widths->ndim;
+  const int64_t *ws = widths->shape;
+  bool flat = wn == 1 && ws[0] == 2 * nd && nd > 1;
+  bool fits = flat || wn == 0 || (wn == 1 && (ws[0] == 1 || ws[0] == 2)) ||
+              (wn == 2 && (ws[0] == 1 || ws[0] == nd) && (ws[1] == 1 || ws[1] == 2));
+  if (tc_dtype_class(widths->dtype) != TC_CLASS_INT || !fits) {
+    char sh[64] = "";
+    for (int i = 0, k = 0; i < wn && k < (int)sizeof sh - 24; i++)
+      k += snprintf(sh + k, sizeof sh - (size_t)k, "%s%lld", i ? "," : "", (long long)ws[i]);
+    return bad(err, op, x,
+               "widths must be integers that broadcast to [%d, 2]: n, [before, after], or one [before, after] "
+               "per axis; they are %s[%s]", nd, tc_dtype_name(widths->dtype), sh);
+  }
+  int64_t v[2 * TC_MAX_DIMS];
+  tc_tensor *c = tc_cast(widths, TC_DT_I64, err);
+  int rc = c ? tc_tensor_to_host(c, v, err) : -1;
+  tc_tensor_free(c);
+  if (rc != 0) return -1;
+  for (int i = 0; i < nd; i++)
+    for (int j = 0; j < 2; j++) {
+      int64_t cols = wn == 0 ? 1 : ws[wn - 1], row = wn == 2 && ws[0] > 1 ? i : 0, col = cols == 1 ? 0 : j;
+      int64_t e = flat ? v[2 * i + j] : v[row * cols + col];
+      if (e < 0 && tc_dtype_is_unsigned(widths->dtype)) return bad(err, op, x, "%s", "the result is too large");
+      if (e < 0) return bad(err, op, x, "widths must be >= 0; one is %lld", (long long)e);
+      w[2 * i + j] = e;
+    }
+  return 0;
+}
+
+/* numpy.pad's modes beyond constant: each axis read through an index of
+ * its padded positions j - before (j from 0), folded into [0, n). */
+typedef enum { PAD_CONSTANT, PAD_EDGE, PAD_REFLECT, PAD_SYMMETRIC, PAD_WRAP, PAD_MODES } pad_mode;
+static const char *const pad_mode_names[PAD_MODES] = {"constant", "edge", "reflect", "symmetric", "wrap"};
+
+static tc_tensor *pad_index(pool *p, pad_mode m, int64_t n, int64_t before, int64_t total, tc_err *err) {
+  tc_tensor *j0 = keep(p, iota(total, err)), *b = j0 ? keep(p, wi(before, err)) : NULL;
+  tc_tensor *j = b ? keep(p, tc_binary(TC_OP_SUB, j0, b, err)) : NULL;
+  if (!j) return NULL;
+  if (m == PAD_WRAP) return keep(p, tc_binary(TC_OP_MOD, j, keep(p, wi(n, err)), err));
+  if (m == PAD_EDGE || n == 1) return keep(p, tc_clip(j, keep(p, wi(0, err)), keep(p, wi(n - 1, err)), err));
+  /* reflect: period 2(n - 1), k -> (n - 1) - |k - (n - 1)|; symmetric:
+     period 2n, k -> ((2n - 1) - |2k - (2n - 1)|) / 2 (exact: odd - odd) */
+  bool sym = m == PAD_SYMMETRIC;
+  int64_t period = sym ? 2 * n : 2 * (n - 1), mid = sym ? 2 * n - 1 : n - 1;
+  tc_tensor *k = keep(p, tc_binary(TC_OP_MOD, j, keep(p, wi(period, err)), err));
+  if (k && sym) k = keep(p, tc_binary(TC_OP_MUL, k, keep(p, wi(2, err)), err));
+  tc_tensor *d = k ? keep(p, tc_binary(TC_OP_SUB, k, keep(p, wi(mid, err)), err)) : NULL;
+  tc_tensor *ad = d ? keep(p, tc_unary(TC_OP_ABS, d, err)) : NULL;
+  tc_tensor *r = ad ? keep(p, tc_binary(TC_OP_SUB, keep(p, wi(mid, err)), ad, err)) : NULL;
+  return r && sym ? keep(p, tc_binary(TC_OP_FLOOR_DIV, r, keep(p, wi(2, err)), err)) : r;
+}
+
+tc_tensor *tc_pad(tc_tensor *x, tc_tensor *widths, tc_tensor *value, const char *mode, tc_err *err) {
+  tc_op op = TC_OP_PAD;
+  int m = 0;
+  while (m < PAD_MODES && strcmp(mode, pad_mode_names[m])) m++;
+  if (m == PAD_MODES) {
+    bad(err, op, x, "mode must be \"constant\", \"edge\", \"reflect\", \"symmetric\" or \"wrap\"; it is \"%.40s\"", mode);
+    return NULL;
+  }
+  if (m != PAD_CONSTANT && value) {
+    bad(err, op, x, "value= is only for mode=\"constant\" (mode is \"%s\")", mode);
+    return NULL;
+  }
+  int64_t w[2 * TC_MAX_DIMS];
+  if (pad_widths(x, widths, w, err) != 0) return NULL;
+  pool p = {0};
+  if (m == PAD_CONSTANT) {
+    tc_tensor *zero = value ? value : keep(&p, wi(0, err));
+    return done(&p, zero ? keep(&p, tc_pad_pairs(x, 2 * x->ndim, w, zero, err)) : NULL);
+  }
+  tc_tensor *r = x;
+  for (int i = 0; i < x->ndim && r; i++) {
+    int64_t n = x->shape[i], total;
+    if (w[2 * i] == 0 && w[2 * i + 1] == 0) continue;
+    if (n == 0) {
+      bad(err, op, x, "axis %d is empty: only mode=\"constant\" can pad it", i);
+      return done(&p, NULL);
+    }
+    if (__builtin_add_overflow(n, w[2 * i], &total) || __builtin_add_overflow(total, w[2 * i + 1], &total)) {
+      bad(err, op, x, "%s", "the result is too large");
+      return done(&p, NULL);
+    }
+    tc_tensor *idx = pad_index(&p, (pad_mode)m, n, w[2 * i], total, err);
+    r = idx ? keep(&p, tc_take(r, idx, i, TC_MODE_ERROR, NULL, err)) : NULL;
+  }
+  if (r == x) r = keep(&p, tc_clone(x, err));
+  if (r) r->weak = false;
+  return done(&p, r);
 }
 
 tc_tensor *tc_roll(tc_tensor *x, int64_t shift, bool has_axis, int64_t axis, tc_err *err) {

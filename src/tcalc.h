@@ -403,7 +403,12 @@ tc_tensor *tc_softmax(tc_op op, tc_tensor *x, int64_t axis, tc_err *err);       
 tc_tensor *tc_like(tc_op op, tc_tensor *x, tc_tensor *value, int dtype, tc_err *err); /* dtype -1: x's */
 tc_tensor *tc_repeat(tc_tensor *x, int64_t n, bool has_axis, int64_t axis, tc_err *err);
 tc_tensor *tc_tile(tc_tensor *x, int nreps, const int64_t *reps, tc_err *err);
-tc_tensor *tc_pad(tc_tensor *x, int nwidths, const int64_t *widths, tc_tensor *value, tc_err *err);
+/* numpy.pad's widths (a tensor that broadcasts to [ndim, 2], or one pair
+ * per axis flattened); mode "constant" with value (NULL: 0), or "edge",
+ * "reflect", "symmetric" or "wrap" (with a value: an error). */
+tc_tensor *tc_pad(tc_tensor *x, tc_tensor *widths, tc_tensor *value, const char *mode, tc_err *err);
+/* The constant mode with widths as [before, after] or one pair per axis. */
+tc_tensor *tc_pad_pairs(tc_tensor *x, int nwidths, const int64_t *widths, tc_tensor *value, tc_err *err);
 tc_tensor *tc_roll(tc_tensor *x, int64_t shift, bool has_axis, int64_t axis, tc_err *err);
 /* round(x, decimals) for decimals != 0, as NumPy: rint(x * 10^d) / 10^d. */
 tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err);

@@ -1629,7 +1629,7 @@ static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_TILE: return tc_tile(in[0], c->nd, c->dims, err);
   case TC_OP_PAD: {
     tc_tensor *v = tc_scalar_i64(1, true, err);
-    tc_tensor *o = v ? tc_pad(in[0], c->nd, c->dims, v, err) : NULL;
+    tc_tensor *o = v ? tc_pad_pairs(in[0], c->nd, c->dims, v, err) : NULL;
     tc_tensor_free(v);
     return o;
   }
