@@ -18,23 +18,57 @@ static void init_classes(void) {
   }
 }
 
+static void init_spellings(void);
+
 void lex_init(lexer *lx, const char *src, int32_t len) {
   init_classes();
+  init_spellings();
   lx->src = src;
   lx->len = len;
   lx->pos = 0;
   lx->depth = 0;
 }
 
-int lex_op_len(const char *s, int32_t avail) {
-  int best = 0;
+/* The operator spellings of the op table, found once: each symbol with
+ * the op it is between operands and before one (-1: none). A token then
+ * carries its ops, and nothing scans the table per token (that scan, with
+ * a strlen per row, was 80% of parsing 1 + 1 + ... + 1). */
+typedef struct { const char *sym; int len, infix, prefix; } op_spelling;
+static op_spelling spellings[TC_OP_COUNT + 1];
+static int nspellings;
+
+static void add_spelling(const char *sym, int op, bool prefix) {
+  int i = 0;
+  while (i < nspellings && strcmp(spellings[i].sym, sym)) i++;
+  if (i == nspellings) spellings[nspellings++] = (op_spelling){sym, (int)strlen(sym), -1, -1};
+  if (prefix) spellings[i].prefix = op;
+  else spellings[i].infix = op;
+}
+
+static void init_spellings(void) {
+  if (nspellings) return;
   for (int op = 0; op < TC_OP_COUNT; op++) {
     const char *sym = tc_op_symbol((tc_op)op);
-    int n = (int)strlen(sym);
-    if (n > best && n <= avail && memcmp(s, sym, (size_t)n) == 0) best = n;
+    if (*sym) add_spelling(sym, op, tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX);
   }
-  if (best == 0 && avail > 0 && *s == '^') best = 1;   /* the second spelling of ** (SPEC 11) */
+  add_spelling("^", TC_OP_POW, false);   /* the second spelling of ** (SPEC 11) */
+}
+
+/* The longest spelling at s, or NULL. */
+static const op_spelling *op_at(const char *s, int32_t avail) {
+  const op_spelling *best = NULL;
+  for (int i = 0; i < nspellings; i++) {
+    const op_spelling *o = &spellings[i];
+    if (o->sym[0] == *s && o->len <= avail && (!best || o->len > best->len) && !memcmp(s, o->sym, (size_t)o->len))
+      best = o;
+  }
   return best;
+}
+
+int lex_op_len(const char *s, int32_t avail) {
+  init_spellings();
+  const op_spelling *o = avail > 0 ? op_at(s, avail) : NULL;
+  return o ? o->len : 0;
 }
 
 /* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF. */
@@ -270,16 +304,21 @@ token lex_next(lexer *lx) {
   }
   if (cls[c] == C_OPCH) {
     lx->pos--;
-    int n = lex_op_len(s + lx->pos, lx->len - lx->pos);
-    if (c == '=' && n == 0) { lx->pos++; return make(lx, T_ASSIGN, start); }
-    if (n == 0) { lx->pos++; return error_tok(lx, start, "unknown operator"); }
+    const op_spelling *o = op_at(s + lx->pos, lx->len - lx->pos);
+    if (c == '=' && !o) { lx->pos++; return make(lx, T_ASSIGN, start); }
+    if (!o) { lx->pos++; return error_tok(lx, start, "unknown operator"); }
+    int n = o->len;
     lx->pos += n;
+    tok_kind k = T_OP;
     /* x += e: an arithmetic operator directly followed by '=' */
     if (lx->pos < lx->len && s[lx->pos] == '=' && strchr("+-*/%^@", c) && (n == 1 || s[start + 1] == c)) {
       lx->pos++;
-      return make(lx, T_OPASSIGN, start);
+      k = T_OPASSIGN;
     }
-    return make(lx, T_OP, start);
+    token t = make(lx, k, start);
+    t.infix = o->infix;
+    t.prefix = o->prefix;
+    return t;
   }
   if (c >= 0x80) {
     while (lx->pos < lx->len && (unsigned char)s[lx->pos] >= 0x80) lx->pos++;

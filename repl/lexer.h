@@ -35,6 +35,8 @@ typedef struct token {
   tok_kind kind;
   int32_t start, end;     /* byte offsets in the source */
   keyword kw;             /* T_KW: which */
+  int infix, prefix;      /* T_OP, T_OPASSIGN: the op (tc_op) the symbol is between
+                             operands and before one; -1: none */
   uint64_t mag;           /* T_INT: the magnitude */
   bool overflow;          /* T_INT: more than 64 bits */
   double fval;            /* T_FLOAT */

@@ -190,16 +190,12 @@ static bool is_op(const parser *p, const char *sym) {
          memcmp(p->lx.src + p->tok.start, sym, strlen(sym)) == 0;
 }
 
-/* The op whose symbol is the current token, as infix (arity 2) or prefix. */
+/* The op whose symbol is the current token, as infix (arity 2) or prefix:
+ * the lexer found it in the op table (^ is power, as in bc, Octave, Julia
+ * and R). */
 static int find_op(const parser *p, bool prefix) {
   if (p->tok.kind != T_OP) return -1;
-  if (!prefix && is_op(p, "^")) return TC_OP_POW;   /* ^ is power, as in bc, Octave, Julia and R */
-  for (int op = 0; op < TC_OP_COUNT; op++) {
-    const char *sym = tc_op_symbol((tc_op)op);
-    if (!*sym || !is_op(p, sym)) continue;
-    if ((tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX) == prefix) return op;
-  }
-  return -1;
+  return prefix ? p->tok.prefix : p->tok.infix;
 }
 
 static node *parse_expr(parser *p, int rbp);
