@@ -91,7 +91,8 @@ void parser_skip(parser *p);
  * on when its text has grown: src (which may have moved) now has len
  * bytes, the old ones unchanged. */
 void parser_resume(parser *p, const char *src, int32_t len);
-/* Frees what a parser holds outside its arena (its open blocks). */
+/* Frees what a resumable parser holds outside its arena (its open
+ * blocks); a parser that is not resumable frees it after each statement. */
 void parser_free(parser *p);
 /* Byte offset where the next statement starts. */
 int32_t parser_pos(const parser *p);

@@ -852,7 +852,17 @@ static node *parse_top(parser *p, bool *eof) {
   }
 }
 
+static parse_status statement(parser *p, node **out);
+
+/* A parser that is not resumable keeps nothing outside its arena between
+ * statements: its callers need not free it. */
 parse_status parse_statement(parser *p, node **out) {
+  parse_status st = statement(p, out);
+  if (!p->resumable && p->nframes == 0) parser_free(p);
+  return st;
+}
+
+static parse_status statement(parser *p, node **out) {
   *out = NULL;
   if (p->nframes == 0) {
     p->depth = 0;
