@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The longest C functions, by lines from the line that names the function
 to its closing brace (as ctags --fields=+ne counts). Usage:
-  scripts/longest-functions.py [-n N] [DIR_OR_FILE ...]   (default: src repl, top 10)
+  scripts/longest-functions.py [-n N] [DIR_OR_FILE ...]   (default: src repl backend, top 10)
+A directory is read whole, its subdirectories too: every .c, .h, .cu and .cuh.
 A function starts at a top-level line holding "name(" whose body's "{" opens
 brace depth 1; comments, strings, character literals and preprocessor lines are skipped."""
 import os
@@ -37,17 +38,22 @@ def strip(text):
 
 
 def functions(path):
-    lines = strip(open(path, encoding='utf-8', errors='replace').read()).split('\n')
+    text = open(path, encoding='utf-8', errors='replace').read()
+    lines, raw = strip(text).split('\n'), text.split('\n')
     depth, paren, head, start = 0, 0, None, None
     name_re = re.compile(r'([A-Za-z_]\w*)\s*\(')
     in_directive = False
     for no, line in enumerate(lines, 1):
         directive = in_directive or line.lstrip().startswith('#')
-        in_directive = directive and line.rstrip().endswith('\\')
+        # a macro's continuation, read on the raw line: a comment inside the
+        # macro ends its lines with the backslash too
+        in_directive = directive and raw[no - 1].rstrip().endswith('\\')
         if directive:   # preprocessor lines, continuations included
             continue
         for col, ch in enumerate(line):
-            if depth == 0 and paren == 0 and head is None and ch == '(':
+            # the last name( at top level before the body names the function
+            # (not a macro's use on a line before it, as TC_FOR_ALL(K_SORT, _))
+            if depth == 0 and paren == 0 and ch == '(':
                 m = None
                 for m in name_re.finditer(line[:col + 1]):
                     pass
@@ -72,6 +78,10 @@ def functions(path):
                     head = None
 
 
+# what the build compiles: C and CUDA sources and the headers they include
+SOURCES = ('.c', '.h', '.cu', '.cuh')
+
+
 def main(argv):
     top, paths = 10, []
     args = iter(argv)
@@ -81,9 +91,10 @@ def main(argv):
         else:
             paths.append(a)
     files = []
-    for p in paths or ['src', 'repl']:
+    for p in paths or ['src', 'repl', 'backend']:
         if os.path.isdir(p):
-            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith('.c'))
+            for d, _, names in sorted(os.walk(p)):
+                files += sorted(os.path.join(d, f) for f in names if f.endswith(SOURCES))
         else:
             files.append(p)
     found = sorted((f for path in files for f in functions(path)), key=lambda f: (-f[0], f[1]))
