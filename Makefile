@@ -16,6 +16,12 @@
 #                   plugin in lib/tcalc/, the man page, bash and zsh completion
 #   make uninstall  removes what make install put there (same PREFIX, DESTDIR)
 
+# Builds use every CPU unless -j is given (make -j1: one file at a time).
+# (A make started by another shares its jobs: MAKELEVEL > 0.)
+ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS))$(filter-out 0,$(MAKELEVEL)),)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 BUILD   ?= build
 SAN     ?=
 CC      ?= cc
@@ -162,39 +168,49 @@ $(BUILD)/cuda-check: $(CHECK_O) $(BUILD)/libtcalc.a | $(CUDA_LIB)
 run: $(BUILD)/tcalc
 	@$(BUILD)/tcalc
 
-RELIABILITY := tests/reliability/hostile.sh tests/reliability/signals.sh tests/reliability/soak.sh \
-               tests/reliability/history.sh tests/reliability/saves.sh
+# The suites of make test, NAME=COMMAND each, run side by side by
+# scripts/run-suites (TEST_JOBS at a time; each one's output in
+# $(BUILD)/logs/NAME.log, printed when it fails; their wall times at the
+# end). A suite whose log holds a LeakSanitizer report fails (Criterion
+# counts a test whose worker LeakSanitizer then reports as passing).
+# Long exhaustive and randomised runs run here at a sample size; make
+# test-full runs them whole.
+TEST_JOBS ?=
+SUITES = \
+  'unit=$(BUILD)/unit-tests --jobs 2' \
+  'golden=scripts/run-golden.sh $(BUILD)/tcalc' \
+  'npy-interop=scripts/npy-interop.sh $(BUILD)/tcalc' \
+  'npy-interop-needs-numpy=! CI=true PYTHON=/bin/false scripts/npy-interop.sh $(BUILD)/tcalc' \
+  'linalg-numpy=scripts/linalg-numpy.sh $(BUILD)/tcalc' \
+  'fn-numpy=scripts/fn-numpy.sh $(BUILD)/tcalc' \
+  'json-roundtrip=scripts/json-roundtrip.sh $(BUILD)/tcalc' \
+  'cli=tests/cli/run.sh $(BUILD)/tcalc' \
+  'json-strict=python3 tests/json/strict.py $(BUILD)/tcalc' \
+  'repl=tests/repl/run.sh $(BUILD)/tcalc' \
+  'reader=tests/reader/fresh.py $(BUILD)/tcalc $(FULL_FLAG)' \
+  'man=scripts/check-man.sh $(BUILD)/tcalc' \
+  'install=tests/cli/install-cycle.sh $(CUDA) $(MAKE) --no-print-directory -s CC="$(CC)" BUILD=$(BUILD) SAN=$(SAN) OPT="$(OPT)" KOPT="$(KOPT)" CUDA=$(CUDA)' \
+  'accuracy=tests/accuracy/ulp.py $(BUILD)/tcalc $(FULL_FLAG)' \
+  'scalar-paths=tests/scalar/paths.py $(BUILD)/tcalc $(if $(FULL_FLAG),,--quick)' \
+  'hostile=tests/reliability/hostile.sh $(BUILD)/tcalc' \
+  'signals=tests/reliability/signals.sh $(BUILD)/tcalc' \
+  'soak=tests/reliability/soak.sh $(BUILD)/tcalc' \
+  'history=tests/reliability/history.sh $(BUILD)/tcalc' \
+  'saves=tests/reliability/saves.sh $(BUILD)/tcalc' \
+  $(if $(FAILMALLOC),'failmalloc=tests/reliability/failmalloc.sh $(BUILD)/tcalc $(FAILMALLOC)') \
+  $(if $(CHECK_C),'cuda-emulate=$(BUILD)/cuda-check parity --emulate --quick --brief --allow-missing' \
+    'cuda-emulate-needs-plugin=! CI=true TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so $(BUILD)/cuda-check parity --emulate --quick --brief')
+FULL_FLAG =
 
-# Criterion counts a test whose worker LeakSanitizer then reports as
-# passing: the log is searched, so that a leak fails `make check`.
-test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cuda-check)
-	@$(BUILD)/unit-tests --jobs 2 2> $(BUILD)/unit-tests.log; rc=$$?; cat $(BUILD)/unit-tests.log >&2; \
-	  if grep -q 'ERROR: LeakSanitizer' $(BUILD)/unit-tests.log; then echo "unit tests: memory leaks (see above)" >&2; exit 1; fi; \
-	  exit $$rc
-	scripts/run-golden.sh $(BUILD)/tcalc
-	scripts/npy-interop.sh $(BUILD)/tcalc
-	@if CI=true PYTHON=/bin/false scripts/npy-interop.sh $(BUILD)/tcalc > /dev/null; then \
-	  echo "scripts/npy-interop.sh passed without NumPy under CI=true" >&2; exit 1; fi
-	scripts/linalg-numpy.sh $(BUILD)/tcalc
-	scripts/fn-numpy.sh $(BUILD)/tcalc
-	scripts/json-roundtrip.sh $(BUILD)/tcalc
-	tests/cli/run.sh $(BUILD)/tcalc
-	python3 tests/json/strict.py $(BUILD)/tcalc
-	tests/repl/run.sh $(BUILD)/tcalc
-	tests/reader/fresh.py $(BUILD)/tcalc
-	scripts/check-man.sh $(BUILD)/tcalc
-	@d=$$(mktemp -d) && $(MAKE) --no-print-directory -s install DESTDIR=$$d PREFIX=/opt/tcalc > /dev/null && \
-	  tests/cli/install.sh $$d /opt/tcalc $(CUDA) && $(MAKE) --no-print-directory -s uninstall DESTDIR=$$d PREFIX=/opt/tcalc && \
-	  left=$$(find $$d -type f) && rm -rf $$d && if [ -n "$$left" ]; then echo "make uninstall left: $$left" >&2; exit 1; fi
-	tests/accuracy/ulp.py $(BUILD)/tcalc
-	tests/scalar/paths.py $(BUILD)/tcalc
-	@for t in $(RELIABILITY); do $$t $(BUILD)/tcalc || exit 1; done
-	$(if $(FAILMALLOC),tests/reliability/failmalloc.sh $(BUILD)/tcalc $(FAILMALLOC))
-ifeq ($(CUDA),1)
-	$(BUILD)/cuda-check parity --emulate --quick --brief --allow-missing
-	@if CI=true TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so $(BUILD)/cuda-check parity --emulate --quick --brief \
-	  > /dev/null; then echo "cuda-check parity --emulate passed without its plugin under CI=true" >&2; exit 1; fi
-endif
+test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cuda-check) \
+      $(BUILD)/completion/tcalc $(BUILD)/completion/_tcalc
+	@scripts/run-suites $(if $(TEST_JOBS),-j $(TEST_JOBS)) --logs $(BUILD)/logs $(SUITES)
+
+# make test with the sampled suites at their full size (the accuracy
+# sweep, the scalar paths, the reader's random lines): some minutes more
+.PHONY: test-full
+test-full:
+	$(MAKE) test FULL_FLAG=--full
 
 # Every row the CPU claims, CPU vs CUDA, verified or not (see
 # backend/cuda/verified.def); exits 0 with "skipped: ..." without a device.

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs each libFuzzer harness for SECONDS seconds, one after the other, and
-# prints its executions, corpus size and peak memory. The corpus of each
+# Runs each libFuzzer harness for SECONDS seconds, FUZZ_JOBS of them at a
+# time (default: one a CPU), and prints its executions, corpus size and
+# peak memory. The corpus of each
 # harness grows in FUZZ_DIR/corpus/NAME across runs; seeds come from the
 # golden tests, tokens from the generated dictionary. Crash inputs land in
 # FUZZ_DIR/artifacts/ and fail the run.
@@ -23,18 +24,23 @@ seeds() {
     *) echo "$fdir/seeds" ;;
   esac
 }
-fail=0
-for h in "$@"; do
+# One harness: its regression inputs, then SECONDS of fuzzing; its report
+# goes to $fdir/NAME.summary, and a failure leaves $fdir/NAME.failed.
+fuzz_one() {
+  h=$1
   corpus="$fdir/corpus/$h"
   mkdir -p "$corpus"
   log="$fdir/$h.log"
+  sum="$fdir/$h.summary"
+  rm -f "$fdir/$h.failed"
+  : > "$sum"
   # Inputs that once crashed a harness run first, as plain test cases.
   regress="$root/tests/fuzz/regress/$h"
   if [ -d "$regress" ] && [ -n "$(ls "$regress")" ]; then
     if ! "$fdir/$h" -runs=0 "$regress"/* > "$fdir/$h.regress.log" 2>&1; then
-      echo "FAIL $h: a regression input crashes again (see $fdir/$h.regress.log)"; tail -30 "$fdir/$h.regress.log"
-      fail=1
-      continue
+      { echo "FAIL $h: a regression input crashes again (see $fdir/$h.regress.log)"; tail -30 "$fdir/$h.regress.log"; } >> "$sum"
+      touch "$fdir/$h.failed"
+      return
     fi
   fi
   "$fdir/$h" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 -max_len=4096 \
@@ -47,11 +53,26 @@ for h in "$@"; do
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
   files=$(ls "$corpus" | wc -l)
   printf '%-11s %ss: %s execs (%s/s), corpus %s files, %s, peak RSS %s MB\n' \
-    "$h" "$secs" "${execs:-?}" "${rate:-?}" "$files" "${cov:-cov: ?}" "${rss:-?}"
+    "$h" "$secs" "${execs:-?}" "${rate:-?}" "$files" "${cov:-cov: ?}" "${rss:-?}" >> "$sum"
   if [ "$rc" -ne 0 ]; then
-    echo "FAIL $h (exit $rc): see $log"
-    grep -E 'ERROR|SUMMARY|check failed|runtime error|Test unit written' "$log" | head -20
-    fail=1
+    { echo "FAIL $h (exit $rc): see $log"
+      grep -E 'ERROR|SUMMARY|check failed|runtime error|Test unit written' "$log" | head -20; } >> "$sum"
+    touch "$fdir/$h.failed"
   fi
+}
+# FUZZ_JOBS harnesses at a time (default: one a CPU), each one process
+# of one thread for SECONDS seconds.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for h in "$@"; do
+  if [ "$running" -ge "$jobs" ]; then wait; running=0; fi
+  fuzz_one "$h" &
+  running=$((running + 1))
+done
+wait
+fail=0
+for h in "$@"; do
+  cat "$fdir/$h.summary"
+  [ -e "$fdir/$h.failed" ] && fail=1
 done
 exit $fail

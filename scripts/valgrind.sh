@@ -20,7 +20,8 @@ exec $vg "$build/tcalc" "\$@"
 WRAP
 chmod +x "$logs/tcalc"
 fail=0
-"$root/scripts/run-golden.sh" "$logs/tcalc" || fail=1
+# as many scripts at a time as there are CPUs (valgrind runs one thread)
+"$root/scripts/run-golden.sh" -j "$(nproc 2>/dev/null || echo 1)" "$logs/tcalc" || fail=1
 
 # Criterion runs each test in a worker it forks and re-executes: valgrind
 # must trace the children to see them. Valgrind's CPU converts i64 to f32
