@@ -6,7 +6,8 @@
 # selections (sort, argsort both ways: stable, NaN last ascending and first
 # descending, also on rows of 200 000 that take the sort's split into groups;
 # unique; searchsorted; topk; median/quantile's chosen elements; the
-# dtypes of median, quantile and percentile for each method);
+# dtypes of median, quantile and percentile for each method; the nan forms
+# of the scans and of reduce_prod, with slices of NaN alone);
 # sums and transcendentals within 1e-12 (f64) or 2e-5 (f32) of the largest
 # expected magnitude. NumPy is looked for in $PYTHON (default
 # /usr/bin/python3); without it the check is skipped, saying so, except under
@@ -150,6 +151,22 @@ for dt in DTS:
                 if f == "nanmean" and not flt:
                     want = want.astype(np.float64)
                 add("%s(%s, axis=%d)" % (f, X, ax), want, tol_of(dt) if f in ("nansum", "nanmean") and flt else 0, "%s %s" % (f, xs))
+        # the other nan forms, on x with NaN and (floats) a slice of NaN
+        # alone along the last axis; an axis list too
+        xn = x.copy()
+        if flt and len(shape) > 1:
+            xn[(0,) * (len(shape) - 1)] = np.nan
+        XN = arg(xn)
+        for ax in [None] + list(range(-1, len(shape))) + ([[0, -1]] if len(shape) > 2 else []):
+            a = "" if ax is None else ", axis=%s" % ax
+            npax = tuple(ax) if isinstance(ax, list) else ax
+            sm = (xn % 3 if not flt else np.where(np.isnan(xn), xn, np.round(xn / 8, 0))).astype(dt)
+            add("nanprod(%s%s)" % (arg(sm), a), np.nanprod(sm, axis=npax), tol_of(dt) if flt else 0, "nanprod %s%s" % (xs, a))
+            if not isinstance(ax, list):
+                add("nancumsum(%s%s)" % (XN, a), np.nancumsum(xn, axis=ax).astype(dt), tol_of(dt) if flt else 0,
+                    "nancumsum %s%s" % (xs, a))
+                add("nancumprod(%s%s)" % (arg(sm), a), np.nancumprod(sm, axis=ax).astype(dt), tol_of(dt) if flt else 0,
+                    "nancumprod %s%s" % (xs, a))
         # comparison
         y = x.copy()
         if flt:

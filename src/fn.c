@@ -97,8 +97,45 @@ static int norm_axis(int64_t axis, int ndim, tc_op op, int *a, tc_err *err) {
   return 0;
 }
 
+/* ---- the nan forms (TC_NAN_FORMS) ---- */
+/* op's plain form (op itself when op is none of the nan forms) */
+static tc_op plain_of(tc_op op) {
+  double fill;
+  int plain = tc_op_nan_form(op, &fill);
+  return plain < 0 ? op : (tc_op)plain;
+}
+
+/* x with each NaN read as fill, weak as x is: what a filling nan form runs
+ * its plain form on (x itself where it holds no NaN). */
+static tc_tensor *nan_filled(tc_op op, tc_tensor *x, tc_err *err) {
+  double fill;
+  if (tc_op_nan_form(op, &fill) < 0 || tc_dtype_class(x->dtype) != TC_CLASS_FLT) return tc_tensor_ref(x);
+  pool p = {0};
+  tc_tensor *isn = keep(&p, tc_unary(TC_OP_ISNAN, x, err)), *f = isn ? keep(&p, wf(fill, err)) : NULL;
+  tc_tensor *r = f ? keep(&p, tc_where(isn, f, x, err)) : NULL;
+  if (r) r->weak = x->weak;
+  return done(&p, r);
+}
+
+/* The end of a filling nan form's call: its errors named for it, not
+ * for the plain form that ran. */
+static tc_tensor *filled_done(tc_op op, tc_tensor *filled, tc_tensor *r, tc_err *err) {
+  tc_tensor_free(filled);
+  if (!r) tc_reattribute(err, op);
+  return r;
+}
+
+tc_tensor *tc_nanprod(tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err) {
+  tc_tensor *f = nan_filled(TC_OP_NANPROD, x, err);
+  return filled_done(TC_OP_NANPROD, f, f ? tc_reduce(TC_OP_REDUCE_PROD, f, axes, keepdims, err) : NULL, err);
+}
+
 /* ---- scans ---- */
 tc_tensor *tc_scan(tc_op op, tc_tensor *x, bool has_axis, int64_t axis, tc_err *err) {
+  if (plain_of(op) != op) {
+    tc_tensor *f = nan_filled(op, x, err);
+    return filled_done(op, f, f ? tc_scan(plain_of(op), f, has_axis, axis, err) : NULL, err);
+  }
   pool p = {0};
   tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
   tc_tensor *src = has_axis ? x : keep(&p, tc_flatten(x, err));
@@ -842,11 +879,22 @@ tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err) {
 }
 
 /* ---- capabilities ---- */
+/* A nan form needs its plain form and, over floats (where NaN is looked
+ * for), the NaN test and where. */
+static bool nan_form_supported(tc_op plain, tc_dtype dt, tc_engine_id eid) {
+  if (!tc_op_supported(plain, dt, eid)) return false;
+  if (tc_dtype_class(dt) != TC_CLASS_FLT) return true;   /* the plain form's way */
+  return tc_op_supported(TC_OP_ISNAN, dt, eid) && tc_op_supported(TC_OP_WHERE, dt, eid);
+}
+
 /* What each function needs of an engine: the ops it is built from (in the
  * operand's dtype, or in the dtype the function computes in) and its calls. */
 bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
+  double fill;
+  int plain = tc_op_nan_form(op, &fill);
+  if (plain >= 0) return nan_form_supported((tc_op)plain, dt, eid);
   tc_dtype k = tc_op_kernel_dtype(op, dt);
   tc_dtype f = tc_op_kernel_dtype(TC_OP_SQRT, dt);
   bool flt = tc_dtype_class(dt) == TC_CLASS_FLT, conv = tc_cast_supported(e, dt, k);
