@@ -7,7 +7,7 @@
 # descending, also on rows of 200 000 that take the sort's split into groups;
 # unique; searchsorted; topk; median/quantile's chosen elements; the
 # dtypes of median, quantile and percentile for each method; the nan forms
-# of the scans and of reduce_prod, with slices of NaN alone);
+# of var, std, the scans and reduce_prod, with slices of NaN alone);
 # sums and transcendentals within 1e-12 (f64) or 2e-5 (f32) of the largest
 # expected magnitude. NumPy is looked for in $PYTHON (default
 # /usr/bin/python3); without it the check is skipped, saying so, except under
@@ -160,6 +160,13 @@ for dt in DTS:
         for ax in [None] + list(range(-1, len(shape))) + ([[0, -1]] if len(shape) > 2 else []):
             a = "" if ax is None else ", axis=%s" % ax
             npax = tuple(ax) if isinstance(ax, list) else ax
+            n = xn.size if ax is None else int(np.prod([shape[i] for i in np.atleast_1d(ax)]))
+            for ddof in (0, 1, 2):
+                if flt or ddof < n:   # integers with ddof >= n: NumPy's inf, tcalc's NaN
+                    for f, nf in (("nanvar", np.nanvar), ("nanstd", np.nanstd)):
+                        exact_dtype.add(len(stmts))
+                        add("%s(%s%s, ddof=%d)" % (f, XN, a, ddof), nf(xn, axis=npax, ddof=ddof), tol_of(dt) * 10,
+                            "%s %s%s ddof %d" % (f, xs, a, ddof))
             sm = (xn % 3 if not flt else np.where(np.isnan(xn), xn, np.round(xn / 8, 0))).astype(dt)
             add("nanprod(%s%s)" % (arg(sm), a), np.nanprod(sm, axis=npax), tol_of(dt) if flt else 0, "nanprod %s%s" % (xs, a))
             if not isinstance(ax, list):

@@ -437,10 +437,16 @@ static int reduced_count(tc_op op, const tc_tensor *x, const tc_axes *axes, int6
   return 0;
 }
 
+/* The nan forms take the mean and the squared deviations of the elements
+ * that are not NaN, NumPy's way (a NaN's deviation read as 0; an inf's,
+ * NaN, kept), and divide by their count less ddof, which varies by slice:
+ * NaN where it is not positive (NumPy's nanvar; var refuses such a ddof).
+ * Without NaNs they run var's operations on the same values: its bits. */
 tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, bool keepdims, tc_err *err) {
+  bool nan = plain_of(op) != op;
   int64_t n;
   if (reduced_count(op, x, axes, &n, err) != 0) return NULL;
-  if (ddof >= n) {
+  if (ddof >= n && !nan) {
     bad(err, op, x, "ddof (%lld) must be less than the count of elements (%lld)", (long long)ddof, (long long)n);
     return NULL;
   }
@@ -448,13 +454,31 @@ tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, boo
   tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
   tc_dtype c = k == TC_DT_F16 || k == TC_DT_BF16 ? TC_DT_F32 : k;   /* half floats compute in f32 */
   tc_tensor *xf = keep(&p, tc_cast(x, c, err));
-  tc_tensor *m = xf ? keep(&p, tc_reduce(TC_OP_MEAN, xf, axes, true, err)) : NULL;
+  tc_tensor *m = xf ? keep(&p, tc_reduce(nan ? TC_OP_NANMEAN : TC_OP_MEAN, xf, axes, true, err)) : NULL;
   tc_tensor *d = m ? keep(&p, tc_binary(TC_OP_SUB, xf, m, err)) : NULL;
+  tc_tensor *isn = NULL, *zero = NULL;
+  if (nan && d) {
+    zero = keep(&p, wf(0, err));
+    isn = zero ? keep(&p, tc_unary(TC_OP_ISNAN, xf, err)) : NULL;
+    d = isn ? keep(&p, tc_where(isn, zero, d, err)) : NULL;
+  }
   tc_tensor *sq = d ? keep(&p, tc_binary(TC_OP_MUL, d, d, err)) : NULL;
   tc_tensor *s = sq ? keep(&p, tc_reduce(TC_OP_REDUCE_SUM, sq, axes, keepdims, err)) : NULL;
-  tc_tensor *dn = s ? keep(&p, wf((double)(n - ddof), err)) : NULL;
+  /* in f64: n - ddof of a ddof far below zero leaves int64 */
+  tc_tensor *dn = s ? keep(&p, wf((double)n - (double)ddof, err)) : NULL, *nodof = NULL;
+  if (nan && dn) {
+    tc_tensor *nnan = keep(&p, tc_reduce(TC_OP_COUNT_NONZERO, isn, axes, keepdims, err));
+    tc_tensor *nf = nnan ? keep(&p, tc_cast(nnan, TC_DT_F64, err)) : NULL;
+    tc_tensor *dof = nf ? keep(&p, tc_binary(TC_OP_SUB, dn, nf, err)) : NULL;
+    nodof = dof ? keep(&p, tc_binary(TC_OP_LESS_EQUAL, dof, zero, err)) : NULL;
+    dn = nodof ? keep(&p, tc_cast(dof, c, err)) : NULL;   /* divided in c, as var's weak count */
+  }
   tc_tensor *v = dn ? keep(&p, tc_binary(TC_OP_DIV, s, dn, err)) : NULL;
-  if (v && op == TC_OP_STD) v = keep(&p, tc_unary(TC_OP_SQRT, v, err));
+  if (v && nodof) {   /* no degrees of freedom left */
+    tc_tensor *nanv = keep(&p, wf(NAN, err));
+    v = nanv ? keep(&p, tc_where(nodof, nanv, v, err)) : NULL;
+  }
+  if (v && plain_of(op) == TC_OP_STD) v = keep(&p, tc_unary(TC_OP_SQRT, v, err));
   if (v && v->dtype != k) v = keep(&p, tc_cast(v, k, err));
   if (v) v->weak = false;
   return done(&p, v);
@@ -879,12 +903,22 @@ tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err) {
 }
 
 /* ---- capabilities ---- */
-/* A nan form needs its plain form and, over floats (where NaN is looked
- * for), the NaN test and where. */
-static bool nan_form_supported(tc_op plain, tc_dtype dt, tc_engine_id eid) {
+/* A nan form needs its plain form and, where NaN is looked for (floats;
+ * every dtype of nanvar and nanstd, which compute in floats), what it
+ * adds: the NaN test and where, and the count of NaNs (the forms that
+ * skip them). */
+static bool nan_form_supported(tc_op op, tc_op plain, double fill, tc_dtype dt, tc_engine_id eid) {
+  const tc_engine *e = tc_engines[eid];
+  tc_dtype k = tc_op_kernel_dtype(op, dt), c = k == TC_DT_F16 || k == TC_DT_BF16 ? TC_DT_F32 : k;
+  bool var = plain == TC_OP_VAR || plain == TC_OP_STD;
+  tc_dtype m = var ? c : dt;   /* the dtype NaN is looked for in */
   if (!tc_op_supported(plain, dt, eid)) return false;
-  if (tc_dtype_class(dt) != TC_CLASS_FLT) return true;   /* the plain form's way */
-  return tc_op_supported(TC_OP_ISNAN, dt, eid) && tc_op_supported(TC_OP_WHERE, dt, eid);
+  if (!var && tc_dtype_class(dt) != TC_CLASS_FLT) return true;   /* the plain form's way */
+  if (!tc_op_supported(TC_OP_ISNAN, m, eid) || !tc_op_supported(TC_OP_WHERE, m, eid)) return false;
+  if (fill != TC_NAN_SKIP) return true;
+  return tc_op_supported(TC_OP_COUNT_NONZERO, TC_DT_BOOL, eid) && tc_cast_supported(e, TC_DT_I64, TC_DT_F64) &&
+         tc_op_supported(TC_OP_NANMEAN, c, eid) && tc_op_supported(TC_OP_LESS_EQUAL, TC_DT_F64, eid) &&
+         tc_cast_supported(e, TC_DT_F64, c);
 }
 
 /* What each function needs of an engine: the ops it is built from (in the
@@ -894,7 +928,7 @@ bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   if (!e) return false;
   double fill;
   int plain = tc_op_nan_form(op, &fill);
-  if (plain >= 0) return nan_form_supported((tc_op)plain, dt, eid);
+  if (plain >= 0) return nan_form_supported(op, (tc_op)plain, fill, dt, eid);
   tc_dtype k = tc_op_kernel_dtype(op, dt);
   tc_dtype f = tc_op_kernel_dtype(TC_OP_SQRT, dt);
   bool flt = tc_dtype_class(dt) == TC_CLASS_FLT, conv = tc_cast_supported(e, dt, k);

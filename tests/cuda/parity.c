@@ -1610,7 +1610,8 @@ static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_ARGWHERE: return tc_argwhere(in[0], err);
   case TC_OP_BINCOUNT: return tc_bincount(in[0], k, err);
   case TC_OP_HISTOGRAM: return tc_histogram(in[0], k, false, 0, false, 0, err);
-  case TC_OP_VAR: case TC_OP_STD: return tc_var(c->op, in[0], &c->axes, k, c->keepdims, err);
+  case TC_OP_VAR: case TC_OP_STD: case TC_OP_NANVAR: case TC_OP_NANSTD:
+    return tc_var(c->op, in[0], &c->axes, k, c->keepdims, err);
   case TC_OP_NANPROD: return tc_nanprod(in[0], &c->axes, c->keepdims, err);
   case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE: {
     tc_tensor *q = tc_scalar_f64(c->farg[0], true, err);
