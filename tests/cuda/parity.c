@@ -1613,7 +1613,8 @@ static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_VAR: case TC_OP_STD: case TC_OP_NANVAR: case TC_OP_NANSTD:
     return tc_var(c->op, in[0], &c->axes, k, c->keepdims, err);
   case TC_OP_NANPROD: return tc_nanprod(in[0], &c->axes, c->keepdims, err);
-  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE: {
+  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE: case TC_OP_NANMEDIAN: case TC_OP_NANQUANTILE:
+  case TC_OP_NANPERCENTILE: {
     tc_tensor *q = tc_scalar_f64(c->farg[0], true, err);
     tc_tensor *o = q ? tc_quantile(c->op, in[0], q, &c->axes, "linear", c->keepdims, err) : NULL;
     tc_tensor_free(q);
@@ -1675,7 +1676,7 @@ static void fn_case(row *r, const char *what, int ndim, const int64_t *shape, bo
   c.iarg[1] = none;
   c.iarg[2] = k;
   c.keepdims = flag;
-  c.farg[0] = r->op == TC_OP_PERCENTILE ? 30 : 0.3;
+  c.farg[0] = r->op == TC_OP_PERCENTILE || r->op == TC_OP_NANPERCENTILE ? 30 : 0.3;
   if (none) c.axes.all = true;
   else { c.axes.n = 1; c.axes.axis[0] = axis; }
   c.nd = 2;
