@@ -6,7 +6,8 @@
 # selections (sort, argsort both ways: stable, NaN last ascending and first
 # descending, also on rows of 200 000 that take the sort's split into groups;
 # unique; searchsorted; topk; median/quantile's chosen elements; the
-# dtypes of median, quantile and percentile for each method);
+# dtypes of median, quantile and percentile for each method; the nan forms
+# of the statistics, scans and reduce_prod, with slices of NaN alone);
 # sums and transcendentals within 1e-12 (f64) or 2e-5 (f32) of the largest
 # expected magnitude. NumPy is looked for in $PYTHON (default
 # /usr/bin/python3); without it the check is skipped, saying so, except under
@@ -150,6 +151,45 @@ for dt in DTS:
                 if f == "nanmean" and not flt:
                     want = want.astype(np.float64)
                 add("%s(%s, axis=%d)" % (f, X, ax), want, tol_of(dt) if f in ("nansum", "nanmean") and flt else 0, "%s %s" % (f, xs))
+        # the other nan forms, on x with NaN and (floats) a slice of NaN
+        # alone along the last axis; an axis list too
+        xn = x.copy()
+        if flt and len(shape) > 1:
+            xn[(0,) * (len(shape) - 1)] = np.nan
+        XN = arg(xn)
+        for ax in [None] + list(range(-1, len(shape))) + ([[0, -1]] if len(shape) > 2 else []):
+            a = "" if ax is None else ", axis=%s" % ax
+            npax = tuple(ax) if isinstance(ax, list) else ax
+            n = xn.size if ax is None else int(np.prod([shape[i] for i in np.atleast_1d(ax)]))
+            exact_dtype.add(len(stmts))
+            add("nanmedian(%s%s)" % (XN, a), np.nanmedian(xn, axis=npax), tol_of(dt), "nanmedian %s%s" % (xs, a))
+            # NumPy applies its 1-D function along an axis and takes the
+            # dtype of the first slice's answer: x's when that slice is NaN
+            # alone, else f64 for linear and midpoint (as tcalc, always)
+            f64 = lambda w: w.astype(np.float64) if w.dtype.kind == "f" else w
+            for m in ("linear", "lower", "higher", "nearest", "midpoint"):
+                q = [0.0, 0.1, 0.5, 0.73, 1.0]
+                sel = m in ("lower", "higher", "nearest")
+                exact_dtype.add(len(stmts))
+                want = np.nanquantile(xn, q, axis=npax, method=m)
+                add('nanquantile(%s, %s%s, method="%s")' % (XN, q, a, m), want if sel else f64(want), 0 if sel else tol_of(dt),
+                    "nanquantile %s%s %s" % (xs, a, m))
+            exact_dtype.add(len(stmts))
+            add("nanpercentile(%s, [25, 50]%s)" % (XN, a), f64(np.nanpercentile(xn, [25, 50], axis=npax)), tol_of(dt),
+                "nanpercentile %s%s" % (xs, a))
+            for ddof in (0, 1, 2):
+                if flt or ddof < n:   # integers with ddof >= n: NumPy's inf, tcalc's NaN
+                    for f, nf in (("nanvar", np.nanvar), ("nanstd", np.nanstd)):
+                        exact_dtype.add(len(stmts))
+                        add("%s(%s%s, ddof=%d)" % (f, XN, a, ddof), nf(xn, axis=npax, ddof=ddof), tol_of(dt) * 10,
+                            "%s %s%s ddof %d" % (f, xs, a, ddof))
+            sm = (xn % 3 if not flt else np.where(np.isnan(xn), xn, np.round(xn / 8, 0))).astype(dt)
+            add("nanprod(%s%s)" % (arg(sm), a), np.nanprod(sm, axis=npax), tol_of(dt) if flt else 0, "nanprod %s%s" % (xs, a))
+            if not isinstance(ax, list):
+                add("nancumsum(%s%s)" % (XN, a), np.nancumsum(xn, axis=ax).astype(dt), tol_of(dt) if flt else 0,
+                    "nancumsum %s%s" % (xs, a))
+                add("nancumprod(%s%s)" % (arg(sm), a), np.nancumprod(sm, axis=ax).astype(dt), tol_of(dt) if flt else 0,
+                    "nancumprod %s%s" % (xs, a))
         # comparison
         y = x.copy()
         if flt:
@@ -256,10 +296,11 @@ for i, (s, out, (want, tol, what)) in enumerate(zip(stmts, outs, expect)):
         fails += 1
         print("FAIL", what, out["error"]["message"])
         continue
-    # unique, quantile and percentile keep one of -0.0 and 0.0: NumPy's
-    # unstable sort or partition decides which
+    # unique, quantile, percentile and their nan forms keep one of -0.0
+    # and 0.0: NumPy's unstable sort or partition decides which
     got = np.load(saved[i]) if i in saved else as_array(out)
-    ok, msg = close(got, want, tol, not what.startswith(("unique ", "quantile ", "percentile ")))
+    ok, msg = close(got, want, tol, not what.startswith(("unique ", "quantile ", "percentile ", "nanmedian ", "nanquantile ",
+                                                        "nanpercentile ")))
     if ok and i in exact_dtype and got.dtype != want.dtype:
         ok, msg = False, "dtype %s, NumPy's %s" % (got.dtype, want.dtype)
     if not ok:

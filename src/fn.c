@@ -97,8 +97,51 @@ static int norm_axis(int64_t axis, int ndim, tc_op op, int *a, tc_err *err) {
   return 0;
 }
 
+/* ---- the nan forms (TC_NAN_FORMS) ---- */
+/* op's plain form (op itself when op is none of the nan forms) */
+static tc_op plain_of(tc_op op) {
+  double fill;
+  int plain = tc_op_nan_form(op, &fill);
+  return plain < 0 ? op : (tc_op)plain;
+}
+
+/* Whether op skips the NaNs of x: a nan form over floats (integers and
+ * bool hold none, and take the plain form's way). */
+static bool skips_nan(tc_op op, const tc_tensor *x) {
+  return plain_of(op) != op && tc_dtype_class(x->dtype) == TC_CLASS_FLT;
+}
+
+/* x with each NaN read as fill, weak as x is: what a filling nan form runs
+ * its plain form on (x itself where it holds no NaN). */
+static tc_tensor *nan_filled(tc_op op, tc_tensor *x, tc_err *err) {
+  double fill;
+  if (tc_op_nan_form(op, &fill) < 0 || tc_dtype_class(x->dtype) != TC_CLASS_FLT) return tc_tensor_ref(x);
+  pool p = {0};
+  tc_tensor *isn = keep(&p, tc_unary(TC_OP_ISNAN, x, err)), *f = isn ? keep(&p, wf(fill, err)) : NULL;
+  tc_tensor *r = f ? keep(&p, tc_where(isn, f, x, err)) : NULL;
+  if (r) r->weak = x->weak;
+  return done(&p, r);
+}
+
+/* The end of a filling nan form's call: its errors named for it, not
+ * for the plain form that ran. */
+static tc_tensor *filled_done(tc_op op, tc_tensor *filled, tc_tensor *r, tc_err *err) {
+  tc_tensor_free(filled);
+  if (!r) tc_reattribute(err, op);
+  return r;
+}
+
+tc_tensor *tc_nanprod(tc_tensor *x, const tc_axes *axes, bool keepdims, tc_err *err) {
+  tc_tensor *f = nan_filled(TC_OP_NANPROD, x, err);
+  return filled_done(TC_OP_NANPROD, f, f ? tc_reduce(TC_OP_REDUCE_PROD, f, axes, keepdims, err) : NULL, err);
+}
+
 /* ---- scans ---- */
 tc_tensor *tc_scan(tc_op op, tc_tensor *x, bool has_axis, int64_t axis, tc_err *err) {
+  if (plain_of(op) != op) {
+    tc_tensor *f = nan_filled(op, x, err);
+    return filled_done(op, f, f ? tc_scan(plain_of(op), f, has_axis, axis, err) : NULL, err);
+  }
   pool p = {0};
   tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
   tc_tensor *src = has_axis ? x : keep(&p, tc_flatten(x, err));
@@ -400,10 +443,16 @@ static int reduced_count(tc_op op, const tc_tensor *x, const tc_axes *axes, int6
   return 0;
 }
 
+/* The nan forms take the mean and the squared deviations of the elements
+ * that are not NaN, NumPy's way (a NaN's deviation read as 0; an inf's,
+ * NaN, kept), and divide by their count less ddof, which varies by slice:
+ * NaN where it is not positive (NumPy's nanvar; var refuses such a ddof).
+ * Without NaNs they run var's operations on the same values: its bits. */
 tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, bool keepdims, tc_err *err) {
+  bool nan = plain_of(op) != op;
   int64_t n;
   if (reduced_count(op, x, axes, &n, err) != 0) return NULL;
-  if (ddof >= n) {
+  if (ddof >= n && !nan) {
     bad(err, op, x, "ddof (%lld) must be less than the count of elements (%lld)", (long long)ddof, (long long)n);
     return NULL;
   }
@@ -411,13 +460,31 @@ tc_tensor *tc_var(tc_op op, tc_tensor *x, const tc_axes *axes, int64_t ddof, boo
   tc_dtype k = tc_op_kernel_dtype(op, x->dtype);
   tc_dtype c = k == TC_DT_F16 || k == TC_DT_BF16 ? TC_DT_F32 : k;   /* half floats compute in f32 */
   tc_tensor *xf = keep(&p, tc_cast(x, c, err));
-  tc_tensor *m = xf ? keep(&p, tc_reduce(TC_OP_MEAN, xf, axes, true, err)) : NULL;
+  tc_tensor *m = xf ? keep(&p, tc_reduce(nan ? TC_OP_NANMEAN : TC_OP_MEAN, xf, axes, true, err)) : NULL;
   tc_tensor *d = m ? keep(&p, tc_binary(TC_OP_SUB, xf, m, err)) : NULL;
+  tc_tensor *isn = NULL, *zero = NULL;
+  if (nan && d) {
+    zero = keep(&p, wf(0, err));
+    isn = zero ? keep(&p, tc_unary(TC_OP_ISNAN, xf, err)) : NULL;
+    d = isn ? keep(&p, tc_where(isn, zero, d, err)) : NULL;
+  }
   tc_tensor *sq = d ? keep(&p, tc_binary(TC_OP_MUL, d, d, err)) : NULL;
   tc_tensor *s = sq ? keep(&p, tc_reduce(TC_OP_REDUCE_SUM, sq, axes, keepdims, err)) : NULL;
-  tc_tensor *dn = s ? keep(&p, wf((double)(n - ddof), err)) : NULL;
+  /* in f64: n - ddof of a ddof far below zero leaves int64 */
+  tc_tensor *dn = s ? keep(&p, wf((double)n - (double)ddof, err)) : NULL, *nodof = NULL;
+  if (nan && dn) {
+    tc_tensor *nnan = keep(&p, tc_reduce(TC_OP_COUNT_NONZERO, isn, axes, keepdims, err));
+    tc_tensor *nf = nnan ? keep(&p, tc_cast(nnan, TC_DT_F64, err)) : NULL;
+    tc_tensor *dof = nf ? keep(&p, tc_binary(TC_OP_SUB, dn, nf, err)) : NULL;
+    nodof = dof ? keep(&p, tc_binary(TC_OP_LESS_EQUAL, dof, zero, err)) : NULL;
+    dn = nodof ? keep(&p, tc_cast(dof, c, err)) : NULL;   /* divided in c, as var's weak count */
+  }
   tc_tensor *v = dn ? keep(&p, tc_binary(TC_OP_DIV, s, dn, err)) : NULL;
-  if (v && op == TC_OP_STD) v = keep(&p, tc_unary(TC_OP_SQRT, v, err));
+  if (v && nodof) {   /* no degrees of freedom left */
+    tc_tensor *nanv = keep(&p, wf(NAN, err));
+    v = nanv ? keep(&p, tc_where(nodof, nanv, v, err)) : NULL;
+  }
+  if (v && plain_of(op) == TC_OP_STD) v = keep(&p, tc_unary(TC_OP_SQRT, v, err));
   if (v && v->dtype != k) v = keep(&p, tc_cast(v, k, err));
   if (v) v->weak = false;
   return done(&p, v);
@@ -438,6 +505,15 @@ static int method_id(const char *m) {
 /* Methods that select an element (the result keeps x's dtype, as NumPy). */
 static bool method_selects(int method) { return method == 1 || method == 2 || method == 3; }
 
+static bool is_median(tc_op op) { return plain_of(op) == TC_OP_MEDIAN; }
+
+/* (a + b) / 2: the median's middle of two, as NumPy's */
+static tc_tensor *middle(pool *p, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  tc_tensor *sum = a && b ? keep(p, tc_binary(TC_OP_ADD, a, b, err)) : NULL;
+  tc_tensor *two = sum ? keep(p, wf(2, err)) : NULL;
+  return two ? keep(p, tc_binary(TC_OP_DIV, sum, two, err)) : NULL;
+}
+
 /* One quantile q of the rows of s (sorted along its last axis, n long). */
 static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, bool median, tc_err *err) {
   int last = s->ndim - 1;
@@ -445,11 +521,9 @@ static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, boo
   double v = q * (double)(n - 1);
   int64_t lo = (int64_t)floor(v), hi = lo + 1 < n ? lo + 1 : n - 1;
   double t = v - (double)lo;
-  if (median) {   /* the mean of the two middle ones, as NumPy's */
+  if (median) {
     tc_tensor *a = keep(p, narrow(s, last, (n - 1) / 2, 1, err)), *b = a ? keep(p, narrow(s, last, n / 2, 1, err)) : NULL;
-    tc_tensor *sum = b ? keep(p, tc_binary(TC_OP_ADD, a, b, err)) : NULL;
-    tc_tensor *two = sum ? keep(p, wf(2, err)) : NULL;
-    return two ? keep(p, tc_binary(TC_OP_DIV, sum, two, err)) : NULL;
+    return middle(p, a, b, err);
   }
   if (method == 1) return keep(p, narrow(s, last, lo, 1, err));
   if (method == 2) return keep(p, narrow(s, last, t > 0 ? hi : lo, 1, err));
@@ -466,17 +540,74 @@ static tc_tensor *quantile_rows(pool *p, tc_tensor *s, double q, int method, boo
   return dw ? keep(p, tc_binary(t < 0.5 ? TC_OP_ADD : TC_OP_SUB, ab, dw, err)) : NULL;
 }
 
-static tc_tensor *quantile_of(tc_tensor *s, double q, int method, bool median, tc_err *err) {
+/* Ops whose result joins the pool, of operands that may be NULL (a step
+ * before failed, its error set): NULL then. */
+static tc_tensor *kbin(pool *p, tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  return a && b ? keep(p, tc_binary(op, a, b, err)) : NULL;
+}
+static tc_tensor *kun(pool *p, tc_op op, tc_tensor *x, tc_err *err) { return x ? keep(p, tc_unary(op, x, err)) : NULL; }
+static tc_tensor *kcast(pool *p, tc_tensor *x, tc_dtype dt, tc_err *err) { return x ? keep(p, tc_cast(x, dt, err)) : NULL; }
+static tc_tensor *kwhere(pool *p, tc_tensor *c, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  return c && a && b ? keep(p, tc_where(c, a, b, err)) : NULL;
+}
+
+/* Each row's element of s at pos (a whole number, f64 or i64, [..., 1]);
+ * clipped into the row (a row of NaN alone reads its first, and gives
+ * NaN later). */
+static tc_tensor *at_rows(pool *p, tc_tensor *s, tc_tensor *pos, tc_err *err) {
+  tc_tensor *i = kcast(p, pos, TC_DT_I64, err);
+  return i ? keep(p, tc_take_along_axis(s, i, s->ndim - 1, TC_MODE_CLIP, NULL, err)) : NULL;
+}
+
+/* quantile_rows over the first cnt (i64, [..., 1]) elements of each row
+ * of s, those that are not NaN (NaN sorts last): the nan forms. The same
+ * positions and operations, but the positions vary by row: tensors, their
+ * elements gathered, and t's choice of formula a where. */
+static tc_tensor *quantile_counted(pool *p, tc_tensor *s, tc_tensor *cnt, double q, int method, bool median,
+                                   tc_err *err) {
+  if (median) {
+    tc_tensor *one = keep(p, wi(1, err)), *two = one ? keep(p, wi(2, err)) : NULL;
+    tc_tensor *lo = kbin(p, TC_OP_FLOOR_DIV, kbin(p, TC_OP_SUB, cnt, one, err), two, err);
+    tc_tensor *hi = kbin(p, TC_OP_FLOOR_DIV, lo ? cnt : NULL, two, err);
+    tc_tensor *a = at_rows(p, s, hi ? lo : NULL, err), *b = at_rows(p, s, a ? hi : NULL, err);
+    return middle(p, a, b, err);
+  }
+  /* v = q (cnt - 1), lo = floor(v), hi = min(lo + 1, cnt - 1), t = v - lo */
+  tc_tensor *one = keep(p, wf(1, err)), *zero = one ? keep(p, wf(0, err)) : NULL;
+  tc_tensor *half = zero ? keep(p, wf(0.5, err)) : NULL, *qs = half ? keep(p, wf(q, err)) : NULL;
+  tc_tensor *n1 = kbin(p, TC_OP_SUB, kcast(p, qs ? cnt : NULL, TC_DT_F64, err), one, err);
+  tc_tensor *v = kbin(p, TC_OP_MUL, n1, qs, err);
+  tc_tensor *lo = kun(p, TC_OP_FLOOR, v, err);
+  tc_tensor *hi = kbin(p, TC_OP_MINIMUM, kbin(p, TC_OP_ADD, lo, one, err), n1, err);
+  tc_tensor *t = kbin(p, TC_OP_SUB, hi ? v : NULL, lo, err);
+  tc_tensor *tpos = kbin(p, TC_OP_GREATER, t, zero, err);
+  if (!tpos) return NULL;
+  if (method == 1) return at_rows(p, s, lo, err);
+  if (method == 2) return at_rows(p, s, kwhere(p, tpos, hi, lo, err), err);
+  if (method == 3) return at_rows(p, s, kun(p, TC_OP_ROUND, v, err), err);   /* half to even, as nearbyint */
+  if (method == 4 && !(t = kwhere(p, tpos, half, zero, err))) return NULL;
+  tc_tensor *a = at_rows(p, s, lo, err), *b = at_rows(p, s, a ? hi : NULL, err);
+  tc_tensor *df = kcast(p, kbin(p, TC_OP_SUB, b, a, err), TC_DT_F64, err);
+  tc_tensor *af = kcast(p, df ? a : NULL, TC_DT_F64, err), *bf = kcast(p, af ? b : NULL, TC_DT_F64, err);
+  tc_tensor *up = kbin(p, TC_OP_ADD, af, kbin(p, TC_OP_MUL, df, bf ? t : NULL, err), err);
+  tc_tensor *down = kbin(p, TC_OP_SUB, bf, kbin(p, TC_OP_MUL, df, kbin(p, TC_OP_SUB, up ? one : NULL, t, err), err), err);
+  return kwhere(p, kbin(p, TC_OP_GREATER_EQUAL, down ? t : NULL, half, err), down, up, err);
+}
+
+/* One quantile of the rows of s: of all n elements, or (cnt) of the
+ * first cnt of each. */
+static tc_tensor *quantile_of(tc_tensor *s, tc_tensor *cnt, double q, int method, bool median, tc_err *err) {
   pool p = {0};
-  return done(&p, quantile_rows(&p, s, q, method, median, err));
+  tc_tensor *r = cnt ? quantile_counted(&p, s, cnt, q, method, median, err) : quantile_rows(&p, s, q, method, median, err);
+  return done(&p, r);
 }
 
 /* The quantiles asked for, scaled to [0, 1] (0.5 for the median), in *qv:
  * buf, or memory the caller frees when there are more than 64. */
 static int quantile_qs(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, double *buf, double **qv, int64_t *nq,
                        tc_err *err) {
-  bool median = op == TC_OP_MEDIAN;
-  double scale = op == TC_OP_PERCENTILE ? 100 : 1;
+  bool median = is_median(op);
+  double scale = plain_of(op) == TC_OP_PERCENTILE ? 100 : 1;
   *nq = median ? 1 : tc_numel(q);
   tc_tensor *qh = median ? NULL : keep(p, tc_cast(q, TC_DT_F64, err));
   if (!median && !qh) return -1;
@@ -517,13 +648,25 @@ static tc_tensor *reduced_last(pool *p, tc_tensor *x, const kept_axes *ka, tc_dt
   return cp ? keep(p, tc_reshape(cp, ka->nk + 1, rshape, err)) : NULL;
 }
 
+/* The result's shape, q's then the kept dims (the median has no q), in
+ * oshape; its dims, or -1 (the error set) when they are too many. */
+static int result_dims(tc_op op, tc_tensor *x, tc_tensor *q, const kept_axes *ka, int64_t *oshape, tc_err *err) {
+  int on = 0;
+  if (!is_median(op))
+    for (int i = 0; i < q->ndim; i++) oshape[on++] = q->shape[i];
+  for (int i = 0; i < ka->nk; i++) oshape[on++] = ka->kshape[i];
+  return on > TC_MAX_DIMS ? bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions") : on;
+}
+
 /* The quantiles qv of the rows of rs (n > 0 long), stacked first, with
- * q's shape then the kept dims; a row holding NaN gives NaN. */
+ * q's shape then the kept dims; a row holding NaN gives NaN, and of the
+ * nan forms a row of NaN alone. */
 static tc_tensor *quantiles_of_rows(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, tc_tensor *rs, const kept_axes *ka,
                                     int meth, const double *qv, int64_t nq, tc_err *err) {
-  bool median = op == TC_OP_MEDIAN;
+  bool median = is_median(op), skip = skips_nan(op, x);
   int nk = ka->nk;
-  /* the positions read: each quantile's (quantile_rows) and the last (NaN) */
+  /* the positions read: each quantile's (quantile_rows) and the last (NaN);
+   * the nan forms' vary by row, and sort the rows whole */
   int64_t n = ka->n, kb[64], *kth = 3 * nq + 1 <= 64 ? kb : malloc(sizeof(int64_t) * (size_t)(3 * nq + 1)), nkth = 0;
   for (int64_t i = 0; kth && i < nq; i++) {
     double v = qv[i] * (double)(n - 1);
@@ -537,41 +680,46 @@ static tc_tensor *quantiles_of_rows(pool *p, tc_op op, tc_tensor *x, tc_tensor *
   int64_t u = 0;
   for (int64_t i = 0; i < nkth; i++)
     if (u == 0 || kth[i] != kth[u - 1]) kth[u++] = kth[i];
-  nkth = u * SELECT_FEW <= n ? u : 0;
+  nkth = u * SELECT_FEW <= n && !skip ? u : 0;
   tc_tensor *s = keep(p, sort_last(TC_OP_SORT, rs, nk, false, kth, nkth, err));
   if (kth != kb) free(kth);
+  /* the nan forms: each row's count of numbers */
+  tc_tensor *cnt = NULL;
+  if (s && skip) {
+    tc_axes last = {.n = 1, .axis = {nk}};
+    tc_tensor *isn = keep(p, tc_unary(TC_OP_ISNAN, s, err));
+    tc_tensor *nnan = isn ? keep(p, tc_reduce(TC_OP_COUNT_NONZERO, isn, &last, true, err)) : NULL;
+    cnt = kbin(p, TC_OP_SUB, nnan ? keep(p, wi(n, err)) : NULL, nnan, err);
+    if (!cnt) return NULL;
+  }
   tc_tensor **pp = s ? calloc((size_t)(nq ? nq : 1), sizeof(tc_tensor *)) : NULL;
   if (!pp) {
     if (s) tc_err_set(err, TC_E_OOM, (int)op, -1, "out of memory");
     return NULL;
   }
   bool ok = true;
-  for (int64_t i = 0; i < nq && ok; i++) ok = (pp[i] = quantile_of(s, qv[i], meth, median, err)) != NULL;
+  for (int64_t i = 0; i < nq && ok; i++) ok = (pp[i] = quantile_of(s, cnt, qv[i], meth, median, err)) != NULL;
   tc_tensor *st = ok && nq > INT32_MAX ? NULL : ok ? keep(p, tc_stack((int)nq, pp, 0, err)) : NULL;
   for (int64_t i = 0; i < nq; i++) tc_tensor_free(pp[i]);
   free(pp);
-  /* the NaN rows: NaN sorts last, so a row holds one when its last element is */
+  /* the rows without an answer: NaN sorts last, so a row holds one when
+   * its last element is; of the nan forms, a row whose count is 0 */
   tc_tensor *res = st;
   if (st && tc_dtype_class(rs->dtype) == TC_CLASS_FLT) {
-    tc_tensor *lastc = keep(p, narrow(s, nk, ka->n - 1, 1, err));
-    tc_tensor *isn = lastc ? keep(p, tc_unary(TC_OP_ISNAN, lastc, err)) : NULL;
-    tc_tensor *nan = isn ? keep(p, tc_scalar_f64(NAN, true, err)) : NULL;
-    res = nan ? keep(p, tc_where(isn, nan, st, err)) : NULL;
+    tc_tensor *none = skip ? kbin(p, TC_OP_EQUAL, cnt, keep(p, wi(0, err)), err)
+                           : kun(p, TC_OP_ISNAN, keep(p, narrow(s, nk, ka->n - 1, 1, err)), err);
+    res = kwhere(p, none, none ? keep(p, tc_scalar_f64(NAN, true, err)) : NULL, st, err);
   }
   /* [nq, ..., 1] to q's shape and the kept dims */
   int64_t oshape[2 * TC_MAX_DIMS];
-  int on = 0;
-  if (!median)
-    for (int i = 0; i < q->ndim; i++) oshape[on++] = q->shape[i];
-  for (int i = 0; i < nk; i++) oshape[on++] = ka->kshape[i];
-  if (res && on > TC_MAX_DIMS) { bad(err, op, x, "%s", "q and the kept dimensions make too many dimensions"); return NULL; }
-  return res ? keep(p, tc_reshape(res, on, oshape, err)) : NULL;
+  int on = res ? result_dims(op, x, q, ka, oshape, err) : -1;
+  return on >= 0 ? keep(p, tc_reshape(res, on, oshape, err)) : NULL;
 }
 
 /* res with the reduced axes back as size 1, after q's dims. */
 static tc_tensor *keep_reduced_dims(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, const bool *mask, tc_tensor *res,
                                     tc_err *err) {
-  int qd = op == TC_OP_MEDIAN ? 0 : q->ndim, on = 0;
+  int qd = is_median(op) ? 0 : q->ndim, on = 0;
   int64_t oshape[2 * TC_MAX_DIMS];
   for (int i = 0; i < qd; i++) oshape[on++] = q->shape[i];
   for (int i = 0; i < x->ndim; i++) oshape[on++] = mask[i] ? 1 : x->shape[i];
@@ -581,17 +729,24 @@ static tc_tensor *keep_reduced_dims(pool *p, tc_op op, tc_tensor *x, tc_tensor *
 
 static tc_tensor *quantile_in(pool *p, tc_op op, tc_tensor *x, tc_tensor *q, const bool *mask, int meth,
                               const double *qv, int64_t nq, bool keepdims, tc_err *err) {
-  bool median = op == TC_OP_MEDIAN;
+  bool median = is_median(op);
   kept_axes ka = kept_of(x, mask);
-  if (ka.n == 0 && !median) { bad(err, op, x, "%s", "cannot take a quantile of zero elements"); return NULL; }
   /* sorted in x's dtype for the selecting methods, else in the op's
    * (floats their own, integers and bool f64) */
   tc_dtype k = !median && method_selects(meth) ? x->dtype : tc_op_kernel_dtype(op, x->dtype);
+  /* zero elements: NaN for the median (as NumPy) and, as for a slice of
+   * NaN alone, for the nan forms, in a dtype that holds NaN */
+  if (ka.n == 0 && !((median || plain_of(op) != op) && tc_dtype_class(k) == TC_CLASS_FLT)) {
+    bad(err, op, x, "%s", "cannot take a quantile of zero elements");
+    return NULL;
+  }
   tc_tensor *rs = reduced_last(p, x, &ka, k, err), *res;
   if (!rs) return NULL;
-  if (ka.n == 0) {   /* median of nothing: NaN, as NumPy */
-    tc_tensor *nan = keep(p, tc_scalar_f64(NAN, false, err));
-    res = nan ? keep(p, tc_full(ka.nk, ka.kshape, nan, (int)k, err)) : NULL;
+  if (ka.n == 0) {
+    int64_t oshape[2 * TC_MAX_DIMS];
+    int on = result_dims(op, x, q, &ka, oshape, err);
+    tc_tensor *nan = on >= 0 ? keep(p, tc_scalar_f64(NAN, false, err)) : NULL;
+    res = nan ? keep(p, tc_full(on, oshape, nan, (int)k, err)) : NULL;
   } else {
     res = quantiles_of_rows(p, op, x, q, rs, &ka, meth, qv, nq, err);
   }
@@ -939,11 +1094,36 @@ tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err) {
 }
 
 /* ---- capabilities ---- */
+/* A nan form needs its plain form and, where NaN is looked for (floats;
+ * every dtype of nanvar and nanstd, which compute in floats), what it
+ * adds: the NaN test and where, the count of NaNs (the forms that skip
+ * them), and of the quantiles the gather at positions computed in f64. */
+static bool nan_form_supported(tc_op op, tc_op plain, double fill, tc_dtype dt, tc_engine_id eid) {
+  const tc_engine *e = tc_engines[eid];
+  tc_dtype k = tc_op_kernel_dtype(op, dt), c = k == TC_DT_F16 || k == TC_DT_BF16 ? TC_DT_F32 : k;
+  bool var = plain == TC_OP_VAR || plain == TC_OP_STD;
+  tc_dtype m = var ? c : dt;   /* the dtype NaN is looked for in */
+  if (!tc_op_supported(plain, dt, eid)) return false;
+  if (!var && tc_dtype_class(dt) != TC_CLASS_FLT) return true;   /* the plain form's way */
+  if (!tc_op_supported(TC_OP_ISNAN, m, eid) || !tc_op_supported(TC_OP_WHERE, m, eid)) return false;
+  if (fill != TC_NAN_SKIP) return true;
+  if (!tc_op_supported(TC_OP_COUNT_NONZERO, TC_DT_BOOL, eid) || !tc_cast_supported(e, TC_DT_I64, TC_DT_F64)) return false;
+  if (var)
+    return tc_op_supported(TC_OP_NANMEAN, c, eid) && tc_op_supported(TC_OP_LESS_EQUAL, TC_DT_F64, eid) &&
+           tc_cast_supported(e, TC_DT_F64, c);
+  return tc_op_supported(TC_OP_TAKE_ALONG_AXIS, dt, eid) && tc_op_supported(TC_OP_FLOOR, TC_DT_F64, eid) &&
+         tc_op_supported(TC_OP_ROUND, TC_DT_F64, eid) && tc_op_supported(TC_OP_MINIMUM, TC_DT_F64, eid) &&
+         tc_op_supported(TC_OP_FLOOR_DIV, TC_DT_I64, eid) && tc_cast_supported(e, TC_DT_F64, TC_DT_I64);
+}
+
 /* What each function needs of an engine: the ops it is built from (in the
  * operand's dtype, or in the dtype the function computes in) and its calls. */
 bool tc_fn_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
   const tc_engine *e = tc_engines[eid];
   if (!e) return false;
+  double fill;
+  int plain = tc_op_nan_form(op, &fill);
+  if (plain >= 0) return nan_form_supported(op, (tc_op)plain, fill, dt, eid);
   tc_dtype k = tc_op_kernel_dtype(op, dt);
   tc_dtype f = tc_op_kernel_dtype(TC_OP_SQRT, dt);
   bool flt = tc_dtype_class(dt) == TC_CLASS_FLT, conv = tc_cast_supported(e, dt, k);

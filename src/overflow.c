@@ -544,7 +544,8 @@ done:
 /* ---- sums and products ----
  * x is contiguous with its reduced axes last: m outputs of n elements each. */
 bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt) {
-  return tc_overflow_judges_matmul(kdt) && (op == TC_OP_REDUCE_SUM || op == TC_OP_REDUCE_PROD);
+  /* an integer nansum (no NaN to skip) is a sum */
+  return tc_overflow_judges_matmul(kdt) && (op == TC_OP_REDUCE_SUM || op == TC_OP_NANSUM || op == TC_OP_REDUCE_PROD);
 }
 
 /* The exact sum of a row of n values of one integer dtype, stamped per
@@ -699,7 +700,7 @@ int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc
       if (zero) e = ex(0);
       else if (e.big) e.big = neg ? -1 : 1;
     }
-    if (put_judged(e, kdt, o, r, op, out->ndim, out->shape, op == TC_OP_REDUCE_SUM ? "the exact sum" : "the exact product",
+    if (put_judged(e, kdt, o, r, op, out->ndim, out->shape, prod ? "the exact product" : "the exact sum",
                    err) != 0)
       goto done;
   }

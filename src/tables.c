@@ -174,6 +174,15 @@ bool tc_op_keeps_weak(tc_op op) {
   return keeps[op_info[op].rule];
 }
 
+int tc_op_nan_form(tc_op op, double *fill) {
+  switch (op) {
+#define X(N, P, f) case TC_OP_##N: *fill = f; return TC_OP_##P;
+    TC_NAN_FORMS(X)
+#undef X
+  default: return -1;
+  }
+}
+
 static const struct { const char *name; tc_op op; } aliases[] = {
 #define X(a, E, ...) {#a, TC_OP_##E},
   TC_ALIASES(X, _)

@@ -139,6 +139,9 @@ const char *tc_op_signature(tc_op op);            /* as :help shows it */
 const char *tc_op_params(tc_op op);               /* with types (src/ops.def) */
 const char *tc_op_doc(tc_op op);
 int tc_op_from_name(const char *name);          /* ops and aliases; -1 if none */
+/* When op is a nan form (TC_NAN_FORMS), its plain form, and in *fill what
+ * it reads a NaN as (TC_NAN_SKIP: it skips them); else -1. */
+int tc_op_nan_form(tc_op op, double *fill);
 const char *tc_code_name(tc_code code);
 int tc_code_exit(tc_code code);
 const char *tc_engine_name(tc_engine_id id);

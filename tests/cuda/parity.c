@@ -1594,7 +1594,8 @@ static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err) {
   bool none = c->iarg[1] != 0;
   int64_t axis = c->iarg[0], k = c->iarg[2];
   switch (c->op) {
-  case TC_OP_CUMSUM: case TC_OP_CUMPROD: case TC_OP_CUMMAX: case TC_OP_CUMMIN:
+  case TC_OP_CUMSUM: case TC_OP_CUMPROD: case TC_OP_CUMMAX: case TC_OP_CUMMIN: case TC_OP_NANCUMSUM:
+  case TC_OP_NANCUMPROD:
     return tc_scan(c->op, in[0], !none, axis, err);
   case TC_OP_DIFF: return tc_diff(in[0], k, axis, err);
   case TC_OP_SORT: case TC_OP_ARGSORT: return tc_sort(c->op, in[0], axis, c->keepdims, err);
@@ -1609,8 +1610,11 @@ static tc_tensor *apply_fn(const pcase *c, tc_tensor **in, tc_err *err) {
   case TC_OP_ARGWHERE: return tc_argwhere(in[0], err);
   case TC_OP_BINCOUNT: return tc_bincount(in[0], k, err);
   case TC_OP_HISTOGRAM: return tc_histogram(in[0], k, false, 0, false, 0, err);
-  case TC_OP_VAR: case TC_OP_STD: return tc_var(c->op, in[0], &c->axes, k, c->keepdims, err);
-  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE: {
+  case TC_OP_VAR: case TC_OP_STD: case TC_OP_NANVAR: case TC_OP_NANSTD:
+    return tc_var(c->op, in[0], &c->axes, k, c->keepdims, err);
+  case TC_OP_NANPROD: return tc_nanprod(in[0], &c->axes, c->keepdims, err);
+  case TC_OP_MEDIAN: case TC_OP_QUANTILE: case TC_OP_PERCENTILE: case TC_OP_NANMEDIAN: case TC_OP_NANQUANTILE:
+  case TC_OP_NANPERCENTILE: {
     tc_tensor *q = tc_scalar_f64(c->farg[0], true, err);
     tc_tensor *o = q ? tc_quantile(c->op, in[0], q, &c->axes, "linear", c->keepdims, err) : NULL;
     tc_tensor_free(q);
@@ -1649,9 +1653,13 @@ static void fn_case(row *r, const char *what, int ndim, const int64_t *shape, bo
   if (r->op == TC_OP_BINCOUNT) idx_spec(&c.in[0], r->dt, ndim, shape, 0, r->dt == TC_DT_BOOL ? 2 : 50);
   else if (edges) { spec_init(&c.in[0], r->dt, ndim, shape); fill_edges(&c.in[0]); }
   else x_spec(&c.in[0], r->dt, ndim, shape, false);
+  double nan_fill;
+  bool nan_form = tc_op_nan_form(r->op, &nan_fill) >= 0;
   if (r->op == TC_OP_HISTOGRAM || r->op == TC_OP_MEDIAN || r->op == TC_OP_QUANTILE || r->op == TC_OP_PERCENTILE ||
-      r->op == TC_OP_SOFTMAX || r->op == TC_OP_LOG_SOFTMAX || r->op == TC_OP_VAR || r->op == TC_OP_STD)
+      r->op == TC_OP_SOFTMAX || r->op == TC_OP_LOG_SOFTMAX || r->op == TC_OP_VAR || r->op == TC_OP_STD || nan_form)
     if (!edges && tc_dtype_class(r->dt) == TC_CLASS_FLT) fill(&c.in[0], G_RANDOM);   /* finite, so a range exists */
+  if (nan_form && !edges && tc_dtype_class(r->dt) == TC_CLASS_FLT)   /* and NaNs for the nan forms */
+    for (int64_t i = 0; i < spec_numel(&c.in[0]); i += 7) put(r->dt, c.in[0].data, i, false, 0, NAN);
   c.in[0].transposed = transposed && ndim == 2;
   if (two) {
     if (r->op == TC_OP_SEARCHSORTED) x_spec(&c.in[1], r->dt, 1, (int64_t[]){37}, false);
@@ -1668,7 +1676,7 @@ static void fn_case(row *r, const char *what, int ndim, const int64_t *shape, bo
   c.iarg[1] = none;
   c.iarg[2] = k;
   c.keepdims = flag;
-  c.farg[0] = r->op == TC_OP_PERCENTILE ? 30 : 0.3;
+  c.farg[0] = r->op == TC_OP_PERCENTILE || r->op == TC_OP_NANPERCENTILE ? 30 : 0.3;
   if (none) c.axes.all = true;
   else { c.axes.n = 1; c.axes.axis[0] = axis; }
   c.nd = 2;
