@@ -342,6 +342,10 @@ void tc_io_signal_cleanup(void);
  * the first digit; returns how many digits. Of the shortest, the nearest
  * to v (ties to even). */
 int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10);
+/* v in decimal at p (at most 20 characters, 21 with a sign; no NUL);
+ * returns the end. */
+char *tc_put_u64(char *p, uint64_t v);
+char *tc_put_i64(char *p, int64_t v);
 
 /* ---- matrix products (SPEC 5.2) ---- */
 /* NumPy matmul: 1-D operands promoted to matrices and the added dimension
