@@ -172,6 +172,7 @@ test: $(BUILD)/tcalc $(BUILD)/unit-tests $(CUDA_LIB) $(if $(CHECK_C),$(BUILD)/cu
 	  if grep -q 'ERROR: LeakSanitizer' $(BUILD)/unit-tests.log; then echo "unit tests: memory leaks (see above)" >&2; exit 1; fi; \
 	  exit $$rc
 	scripts/run-golden.sh $(BUILD)/tcalc
+	tests/print/run.sh $(BUILD)/tcalc
 	scripts/npy-interop.sh $(BUILD)/tcalc
 	@if CI=true PYTHON=/bin/false scripts/npy-interop.sh $(BUILD)/tcalc > /dev/null; then \
 	  echo "scripts/npy-interop.sh passed without NumPy under CI=true" >&2; exit 1; fi
