@@ -179,6 +179,7 @@ TEST_JOBS ?=
 SUITES = \
   'unit=$(BUILD)/unit-tests --jobs 2' \
   'golden=scripts/run-golden.sh $(BUILD)/tcalc' \
+  'print=tests/print/run.sh $(BUILD)/tcalc' \
   'npy-interop=scripts/npy-interop.sh $(BUILD)/tcalc' \
   'npy-interop-needs-numpy=! CI=true PYTHON=/bin/false scripts/npy-interop.sh $(BUILD)/tcalc' \
   'linalg-numpy=scripts/linalg-numpy.sh $(BUILD)/tcalc' \

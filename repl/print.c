@@ -6,77 +6,145 @@
 #include <string.h>
 #include "print.h"
 
-/* ---- numbers ---- */
-void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
-  if (isnan(v)) { snprintf(buf, n, "nan"); return; }
-  if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
-  char digits[24];
-  int nd, exp10, p = 0;
-  bool neg = signbit(v);
+/* ---- numbers ----
+ * An element's text is at most 24 bytes ("-2.2250738585072014e-308",
+ * "-9223372036854775808"); the writers store fixed-size blocks (no call to
+ * memcpy per piece) and may write garbage up to ELEM_ROOM bytes from where
+ * they start, which the next writes cover (src/shortest.c's TC_PUT_ROOM
+ * after a sign and "0.000"). */
+#define ELEM_ROOM 48
+_Static_assert(ELEM_ROOM >= TC_PUT_ROOM + 6, "room for a float's digits after its sign and leading zeros");
+
+/* How an element is read and written: the dtype's class, looked up once a
+ * tensor rather than once an element. */
+typedef enum { K_BOOL, K_INT, K_UINT, K_F64, K_FLT } elem_kind;
+
+static elem_kind kind_of(tc_dtype dt) {
+  switch (tc_dtype_class(dt)) {
+  case TC_CLASS_BOOL: return K_BOOL;
+  case TC_CLASS_INT: return tc_dtype_is_unsigned(dt) ? K_UINT : K_INT;
+  case TC_CLASS_FLT: break;
+  }
+  return dt == TC_DT_F64 ? K_F64 : K_FLT;
+}
+
+static char *put_str(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
+}
+
+static char *put_float(char *p, double v, tc_dtype dt, int precision) {
+  if (isnan(v)) return put_str(p, "nan", 3);
+  if (isinf(v)) return v < 0 ? put_str(p, "-inf", 4) : put_str(p, "inf", 3);
+  uint64_t d;
+  int nd, exp10, p10 = 16;
   if (precision > 0) {
     /* [-]d[.ddd]e[+-]xx: take the digits and the exponent */
     char e[40];
-    p = precision > 17 ? 17 : precision;
-    snprintf(e, sizeof e, "%.*e", p - 1, v);
-    const char *s = e + neg;
-    nd = 0;
-    for (; *s && *s != 'e'; s++)
-      if (*s != '.') digits[nd++] = *s;
+    p10 = precision > 17 ? 17 : precision;
+    snprintf(e, sizeof e, "%.*e", p10 - 1, fabs(v));
+    const char *s = e;
+    for (d = 0, nd = 0; *s && *s != 'e'; s++)
+      if (*s != '.') d = d * 10 + (uint64_t)(*s - '0'), nd++;
     exp10 = atoi(s + 1);
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    digits[nd] = 0;
+    for (; nd > 1 && d % 10 == 0; nd--) d /= 10;
   } else {
     /* The fewest significant digits that read back in dt, the nearest of
      * them to v (src/shortest.c) */
-    nd = tc_shortest_digits(v, dt, digits, &exp10);
+    d = tc_shortest(v, dt, &nd, &exp10);
   }
-  char out[64];
-  int o = 0;
-  if (neg) out[o++] = '-';
+  if (signbit(v)) *p++ = '-';
   /* positional from 1e-4 up to 1e16, or with --precision N as C's %g does:
-   * up to 10^N, so that no digit is shown that was not kept */
-  if (exp10 >= -4 && exp10 < (precision > 0 ? p : 16)) {
-    if (exp10 >= 0) {
-      for (int i = 0; i <= exp10; i++) out[o++] = i < nd ? digits[i] : '0';
-      out[o++] = '.';
-      if (nd > exp10 + 1) for (int i = exp10 + 1; i < nd; i++) out[o++] = digits[i];
-      else out[o++] = '0';
-    } else {
-      out[o++] = '0';
-      out[o++] = '.';
-      for (int i = 0; i < -exp10 - 1; i++) out[o++] = '0';
-      for (int i = 0; i < nd; i++) out[o++] = digits[i];
+   * up to 10^N, so that no digit is shown that was not kept; nd <= 17 */
+  if (exp10 >= -4 && exp10 < p10) {
+    if (exp10 < 0) {
+      memcpy(p, "0.000", 6);
+      return tc_put_digits(p + 1 - exp10, d, nd, 0);
     }
-    out[o] = 0;
-  } else {
-    out[o++] = digits[0];
-    if (nd > 1) {
-      out[o++] = '.';
-      for (int i = 1; i < nd; i++) out[o++] = digits[i];
-    }
-    int a = abs(exp10);
-    out[o++] = 'e';
-    out[o++] = exp10 < 0 ? '-' : '+';
-    if (a >= 100) out[o++] = (char)('0' + a / 100);
-    out[o++] = (char)('0' + a / 10 % 10);
-    out[o++] = (char)('0' + a % 10);
-    out[o] = 0;
+    int whole = exp10 + 1;   /* <= 17 */
+    if (nd > whole) return tc_put_digits(p, d, nd, whole);
+    p = tc_put_digits(p, d, nd, 0);
+    memset(p, '0', 16);
+    memcpy(p + whole - nd, ".0", 2);
+    return p + whole - nd + 2;
   }
-  if ((size_t)o < n) memcpy(buf, out, (size_t)o + 1);
-  else snprintf(buf, n, "%s", out);
+  return tc_put_exponent(tc_put_digits(p, d, nd, 1), exp10);
+}
+
+static double load_float(const char *e, tc_dtype dt, elem_kind k) {
+  double v;
+  if (k == K_F64) memcpy(&v, e, sizeof v);
+  else v = tc_dtype_load_f64(dt, e);
+  return v;
+}
+
+/* The element at e as text (integers exactly, never via a double). */
+static char *put_elem(char *p, const char *e, tc_dtype dt, elem_kind k, int precision) {
+  switch (k) {
+  case K_BOOL: return *(const uint8_t *)e ? put_str(p, "true", 4) : put_str(p, "false", 5);
+  case K_INT: return tc_put_i64(p, tc_dtype_load_i64(dt, e));
+  case K_UINT: return tc_put_u64(p, (uint64_t)tc_dtype_load_i64(dt, e));
+  case K_F64:
+  case K_FLT: break;
+  }
+  return put_float(p, load_float(e, dt, k), dt, precision);
+}
+
+/* JSON's form of the element: NaN and the infinities as strings. */
+static char *put_json_elem(char *p, const char *e, tc_dtype dt, elem_kind k) {
+  if (k < K_F64) return put_elem(p, e, dt, k, 0);
+  double v = load_float(e, dt, k);
+  if (isnan(v)) return put_str(p, "\"nan\"", 5);
+  if (isinf(v)) return v < 0 ? put_str(p, "\"-inf\"", 6) : put_str(p, "\"inf\"", 5);
+  return put_float(p, v, dt, 0);
+}
+
+/* Copies the text from t to end into buf (n bytes), cut as snprintf cuts. */
+static void fmt_done(char *buf, size_t n, const char *t, const char *end) {
+  if (n) snprintf(buf, n, "%.*s", (int)(end - t), t);
+}
+
+void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision) {
+  char t[ELEM_ROOM];
+  fmt_done(buf, n, t, put_float(t, v, dt, precision));
 }
 
 void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision) {
   if ((unsigned)dt >= TC_DT_COUNT) { snprintf(buf, n, "?"); return; }
-  const char *p = (const char *)data + (size_t)i * tc_dtype_size(dt);
-  switch (tc_dtype_class(dt)) {
-  case TC_CLASS_BOOL: snprintf(buf, n, "%s", *(const uint8_t *)p ? "true" : "false"); return;
-  case TC_CLASS_INT:
-    if (tc_dtype_is_unsigned(dt)) snprintf(buf, n, "%llu", (unsigned long long)(uint64_t)tc_dtype_load_i64(dt, p));
-    else snprintf(buf, n, "%lld", (long long)tc_dtype_load_i64(dt, p));
-    return;
-  case TC_CLASS_FLT: fmt_float(buf, n, tc_dtype_load_f64(dt, p), dt, precision); return;
+  char t[ELEM_ROOM];
+  const char *e = (const char *)data + (size_t)i * tc_dtype_size(dt);
+  fmt_done(buf, n, t, put_elem(t, e, dt, kind_of(dt), precision));
+}
+
+/* An upper bound on the length of the text of a float whose biased
+ * exponent field is x (without its sign), for text mode's shortest digits:
+ * a tensor's column width is measured over every element, and an element
+ * whose bound is no wider than the widest so far need not be formatted.
+ * Its value lies in [2^e, 2^(e+1)), so the decimal exponent of its digits
+ * lies within one of floor(e log10 2) .. floor((e+1) log10 2), and it has
+ * at most 17 (f64), 9 (f32), 5 (f16) or 4 (bf16) digits; 0 says "no bound"
+ * (zero, subnormals, inf, nan: rare, formatted). */
+static int layout_len(int nd, int e) {
+  if (e >= -4 && e < 16) return e < 0 ? 1 - e + nd : nd > e + 1 ? nd + 1 : e + 3;
+  return 1 + (nd > 1 ? nd : 0) + 2 + (abs(e) >= 100 ? 3 : 2);
+}
+
+int fmt_len_bound(tc_dtype dt, int x) {
+  int ebits, nd;
+  switch (dt) {
+  case TC_DT_F64: ebits = 11; nd = 17; break;
+  case TC_DT_F32: ebits = 8; nd = 9; break;
+  case TC_DT_F16: ebits = 5; nd = 5; break;
+  case TC_DT_BF16: ebits = 8; nd = 4; break;
+  default: return 0;
   }
+  int bias = (1 << (ebits - 1)) - 1;
+  if (x <= 0 || x >= (1 << ebits) - 1) return 0;
+  int e2 = x - bias, lo = (int)floor(e2 * 0.30102999566398120) - 1, hi = (int)floor((e2 + 1) * 0.30102999566398120) + 1;
+  int most = 0;
+  for (int e = lo; e <= hi; e++)
+    if (layout_len(nd, e) > most) most = layout_len(nd, e);
+  return most;
 }
 
 /* The elements of t in row-major order in host memory. A contiguous tensor
@@ -141,92 +209,99 @@ static int check_cells(const tc_tensor *t, tc_err *err) {
                     "elements (:set max_memory)", shape, lists);
 }
 
-/* ---- stopping a long output ----
- * Every PRINT_POLL elements a printer looks at its stream and the interrupt
- * flag: it stops at the first failed write (a closed pipe, a full disk;
- * the caller then ends the run with status 2) and on Ctrl-C (the statement
- * fails with `interrupted`).
- * A JSON line is first written to memory (json_hold), up to JSON_HOLD bytes
- * and what the memory limit leaves, and goes out whole when it is done: an
- * interrupt then leaves no partial line, only the error line. A longer line
- * is streamed from where it outgrew the buffer; interrupted, it ends where
- * it stopped (the man page says so). A text tensor's partial line is ended. */
+/* ---- the output ----
+ * Printers write into one fixed buffer in front of the stream, which goes
+ * out in chunks of OUT_CHUNK bytes, one fwrite each: no text of the whole
+ * tensor in memory, no stdio call per character. Between chunks (and
+ * every PRINT_POLL elements of measuring, which writes nothing) a printer
+ * looks at the interrupt flag and at its stream: it stops at the first
+ * failed write (a closed pipe, a full disk; the caller then ends the run
+ * with status 2) and on Ctrl-C (the statement fails with `interrupted`).
+ * A JSON line is held in the buffer up to OUT_HOLD bytes and goes out when
+ * it is done, so that an interrupt leaves no partial line, only the error
+ * line; a longer line streams from where it outgrew the hold and,
+ * interrupted, is ended where it stopped (the man page says so), as a text
+ * tensor's partial line is. The buffer is static: writing allocates
+ * nothing, and printing needs no memory but this buffer and the tensor's
+ * host data (read in place, or a copy of a view or another engine's). */
+#define OUT_CHUNK ((size_t)64 << 10)
+#define OUT_HOLD ((size_t)1 << 20)
+/* What a printer may write past the mark before it looks again: an element
+ * with its separators and the brackets around it (some 100 bytes), or a
+ * dtype[shape] trailer or a JSON header of up to 16 dimensions. */
+#define OUT_SLACK 1024
 #define PRINT_POLL 4096
-#define JSON_HOLD ((size_t)64 << 20)
+static char out_buf[OUT_HOLD + OUT_SLACK];
+
 typedef struct {
-  FILE *f;              /* where elements go: the output, or the memory buffer */
-  FILE *out;            /* the output when f is the buffer, else NULL */
-  char *buf;            /* the buffer's bytes (open_memstream) */
-  size_t len, hold;     /* bytes in it; the most it may hold */
-  int64_t n;
-  int stop;             /* 1 write failed, 2 interrupted */
-  bool dropped;         /* an interrupted line was dropped from memory */
-} out_poll;
+  FILE *f;
+  char *p;      /* where the next byte goes */
+  char *mark;   /* past it, the buffer goes out before more is written */
+  bool sent;    /* part of the current line went out */
+  int stop;     /* 1 write failed, 2 interrupted */
+} sink;
 
-/* Ends the buffering: o->buf and o->len hold the line so far, and false
- * says the buffer could not hold it (memory ran out). */
-static bool json_unhold(out_poll *o) {
-  bool good = fflush(o->f) == 0 && !ferror(o->f);
-  fclose(o->f);
-  o->f = o->out;
-  o->out = NULL;
-  return good && o->buf;
+static void sink_open(sink *s, FILE *f, bool hold) {
+  *s = (sink){.f = f, .p = out_buf, .mark = out_buf + (hold ? OUT_HOLD : OUT_CHUNK)};
 }
 
-/* The buffered line so far goes to the output, and the rest streams; if
- * the buffer failed, nothing went out and the print starts again (stop 3). */
-static void json_spill(out_poll *o) {
-  if (json_unhold(o)) fwrite(o->buf, 1, o->len, o->f);
-  else o->stop = 3;
-  free(o->buf);
-  o->buf = NULL;
-}
-
-static bool poll_stop(out_poll *o) {
-  if (o->stop || ++o->n % PRINT_POLL) return o->stop != 0;
-  FILE *dst = o->out ? o->out : o->f;
-  /* a pipe whose reader has gone (POLLERR) fails before the first write,
-   * which measuring a long tensor's column width comes well before:
-   * writing to it (what, does not matter) sets the stream's error */
-  struct pollfd p = {.fd = fileno(dst), .events = POLLOUT};
-  if (p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
-    fputc(' ', dst);
-    fflush(dst);
+/* Writes the buffer out, or drops it on an interrupt; false when the
+ * printer is to stop. Once stopped, the mark stays at the buffer's start,
+ * so that every later look comes here and answers false. */
+static bool sink_drain(sink *s) {
+  if (!s->stop && tc_interrupt_flag) s->stop = 2;
+  if (!s->stop) {
+    size_t n = (size_t)(s->p - out_buf);
+    if (fwrite(out_buf, 1, n, s->f) != n || ferror(s->f)) s->stop = 1;
+    s->sent |= n > 0;
+    s->mark = out_buf + OUT_CHUNK;   /* a held line streams from here on */
   }
-  if (o->out && (fflush(o->f) != 0 || ferror(o->f) || o->len > o->hold)) json_spill(o);
-  if (!o->stop) o->stop = ferror(dst) ? 1 : tc_interrupt_flag ? 2 : 0;
-  return o->stop != 0;
+  if (s->stop) s->mark = out_buf;
+  s->p = out_buf;
+  return !s->stop;
 }
 
-/* json_hold: elements go to memory when a buffer can be had within the
- * memory limit; json_done writes a finished line out, or drops it. */
-static void json_hold(out_poll *o, FILE *f) {
-  uint64_t limit = tc_get_max_memory(), used = tc_mem_in_use();
-  o->f = f;
-  o->hold = used < limit ? (size_t)(limit - used < JSON_HOLD ? limit - used : JSON_HOLD) : 0;
-  if (!o->hold) return;
-  FILE *m = open_memstream(&o->buf, &o->len);
-  if (!m) return;
-  o->out = f;
-  o->f = m;
-}
+/* True while the printer may go on writing (up to OUT_SLACK bytes). */
+static inline bool sink_room(sink *s) { return s->p < s->mark || sink_drain(s); }
 
-static void json_done(out_poll *o) {
-  if (!o->out) return;
-  if (!o->stop) {
-    json_spill(o);
-    return;
+/* "[d0,d1,...]" as the text trailer and the JSON header write a shape. */
+static void sink_dims(sink *s, const tc_tensor *t) {
+  *s->p++ = '[';
+  for (int d = 0; d < t->ndim && sink_room(s); d++) {
+    if (d) *s->p++ = ',';
+    s->p = tc_put_i64(s->p, t->shape[d]);
   }
-  json_unhold(o);
-  free(o->buf);
-  o->buf = NULL;
-  o->dropped = o->stop == 2;
+  *s->p++ = ']';
 }
 
-static int poll_end(const out_poll *o, tc_err *err) {
-  if (o->stop != 2) return 0;
-  if (!o->dropped) fputc('\n', o->f);
+/* Ends the print: what is left in the buffer goes out (a held line whole);
+ * an interrupted print ends the part of its line that went out. */
+static int sink_close(sink *s, tc_err *err) {
+  if (!s->stop) {
+    size_t n = (size_t)(s->p - out_buf);
+    if (fwrite(out_buf, 1, n, s->f) != n) s->stop = 1;
+  }
+  s->p = out_buf;
+  if (s->stop != 2) return 0;
+  if (s->sent) fputc('\n', s->f);
   return tc_err_set(err, TC_E_INTERRUPTED, -1, -1, "interrupted while printing; variables are unchanged");
+}
+
+/* Measuring writes nothing: every PRINT_POLL elements it looks at the
+ * interrupt flag, and at the stream, as writing would. A pipe whose reader
+ * has gone (POLLERR) fails before the first write, which measuring a long
+ * tensor's column width comes well before: writing to it (what, does not
+ * matter) sets the stream's error. */
+static bool measure_stop(sink *s, int64_t *n) {
+  if (s->stop || ++*n % PRINT_POLL) return s->stop != 0;
+  struct pollfd p = {.fd = fileno(s->f), .events = POLLOUT};
+  if (p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
+    fputc(' ', s->f);
+    fflush(s->f);
+  }
+  s->stop = ferror(s->f) ? 1 : tc_interrupt_flag ? 2 : 0;
+  if (s->stop) s->mark = out_buf;
+  return s->stop != 0;
 }
 
 /* ---- text ---- */
@@ -235,16 +310,19 @@ static int poll_end(const out_poll *o, tc_err *err) {
 #define SUMMARY_THRESHOLD 1000
 
 typedef struct tctx {
-  FILE *f;
+  sink out;
   const tc_tensor *t;
-  const void *data;
+  const char *data;
+  size_t es;                      /* bytes an element */
+  elem_kind kind;
+  const uint8_t *bounds;          /* fmt_len_bound by exponent field, or NULL */
   int64_t strides[TC_MAX_DIMS];   /* row-major strides of the host copy */
   bool summarise;
   int64_t edge;                   /* entries shown at each end of a long axis */
   int width, precision;
   int linewidth;                  /* wrap rows longer than this (0: never) */
   int col;                        /* the column the next character goes to */
-  out_poll poll;
+  int64_t polled;                 /* elements measured */
   const char *last;               /* measure(): the element measured last */
 } tctx;
 
@@ -316,20 +394,63 @@ static int gather(const gather_ctx *g, tc_tensor *x, int d, int64_t off, tc_err 
   return 0;
 }
 
+/* fmt_len_bound for every exponent field of dt, or NULL where dt has no
+ * bound (not a float); computed once a process. No bound reads 255. */
+static const uint8_t *len_bounds(tc_dtype dt) {
+  static uint8_t f64[2048], f32[256], f16[32], bf16[256];
+  static bool done[4];
+  uint8_t *b;
+  int n, i;
+  switch (dt) {
+  case TC_DT_F64: b = f64, n = 2048, i = 0; break;
+  case TC_DT_F32: b = f32, n = 256, i = 1; break;
+  case TC_DT_F16: b = f16, n = 32, i = 2; break;
+  case TC_DT_BF16: b = bf16, n = 256, i = 3; break;
+  default: return NULL;
+  }
+  if (!done[i]) {
+    for (int x = 0; x < n; x++) b[x] = fmt_len_bound(dt, x) ? (uint8_t)fmt_len_bound(dt, x) : 255;
+    done[i] = true;
+  }
+  return b;
+}
+
+/* The bound of the float at e (its sign included). */
+static int len_bound(const tctx *c, const char *e) {
+  switch (c->es) {
+  case 8: { uint64_t b; memcpy(&b, e, 8); return c->bounds[b >> 52 & 0x7ff] + (int)(b >> 63); }
+  case 4: { uint32_t b; memcpy(&b, e, 4); return c->bounds[b >> 23 & 0xff] + (int)(b >> 31); }
+  default: {
+    uint16_t b;
+    memcpy(&b, e, 2);
+    return c->bounds[c->t->dtype == TC_DT_F16 ? b >> 10 & 0x1f : b >> 7 & 0xff] + (b >> 15);
+  }
+  }
+}
+
+static bool same_bits(const char *a, const char *b, size_t es) {
+  switch (es) {
+  case 8: { uint64_t x, y; memcpy(&x, a, 8); memcpy(&y, b, 8); return x == y; }
+  case 4: { uint32_t x, y; memcpy(&x, a, 4); memcpy(&y, b, 4); return x == y; }
+  case 2: { uint16_t x, y; memcpy(&x, a, 2); memcpy(&y, b, 2); return x == y; }
+  default: return *a == *b;
+  }
+}
+
 static void measure(tctx *c, int d, int64_t off) {
-  for (int64_t i = 0; i < c->t->shape[d] && !poll_stop(&c->poll); i++) {
+  for (int64_t i = 0; i < c->t->shape[d] && !measure_stop(&c->out, &c->polled); i++) {
     if (skipped(c, d, i)) { i = c->t->shape[d] - c->edge - 1; continue; }
     int64_t o = off + at(c, d, i) * c->strides[d];
     if (d == c->t->ndim - 1) {
-      /* an element with the bits of the one before has its width (a
-       * broadcast's copies, runs of zeros) */
-      size_t es = tc_dtype_size(c->t->dtype);
-      const char *e = (const char *)c->data + o * (int64_t)es;
-      if (c->last && !memcmp(c->last, e, es)) continue;
+      /* an element no wider than the widest so far, whatever its digits,
+       * or with the bits of the one before (a broadcast's copies, runs of
+       * zeros), leaves the width as it is */
+      const char *e = c->data + o * (int64_t)c->es;
+      if (c->bounds && len_bound(c, e) <= c->width) continue;
+      if (c->last && same_bits(c->last, e, c->es)) continue;
       c->last = e;
-      char b[64];
-      fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
-      int w = (int)strlen(b);
+      char b[ELEM_ROOM];
+      int w = (int)(put_elem(b, e, c->t->dtype, c->kind, c->precision) - b);
       if (w > c->width) c->width = w;
     } else measure(c, d + 1, o);
   }
@@ -339,47 +460,53 @@ static void measure(tctx *c, int d, int64_t off) {
  * past the line width (with its ',' or closing brackets); the next line
  * starts under the row's first entry. */
 static void emit(tctx *c, int d, int64_t off) {
+  sink *s = &c->out;
   int nd = c->t->ndim;
-  fputc('[', c->f);
+  *s->p++ = '[';
   c->col++;
-  for (int64_t i = 0; i < c->t->shape[d] && !poll_stop(&c->poll); i++) {
+  for (int64_t i = 0; i < c->t->shape[d] && sink_room(s); i++) {
     bool skip = skipped(c, d, i);
     if (i > 0) {
-      fputc(',', c->f);
+      *s->p++ = ',';
       c->col++;
       if (d == nd - 1) {
         int w = skip ? 3 : c->width;
         bool last = i == c->t->shape[d] - 1;
         if (c->linewidth > 0 && c->col + 1 + w + (last ? d + 1 : 1) > c->linewidth) {
-          fprintf(c->f, "\n%*s", d + 1, "");
+          *s->p++ = '\n';
+          memset(s->p, ' ', (size_t)d + 1);
+          s->p += d + 1;
           c->col = d + 1;
         } else {
-          fputc(' ', c->f);
+          *s->p++ = ' ';
           c->col++;
         }
       } else {
-        for (int k = 0; k < nd - 1 - d; k++) fputc('\n', c->f);
-        for (int k = 0; k <= d; k++) fputc(' ', c->f);
+        memset(s->p, '\n', (size_t)(nd - 1 - d));
+        s->p += nd - 1 - d;
+        memset(s->p, ' ', (size_t)d + 1);
+        s->p += d + 1;
         c->col = d + 1;
       }
     }
     if (skip) {
-      fputs("...", c->f);
+      s->p = put_str(s->p, "...", 3);
       c->col += 3;
       i = c->t->shape[d] - c->edge - 1;
       continue;
     }
     int64_t o = off + at(c, d, i) * c->strides[d];
     if (d == nd - 1) {
-      char b[64];
-      fmt_elem(b, sizeof b, c->data, o, c->t->dtype, c->precision);
-      int w = (int)strlen(b);   /* right-aligned in the column's width */
-      for (int k = w; k < c->width; k++) fputc(' ', c->f);
-      fputs(b, c->f);
-      c->col += w > c->width ? w : c->width;
+      char b[ELEM_ROOM];
+      int w = (int)(put_elem(b, c->data + o * (int64_t)c->es, c->t->dtype, c->kind, c->precision) - b);
+      int pad = w < c->width ? c->width - w : 0;   /* right-aligned in the column's width (<= 24) */
+      memset(s->p, ' ', 32);
+      memcpy(s->p + pad, b, 32);
+      s->p += pad + w;
+      c->col += pad + w;
     } else emit(c, d + 1, o);
   }
-  fputc(']', c->f);
+  *s->p++ = ']';
   c->col++;
 }
 
@@ -407,27 +534,26 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
     if (gather(&g, t, 0, 0, err) != 0) { free(g.dst); return -1; }
     h = g.dst;
   } else if (!empty && !(h = host_data(t, &hb, err))) return -1;
-  if (t->ndim == 0) {
-    char b[64];
-    fmt_elem(b, sizeof b, h, 0, t->dtype, o->precision);
-    fprintf(f, "%s\n", b);
-  } else {
-    tctx c = {.f = f, .t = t, .data = h, .precision = o->precision, .summarise = summarise, .edge = edge,
-              .linewidth = o->width, .poll = {.f = f}};
-    memcpy(c.strides, sst, sizeof c.strides);
+  tctx c = {.t = t, .data = h, .es = tc_dtype_size(t->dtype), .kind = kind_of(t->dtype), .precision = o->precision,
+            .summarise = summarise, .edge = edge, .linewidth = o->width};
+  /* only worth its table where there are many elements to measure */
+  if (o->precision <= 0 && s > PRINT_POLL) c.bounds = len_bounds(t->dtype);
+  sink_open(&c.out, f, false);
+  memcpy(c.strides, sst, sizeof c.strides);
+  sink *out = &c.out;
+  if (t->ndim == 0) out->p = put_elem(out->p, h, t->dtype, c.kind, o->precision);
+  else {
     if (!empty) measure(&c, 0, 0);
-    c.poll.n = 0;
-    if (!c.poll.stop) emit(&c, 0, 0);
-    if (c.poll.stop) {
-      host_done(&hb);
-      return poll_end(&c.poll, err);
+    if (!out->stop) emit(&c, 0, 0);
+    if (sink_room(out)) {
+      out->p = put_str(out->p, "  ", 2);
+      out->p = put_str(out->p, tc_dtype_name(t->dtype), strlen(tc_dtype_name(t->dtype)));
+      sink_dims(out, t);
     }
-    fprintf(f, "  %s[", tc_dtype_name(t->dtype));
-    for (int d = 0; d < t->ndim; d++) fprintf(f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
-    fputs("]\n", f);
   }
+  *out->p++ = '\n';
   host_done(&hb);
-  return 0;
+  return sink_close(out, err);
 }
 
 /* ---- JSON ---- */
@@ -459,34 +585,28 @@ char *utf8_sanitize(const char *s) {
 }
 
 
-static void json_elem(FILE *f, const void *data, int64_t i, tc_dtype dt) {
-  char t[64];
-  fmt_elem(t, sizeof t, data, i, dt, 0);
-  if (!strcmp(t, "nan") || !strcmp(t, "inf") || !strcmp(t, "-inf")) fprintf(f, "\"%s\"", t);
-  else fputs(t, f);
-}
-
-/* o->f is read afresh after each poll: the line may move from memory to
- * the output (json_spill) */
-static void json_nest(out_poll *o, const tc_tensor *t, const void *data, int d, int64_t *pos) {
-  if (d == t->ndim) { json_elem(o->f, data, (*pos)++, t->dtype); return; }
-  fputc('[', o->f);
-  for (int64_t i = 0; i < t->shape[d] && !poll_stop(o); i++) {
-    if (i) fputc(',', o->f);
-    json_nest(o, t, data, d + 1, pos);
+/* The elements of the nest below axis d, from *pos on. */
+static void json_nest(sink *s, const tc_tensor *t, elem_kind k, const char **pos, int d) {
+  if (d == t->ndim) {   /* a 0-d tensor */
+    s->p = put_json_elem(s->p, *pos, t->dtype, k);
+    return;
   }
-  fputc(']', o->f);
-}
-
-
-static void json_tensor(out_poll *o, const tc_tensor *t, const void *h) {
-  fprintf(o->f, "{\"ok\":true,\"dtype\":\"%s\",\"shape\":[", tc_dtype_name(t->dtype));
-  for (int d = 0; d < t->ndim; d++) fprintf(o->f, d ? ",%lld" : "%lld", (long long)t->shape[d]);
-  fputs("],\"data\":", o->f);
-  int64_t pos = 0;
-  json_nest(o, t, h, 0, &pos);
-  if (!o->stop) fputs("}\n", o->f);
-  json_done(o);
+  *s->p++ = '[';
+  if (d == t->ndim - 1) {
+    size_t es = tc_dtype_size(t->dtype);
+    const char *e = *pos;
+    for (int64_t i = 0; i < t->shape[d] && sink_room(s); i++, e += es) {
+      if (i) *s->p++ = ',';
+      s->p = put_json_elem(s->p, e, t->dtype, k);
+    }
+    *pos = e;
+  } else {
+    for (int64_t i = 0; i < t->shape[d] && sink_room(s); i++) {
+      if (i) *s->p++ = ',';
+      json_nest(s, t, k, pos, d + 1);
+    }
+  }
+  *s->p++ = ']';
 }
 
 /* A JSON string, escaped as cJSON escapes (so that output does not depend
@@ -522,22 +642,22 @@ int print_json(FILE *f, const value *v, tc_err *err) {
     fputs("}\n", f);
     return 0;
   }
-  /* A tensor is written as it is read, element by element, into memory
-   * (json_hold) and out when whole; a line too long to hold streams. */
   tc_tensor *t = v->t;
   if (check_cells(t, err) != 0) return -1;
   hostbuf hb = {0};
-  const void *h = tc_numel(t) ? host_data(t, &hb, err) : NULL;
+  const char *h = tc_numel(t) ? host_data(t, &hb, err) : NULL;
   if (!h && tc_numel(t)) return -1;
-  out_poll o = {0};
-  json_hold(&o, f);
-  json_tensor(&o, t, h);
-  if (o.stop == 3) {   /* no memory for the buffer: the line streams */
-    o = (out_poll){.f = f};
-    json_tensor(&o, t, h);
-  }
+  sink s;
+  sink_open(&s, f, true);
+  s.p = put_str(s.p, "{\"ok\":true,\"dtype\":\"", 20);
+  s.p = put_str(s.p, tc_dtype_name(t->dtype), strlen(tc_dtype_name(t->dtype)));
+  s.p = put_str(s.p, "\",\"shape\":", 10);
+  sink_dims(&s, t);
+  s.p = put_str(s.p, ",\"data\":", 8);
+  json_nest(&s, t, kind_of(t->dtype), &h, 0);
+  s.p = put_str(s.p, "}\n", 2);
   host_done(&hb);
-  return o.stop ? poll_end(&o, err) : 0;
+  return sink_close(&s, err);
 }
 
 void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr) {

@@ -16,6 +16,10 @@ void fmt_float(char *buf, size_t n, double v, tc_dtype dt, int precision);
 /* Element i of row-major host data of dtype dt as text (integers exactly;
  * floats as fmt_float). */
 void fmt_elem(char *buf, size_t n, const void *data, int64_t i, tc_dtype dt, int precision);
+/* An upper bound on the length of float dtype dt's shortest text (sign
+ * excluded) for values whose biased exponent field is x; 0 where there is
+ * none (zero, subnormals, inf, nan; dt not a float). Exposed for tests. */
+int fmt_len_bound(tc_dtype dt, int x);
 /* Writes a value as text (with the dtype[shape] trailer for tensors). */
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err);
 /* Writes a value as one JSON object line. */

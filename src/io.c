@@ -790,18 +790,34 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
   return t;
 }
 
-/* The shortest text that reads back to v in dtype dt (src/shortest.c, as
- * printing finds it), written as C's "%.*g" writes that many digits. */
-static void fmt_shortest(char *buf, size_t n, double v, tc_dtype dt) {
-  if (v != v) { snprintf(buf, n, "nan"); return; }
-  if (isinf(v)) { snprintf(buf, n, v < 0 ? "-inf" : "inf"); return; }
-  char d[24];
-  int e, nd = tc_shortest_digits(v, dt, d, &e);
-  const char *sign = signbit(v) ? "-" : "";
-  if (e < -4 || e >= nd) snprintf(buf, n, "%s%c%s%.*se%c%02d", sign, d[0], nd > 1 ? "." : "", nd - 1, d + 1, e < 0 ? '-' : '+', abs(e));
-  else if (e < 0) snprintf(buf, n, "%s0.%.*s%s", sign, -e - 1, "000", d);   /* e >= -4 */
-  else snprintf(buf, n, "%s%.*s%s%s", sign, e + 1, d, nd > e + 1 ? "." : "", d + e + 1);
+/* A float as save_csv writes it: the shortest text that reads back to v
+ * in dtype dt (src/shortest.c, as printing finds it), laid out as C's
+ * "%.*g" lays out that many digits (1e+20, 12, 0.001, -0). */
+static char *csv_float(char *p, double v, tc_dtype dt) {
+  if (isnan(v) || isinf(v)) {
+    const char *s = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+  }
+  int nd, e;
+  uint64_t d = tc_shortest(v, dt, &nd, &e);
+  if (signbit(v)) *p++ = '-';
+  if (e >= -4 && e < nd) {
+    if (e >= 0) return tc_put_digits(p, d, nd, e + 1);
+    memcpy(p, "0.000", 6);
+    return tc_put_digits(p + 1 - e, d, nd, 0);
+  }
+  return tc_put_exponent(tc_put_digits(p, d, nd, 1), e);
 }
+
+/* The text goes out through a buffer of CSV_TEXT bytes, one fwrite each
+ * time it fills (the interrupt flag is looked at then), and the data is
+ * read where it lies on the host, or downloaded IO_CHUNK bytes at a time:
+ * no copy of the tensor, no stdio call per value. An element with its
+ * separator takes at most TC_PUT_ROOM + 8 bytes of room. */
+#define CSV_TEXT ((size_t)64 << 10)
+#define CSV_ROOM (TC_PUT_ROOM + 8)
 
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   const tc_op op = TC_OP_SAVE_CSV;
@@ -809,35 +825,49 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
     return tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "writes 1-D and 2-D tensors, not %d-D (reshape first)",
                       x->ndim);
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) return tc_unsupported(op, x->dtype, err);
-  /* Integers and bool are written exactly from i64, floats from f64 (exact for every float dtype). */
-  bool flt = tc_dtype_class(x->dtype) == TC_CLASS_FLT, uns = tc_dtype_is_unsigned(x->dtype);
-  tc_tensor *wide = tc_cast(x, flt ? TC_DT_F64 : uns ? TC_DT_U64 : TC_DT_I64, err), *c = wide ? tc_contiguous(wide, err) : NULL;
-  tc_tensor_free(wide);
-  if (!c) { tc_annotate(err, op, (int)x->dtype); return -1; }
+  tc_dtype dt = x->dtype;
+  tc_tensor *c = tc_contiguous(x, err);
+  if (!c) { tc_annotate(err, op, (int)dt); return -1; }
+  /* integers and bool exactly, floats from f64 (exact for every float dtype) */
+  tc_class cls = tc_dtype_class(dt);
+  bool uns = tc_dtype_is_unsigned(dt);
+  size_t es = tc_dtype_size(dt), chunk = IO_CHUNK / es;
   int64_t cols = x->ndim == 2 ? x->shape[1] : 1, numel = tc_numel(c);
-  size_t chunk = IO_CHUNK / 8;
-  void *buf = malloc(chunk * 8);
+  const char *host = tc_tensor_host_data(c);
+  char *down = host ? NULL : malloc(IO_CHUNK), *text = malloc(CSV_TEXT + CSV_ROOM);
   tc_writer w = {0};
   int rc = 0;
-  if (!buf) rc = tc_err_set(err, TC_E_OOM, (int)op, (int)x->dtype, "allocation failed");
+  if ((!host && !down) || !text) rc = tc_err_set(err, TC_E_OOM, (int)op, (int)dt, "allocation failed");
   else rc = tc_open_write(&w, path, op, err);
   FILE *f = w.f;
   const tc_engine *e = tc_engines[c->storage->engine];
+  char *p = text;
+  int64_t col = 0;
   for (int64_t lo = 0; f && rc == 0 && lo < numel; lo += (int64_t)chunk) {
     size_t n = numel - lo < (int64_t)chunk ? (size_t)(numel - lo) : chunk;
-    rc = e->download(buf, tc_tensor_data(c) + lo * 8, n * 8, err);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-      char tmp[40];
-      if (flt) fmt_shortest(tmp, sizeof tmp, ((double *)buf)[i], x->dtype);
-      else if (uns) snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)((uint64_t *)buf)[i]);
-      else snprintf(tmp, sizeof tmp, "%lld", (long long)((int64_t *)buf)[i]);
-      int64_t k = lo + (int64_t)i;
-      if (fputs(tmp, f) == EOF || fputc((k + 1) % cols ? ',' : '\n', f) == EOF) break;
-      if (i % 4096 == 4095 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)x->dtype);
+    const char *b = host ? host + lo * (int64_t)es : down;
+    if (!host && (rc = e->download(down, tc_tensor_data(c) + lo * (int64_t)es, n * es, err)) != 0) break;
+    for (size_t i = 0; i < n; i++, b += es) {
+      if (cls == TC_CLASS_FLT) {
+        double v;
+        if (dt == TC_DT_F64) memcpy(&v, b, sizeof v);
+        else v = tc_dtype_load_f64(dt, b);
+        p = csv_float(p, v, dt);
+      } else if (uns) p = tc_put_u64(p, (uint64_t)tc_dtype_load_i64(dt, b));
+      else p = tc_put_i64(p, tc_dtype_load_i64(dt, b));
+      *p++ = ++col == cols ? '\n' : ',';
+      if (col == cols) col = 0;
+      if (p >= text + CSV_TEXT) {
+        if (fwrite(text, 1, (size_t)(p - text), f) != (size_t)(p - text)) break;
+        p = text;
+        if (tc_interrupt_flag) { rc = tc_io_interrupted(err, op, (int)dt); break; }
+      }
     }
-    if (rc == 0 && ferror(f)) break;
+    if (ferror(f)) break;
   }
-  free(buf);
+  if (f && rc == 0 && !ferror(f)) fwrite(text, 1, (size_t)(p - text), f);
+  free(down);
+  free(text);
   tc_tensor_free(c);
   return f ? tc_close_write(&w, rc, err) : rc;
 }

@@ -6,7 +6,8 @@
  * when the significand is even, as round-half-even reading includes them)
  * it returns the one nearest the value, ties to even: the digits that
  * printing used to find by trying "%.*e" at each precision and reading it
- * back, at a small fraction of the cost. */
+ * back, at a small fraction of the cost. Also the decimal text of
+ * integers, which the printers and save_csv write without stdio. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,13 @@ static uint64_t ryu(fields f, int32_t *e10out) {
     out = vr + ((vr == vm && (!accept || !vm_zeros)) || last >= 5);
   } else {
     bool up = false;
+    /* most values lose two digits or more: the first two in one step */
+    if (vp / 100 > vm / 100) {
+      uint64_t r = vr / 100;
+      up = vr - 100 * r >= 50;
+      vr = r; vp /= 100; vm /= 100;
+      removed += 2;
+    }
     while (vp / 10 > vm / 10) {
       up = vr % 10 >= 5;
       vr /= 10; vp /= 10; vm /= 10;
@@ -186,23 +194,118 @@ static int by_definition(double v, tc_dtype dt, char *digits, int *exp10) {
   return 0;   /* not reached: 17 digits read back in every dtype */
 }
 
-int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10) {
+/* ---- decimal digits ----
+ * Eight digits at a time in one 64-bit word (SWAR: each step splits every
+ * lane of the word at once, 4 + 4 digits, then 2 + 2, then 1 + 1), the
+ * first digit in the lowest byte, so that a word stored is the digits in
+ * order. Digits come out as whole 16-byte stores, which a reader's wide
+ * loads can take straight from the store buffer; built from one- and
+ * two-byte stores they cost a store-forwarding stall each time a float's
+ * text was laid out. Little-endian hosts (x86-64, AArch64). */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "shortest.c lays digits out for a little-endian host"
+#endif
+
+static const uint64_t pow10_u64[20] = {
+    1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u, 10000000000u,
+    100000000000u, 1000000000000u, 10000000000000u, 100000000000000u, 1000000000000000u, 10000000000000000u,
+    100000000000000000u, 1000000000000000000u, 10000000000000000000u};
+
+/* How many decimal digits v has (1 for 0): from its bit length, 1233 / 4096
+ * being just above log10(2). */
+static int dec_len(uint64_t v) {
+  int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+  return t + (v >= pow10_u64[t]) + (v == 0);
+}
+
+/* n < 10^8 as eight ASCII digits, the first in the lowest byte. */
+static uint64_t swar8(uint32_t n) {
+  uint64_t x = n / 10000 | (uint64_t)(n % 10000) << 32;        /* 2 lanes < 10^4 */
+  uint64_t h = (x * 10486) >> 20 & 0x0000007F0000007Fu;          /* each / 100 */
+  x = h | (x - h * 100) << 16;                                   /* 4 lanes < 100 */
+  h = (x * 103) >> 10 & 0x000F000F000F000Fu;                    /* each / 10 */
+  return (h | (x - h * 10) << 8) + 0x3030303030303030u;
+}
+
+/* v (< 10^16) in nd (1 to 16) digits, the first of them in the lowest byte. */
+static u128 digits16(uint64_t v, int nd) {
+  if (nd <= 8) return swar8((uint32_t)v) >> 8 * (8 - nd);   /* one word's work for most integers */
+  u128 w = (u128)swar8((uint32_t)(v / 100000000)) | (u128)swar8((uint32_t)(v % 100000000)) << 64;
+  return w >> 8 * (16 - nd);
+}
+
+char *tc_put_digits(char *p, uint64_t d, int nd, int point) {
+  if (nd > 16) {   /* 17 to 20 digits: the k above the last 16 first */
+    int k = nd - 16;
+    uint64_t top = d / 10000000000000000u, w = swar8((uint32_t)top) >> 8 * (8 - k);
+    d -= top * 10000000000000000u;
+    memcpy(p, &w, 8);
+    if (point > 0 && point <= k) {   /* the point falls among them */
+      for (int i = k; i > point; i--) p[i] = p[i - 1];
+      p[point] = '.';
+      p++;
+      point = 0;
+    }
+    p += k;
+    point -= k;
+    nd = 16;
+  }
+  u128 w = digits16(d, nd);
+  memcpy(p, &w, 16);
+  if (point <= 0 || point >= nd) return p + nd;
+  w >>= 8 * point;   /* the digits after the point, one byte further on */
+  memcpy(p + point + 1, &w, 16);
+  p[point] = '.';
+  return p + nd + 1;
+}
+
+char *tc_put_u64(char *p, uint64_t v) { return tc_put_digits(p, v, dec_len(v), 0); }
+
+char *tc_put_exponent(char *p, int e) {
+  int a = abs(e);
+  *p++ = 'e';
+  *p++ = e < 0 ? '-' : '+';
+  if (a >= 100) *p++ = (char)('0' + a / 100);
+  *p++ = (char)('0' + a / 10 % 10);
+  *p++ = (char)('0' + a % 10);
+  return p;
+}
+
+char *tc_put_i64(char *p, int64_t v) {
+  if (v >= 0) return tc_put_u64(p, (uint64_t)v);
+  *p = '-';
+  return tc_put_u64(p + 1, 0 - (uint64_t)v);   /* INT64_MIN too */
+}
+
+uint64_t tc_shortest(double v, tc_dtype dt, int *nd, int *exp10) {
   if (v == 0) {
-    digits[0] = '0';
-    digits[1] = 0;
+    *nd = 1;
     *exp10 = 0;
-    return 1;
+    return 0;
   }
   int32_t e;
   fields f = fields_of(fabs(v), dt);
   uint64_t out = ryu(f, &e);
-  char tmp[24];
-  int n = 0;
-  for (; out; out /= 10) tmp[n++] = (char)('0' + out % 10);
-  for (int i = 0; i < n; i++) digits[i] = tmp[n - 1 - i];
-  while (n > 1 && digits[n - 1] == '0') { n--; e++; }
-  digits[n] = 0;
-  if (n == 1 && digits[0] == '1' && f.exp == 0) return by_definition(fabs(v), dt, digits, exp10);
-  *exp10 = e + n - 1;
-  return n;
+  while (out >= 10 && out % 10 == 0) { out /= 10; e++; }
+  if (out == 1 && f.exp == 0) {
+    char digits[24];
+    int n = by_definition(fabs(v), dt, digits, exp10);
+    out = 0;
+    for (int i = 0; i < n; i++) out = out * 10 + (uint64_t)(digits[i] - '0');
+    *nd = n;
+    return out;
+  }
+  *nd = dec_len(out);
+  *exp10 = e + *nd - 1;
+  return out;
+}
+
+int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10) {
+  int nd;
+  char t[48];
+  uint64_t d = tc_shortest(v, dt, &nd, exp10);
+  tc_put_digits(t, d, nd, 0);
+  memcpy(digits, t, (size_t)nd);
+  digits[nd] = 0;
+  return nd;
 }

@@ -345,6 +345,22 @@ void tc_io_signal_cleanup(void);
  * the first digit; returns how many digits. Of the shortest, the nearest
  * to v (ties to even). */
 int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10);
+/* The same as a number: v (a value of dt, finite; sign ignored) is the
+ * returned significand (*nd digits, none of them trailing zeros) times
+ * 10^(*exp10 - *nd + 1). */
+uint64_t tc_shortest(double v, tc_dtype dt, int *nd, int *exp10);
+/* The printers' digit writers, which write whole 16-byte blocks: they may
+ * write garbage up to TC_PUT_ROOM bytes from p (past the text, for the
+ * caller's next writes to cover), and return the text's end; no NUL.
+ * tc_put_digits: d in nd digits (d < 10^nd; a shorter d gets leading
+ * zeros), with a '.' after the first `point` of them when 0 < point < nd. */
+#define TC_PUT_ROOM 40
+char *tc_put_digits(char *p, uint64_t d, int nd, int point);
+/* v in decimal (at most 20 characters, 21 with a sign). */
+char *tc_put_u64(char *p, uint64_t v);
+char *tc_put_i64(char *p, int64_t v);
+/* A decimal exponent as C's %e writes it: e+05, e-310 (writes only that). */
+char *tc_put_exponent(char *p, int e);
 
 /* ---- matrix products (SPEC 5.2) ---- */
 /* NumPy matmul: 1-D operands promoted to matrices and the added dimension

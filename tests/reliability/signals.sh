@@ -139,11 +139,49 @@ family matvec 'mw @ w'
 # 10^7 outputs of one block each in a few tasks of some 10^10 multiply-adds
 family vecmat 'xk @ mk'
 TCALC_THREADS=1 family sum_one_thread 'sum(b)'
-family print_text 'broadcast_to(1.5, [10000000])' --full
-family print_json 'broadcast_to(1.5, [10000000])'
-# ... and leaves no partial JSON line (SPEC 1): each line is a JSON object
-if python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/out" 2>/dev/null; then ok
-else bad "print_json: a partial JSON line"; tail -c 200 "$TMP/out"; fi
+# Printing 5 * 10^7 values of 10 characters (about a second of output),
+# in JSON (with --full too, which only text mode reads) and in text mode:
+# SIGINT 0.3 s into it must end the run with `interrupted` (status 1)
+# within 0.5 s. A JSON line longer than the 1 MiB a line is held for goes
+# out as it is made: interrupted, the partial line is ended, the error
+# line follows, and every other line is whole. A text line likewise
+# (which may also stop while its column width is measured, before any of
+# it goes out).
+print_case() {
+  name=$1
+  shift
+  r=$(python3 "$TMP/sigint.py" "$TMP" /dev/null "$BIN" "$@" -e 'x = full([50000000], 0.12345679, dtype="f32")' \
+        -e 7777777 -e x -e 8888888)
+  rc=${r% *} ms=${r#* }
+  if [ "$rc" -ne 1 ]; then bad "$name: $(status_note "$rc"), wanted 1"; head -c 300 "$TMP/err"; return; fi
+  if grep -q 8888888 "$TMP/out" || ! { grep -q '"code":"interrupted"' "$TMP/out" || grep -q 'error\[interrupted\]' "$TMP/err"; }; then
+    bad "$name: no interrupted error"; tail -c 300 "$TMP/out"; return
+  fi
+  if [ "$ms" -gt 500 ]; then bad "$name: took $ms ms to stop"; return; fi
+  if ! python3 - "$TMP/out" "$@" <<'PY'
+import json, sys
+lines = open(sys.argv[1], "rb").read().decode().split("\n")
+json_mode = "--json" in sys.argv[2:]
+assert lines[-1] == "", "the output ends with a newline"
+if json_mode:
+    assert json.loads(lines[-2])["error"]["code"] == "interrupted"
+    lines = lines[:-1]
+part = lines[-2]
+if part in ("7777777", '{"ok":true,"dtype":"i64","shape":[],"data":7777777}'):
+    sys.exit(0)   # stopped before any of it went out (text: measuring its width)
+head = '{"ok":true,"dtype":"f32","shape":[50000000],"data":[' if json_mode else '['
+assert part.startswith(head + "0.12345679,") or not json_mode and part.startswith(" 0.12345679,"), part[:80]
+assert part.endswith(("0.12345679", "0.12345679,", "0.12345679, ")), part[-40:]
+if json_mode:
+    for l in lines[:-2]:
+        json.loads(l)
+PY
+  then bad "$name: not a partial line ended"; tail -c 200 "$TMP/out"; return; fi
+  ok
+}
+print_case print_json --json
+print_case print_json_full --json --full
+print_case print_text --full
 family save_csv 'save_csv("big-out.csv", broadcast_to(1.5, [20000000]))'
 family load_csv 'load_csv("big.csv")'
 

@@ -137,3 +137,49 @@ Test(shortest, random_f32_f64_and_edges) {
     check((double)(k * 1.40129846e-45f), TC_DT_F32);
   }
 }
+
+/* The digit writers against snprintf: every length of 1 to 20 digits at
+ * its ends and in between, both ends of i64 and u64, and a point after
+ * each position. They may write past the text (up to TC_PUT_ROOM bytes):
+ * the bytes after that must be untouched. */
+static void check_digits(uint64_t v, int nd, int point) {
+  char want[48], buf[TC_PUT_ROOM + 8];
+  snprintf(want, sizeof want, "%0*llu", nd, (unsigned long long)v);
+  if (point > 0 && point < nd) {
+    memmove(want + point + 1, want + point, strlen(want + point) + 1);
+    want[point] = '.';
+  }
+  memset(buf, '#', sizeof buf);
+  char *end = tc_put_digits(buf, v, nd, point);
+  cr_assert(end - buf == (ptrdiff_t)strlen(want) && !memcmp(buf, want, strlen(want)),
+            "%llu in %d digits, point %d: %.*s, want %s", (unsigned long long)v, nd, point, (int)(end - buf), buf, want);
+  for (size_t i = TC_PUT_ROOM; i < sizeof buf; i++) cr_assert(buf[i] == '#', "%llu: wrote byte %zu", (unsigned long long)v, i);
+}
+
+Test(shortest, integer_digits) {
+  for (int k = 0; k < 20; k++) {
+    uint64_t p = 1;
+    for (int i = 0; i < k; i++) p *= 10;
+    uint64_t vals[] = {p, p + 1, p - 1, p + rnd() % (p * 9 > p ? p * 9 : 1), p * 5 - 1};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+      uint64_t v = vals[i];
+      char want[32], got[TC_PUT_ROOM + 8];
+      snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+      *tc_put_u64(got, v) = 0;
+      cr_assert_str_eq(got, want);
+      int n = (int)strlen(want);
+      for (int nd = n; nd <= 20; nd++)
+        for (int point = 0; point <= nd + 1; point++) check_digits(v, nd, point);
+    }
+  }
+  const int64_t ints[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX, -1000000000000000000, 999999999999999999};
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+    char want[32], got[TC_PUT_ROOM + 8];
+    snprintf(want, sizeof want, "%lld", (long long)ints[i]);
+    *tc_put_i64(got, ints[i]) = 0;
+    cr_assert_str_eq(got, want);
+  }
+  char got[TC_PUT_ROOM + 8];
+  *tc_put_u64(got, UINT64_MAX) = 0;
+  cr_assert_str_eq(got, "18446744073709551615");
+}
