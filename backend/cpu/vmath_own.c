@@ -1,0 +1,458 @@
+/* tcalc's own vector math kernels, used instead of SLEEF's (vmath.c) where
+ * SLEEF's were slow: the f32 functions computed in f64 arithmetic and
+ * rounded once, each within 0.5 ulp and a little of the exact value.
+ *
+ * A kernel's body (vmath_own_k.h) is written once over a few operations
+ * that are exact or rounded once: built for AVX-512 with intrinsics, and
+ * for one double (plain C and fma()) for the AVX2 + FMA, FMA and base
+ * paths, so every path gives the same bits (tests/unit/test_vmath.c). The
+ * few elements outside a kernel's range (NaN, infinities, overflow) are
+ * computed by its own_slow_* function, the same on every path; an
+ * element's result never depends on its neighbours. */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+#include "cpu.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define OWN_X86 1
+#include <immintrin.h>
+#define OWN_TGT_512 __attribute__((target("avx512f,fma")))
+#define OWN_TGT_256 __attribute__((target("avx2,fma")))
+#define OWN_TGT_FMA __attribute__((target("fma")))
+#else
+#define OWN_X86 0
+#endif
+
+/* ---- the results outside the kernels' ranges ---- */
+/* Each returns the result for x where the kernel set *out (and may be
+ * called for any x): NaN is the one quiet NaN. */
+static double own_slow_expm1_f(double x) { return x != x ? NAN : x > 0 ? INFINITY : -1.0; }
+static double own_slow_tanh_f(double x) { return x != x ? NAN : copysign(1.0, x); }
+static double own_slow_cosh_f(double x) { return x != x ? NAN : INFINITY; }
+static double own_slow_sinh_f(double x) { return x != x ? NAN : copysign(INFINITY, x); }
+static double own_slow_cbrt_f(double x) { return x != x ? NAN : x; }   /* 0, -0, inf, -inf */
+/* x * x, 1 / x and sqrt(x) are rounded once more to f32 as they are, and
+ * so rounded correctly (a quotient or root of f32 operands rounded to f64
+ * and then to f32 is their value rounded to f32; the square is exact in
+ * f64); pow's own +0 for -0 and +inf for -inf; C99's pow elsewhere */
+static double own_slow_pow_f(double x, double y) {
+  double r = y == 2 ? x * x : y == -1 ? 1 / x : y == 0.5 ? (x == -INFINITY ? INFINITY : sqrt(x) + 0) : pow(x, y);
+  return r != r ? NAN : r;
+}
+/* a broadcast exponent that own_slow_pow_f computes for every element */
+#define OWN_EXACT_pow_f(y) ((y) == 2 || (y) == -1 || (y) == 0.5)
+
+/* ---- one double ---- */
+#define VD double
+#define VM bool
+#define VI uint64_t
+#define OWN_FN static inline __attribute__((always_inline))
+#define K(name) own1_##name
+OWN_FN VD o1_set(double c) { return c; }
+OWN_FN VD o1_add(VD a, VD b) { return a + b; }
+OWN_FN VD o1_sub(VD a, VD b) { return a - b; }
+OWN_FN VD o1_mul(VD a, VD b) { return a * b; }
+OWN_FN VD o1_div(VD a, VD b) { return a / b; }
+OWN_FN VD o1_fma(VD a, VD b, VD c) { return fma(a, b, c); }
+OWN_FN VD o1_abs(VD a) { return fabs(a); }
+OWN_FN VD o1_copysign(VD a, VD b) { return copysign(a, b); }
+OWN_FN VM o1_not_lt(VD a, VD b) { return !(a < b); }
+OWN_FN VM o1_eq(VD a, VD b) { return a == b; }
+OWN_FN VM o1_lt(VD a, VD b) { return a < b; }
+OWN_FN VM o1_not_gt(VD a, VD b) { return !(a > b); }
+OWN_FN VD o1_sel(VM m, VD a, VD b) { return m ? a : b; }
+OWN_FN VI o1_bits(VD a) { VI u; memcpy(&u, &a, sizeof u); return u; }
+OWN_FN VD o1_from_bits(VI u) { VD a; memcpy(&a, &u, sizeof a); return a; }
+OWN_FN VI o1_iset(uint64_t c) { return c; }
+OWN_FN VI o1_iadd(VI a, VI b) { return a + b; }
+OWN_FN VI o1_isub(VI a, VI b) { return a - b; }
+OWN_FN VI o1_ishl52(VI a) { return a << 52; }
+/* for normal a > 0: its exponent as a double, and its significand in [1, 2) */
+OWN_FN VD o1_getexp(VD a) { return (double)(int64_t)(o1_bits(a) >> 52) - 1023; }
+OWN_FN VD o1_getmant(VD a) { return o1_from_bits((o1_bits(a) & 0xfffffffffffffu) | 0x3ff0000000000000u); }
+/* the same in [0.75, 1.5): halved from 1.5 up */
+OWN_FN VD o1_getmant75(VD a) { VD m = o1_getmant(a); return m >= 1.5 ? m * 0.5 : m; }
+/* a * 2^q, rounded once, for an integer q in [-1022, 1023] */
+OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52) << 52) + ((uint64_t)1023 << 52)); }
+#define v_set o1_set
+#define v_add o1_add
+#define v_sub o1_sub
+#define v_mul o1_mul
+#define v_div o1_div
+#define v_fma o1_fma
+#define v_abs o1_abs
+#define v_copysign o1_copysign
+#define v_not_lt o1_not_lt
+#define v_eq o1_eq
+#define v_bits o1_bits
+#define v_from_bits o1_from_bits
+#define v_iset o1_iset
+#define v_iadd o1_iadd
+#define v_isub o1_isub
+#define v_ishl52 o1_ishl52
+#define v_getexp o1_getexp
+#define v_getmant o1_getmant
+#define v_getmant75 o1_getmant75
+#define v_sel o1_sel
+#define v_not_gt o1_not_gt
+#define v_lt o1_lt
+#define v_scalef o1_scalef
+#include "vmath_own_k.h"
+#undef VD
+#undef VM
+#undef VI
+#undef K
+#undef OWN_FN
+#undef v_set
+#undef v_add
+#undef v_sub
+#undef v_mul
+#undef v_div
+#undef v_fma
+#undef v_abs
+#undef v_copysign
+#undef v_not_lt
+#undef v_eq
+#undef v_bits
+#undef v_from_bits
+#undef v_iset
+#undef v_iadd
+#undef v_isub
+#undef v_ishl52
+#undef v_getexp
+#undef v_getmant
+#undef v_getmant75
+#undef v_sel
+#undef v_not_gt
+#undef v_lt
+#undef v_scalef
+
+/* ---- AVX-512: 8 doubles ---- */
+#if OWN_X86
+#define VD __m512d
+#define VM __mmask8
+#define VI __m512i
+#define OWN_FN OWN_TGT_512 static inline __attribute__((always_inline))
+#define K(name) own8_##name
+OWN_FN VD o8_set(double c) { return _mm512_set1_pd(c); }
+OWN_FN VD o8_add(VD a, VD b) { return _mm512_add_pd(a, b); }
+OWN_FN VD o8_sub(VD a, VD b) { return _mm512_sub_pd(a, b); }
+OWN_FN VD o8_mul(VD a, VD b) { return _mm512_mul_pd(a, b); }
+OWN_FN VD o8_div(VD a, VD b) { return _mm512_div_pd(a, b); }
+OWN_FN VD o8_fma(VD a, VD b, VD c) { return _mm512_fmadd_pd(a, b, c); }
+OWN_FN VD o8_abs(VD a) { return _mm512_abs_pd(a); }
+OWN_FN VI o8_bits(VD a) { return _mm512_castpd_si512(a); }
+OWN_FN VD o8_from_bits(VI u) { return _mm512_castsi512_pd(u); }
+OWN_FN VD o8_copysign(VD a, VD b) {
+  /* 0xca: the first operand (the sign bit) ? the second : the third, bit by bit */
+  return o8_from_bits(_mm512_ternarylogic_epi64(_mm512_set1_epi64(INT64_MIN), o8_bits(b), o8_bits(a), 0xca));
+}
+OWN_FN VM o8_not_lt(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_NLT_UQ); }
+OWN_FN VM o8_eq(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+OWN_FN VM o8_lt(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+OWN_FN VM o8_not_gt(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_NGT_UQ); }
+OWN_FN VD o8_sel(VM m, VD a, VD b) { return _mm512_mask_blend_pd(m, b, a); }
+OWN_FN VI o8_iset(uint64_t c) { return _mm512_set1_epi64((long long)c); }
+OWN_FN VI o8_iadd(VI a, VI b) { return _mm512_add_epi64(a, b); }
+OWN_FN VI o8_isub(VI a, VI b) { return _mm512_sub_epi64(a, b); }
+OWN_FN VI o8_ishl52(VI a) { return _mm512_slli_epi64(a, 52); }
+OWN_FN VD o8_getexp(VD a) { return _mm512_getexp_pd(a); }
+OWN_FN VD o8_getmant(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero); }
+OWN_FN VD o8_getmant75(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero); }
+OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
+#define v_set o8_set
+#define v_add o8_add
+#define v_sub o8_sub
+#define v_mul o8_mul
+#define v_div o8_div
+#define v_fma o8_fma
+#define v_abs o8_abs
+#define v_copysign o8_copysign
+#define v_not_lt o8_not_lt
+#define v_eq o8_eq
+#define v_bits o8_bits
+#define v_from_bits o8_from_bits
+#define v_iset o8_iset
+#define v_iadd o8_iadd
+#define v_isub o8_isub
+#define v_ishl52 o8_ishl52
+#define v_getexp o8_getexp
+#define v_getmant o8_getmant
+#define v_getmant75 o8_getmant75
+#define v_sel o8_sel
+#define v_not_gt o8_not_gt
+#define v_lt o8_lt
+#define v_scalef o8_scalef
+#include "vmath_own_k.h"
+#undef VD
+#undef VM
+#undef VI
+#undef K
+#undef OWN_FN
+#undef v_set
+#undef v_add
+#undef v_sub
+#undef v_mul
+#undef v_div
+#undef v_fma
+#undef v_abs
+#undef v_copysign
+#undef v_not_lt
+#undef v_eq
+#undef v_bits
+#undef v_from_bits
+#undef v_iset
+#undef v_iadd
+#undef v_isub
+#undef v_ishl52
+#undef v_getexp
+#undef v_getmant
+#undef v_getmant75
+#undef v_sel
+#undef v_not_gt
+#undef v_lt
+#undef v_scalef
+#endif
+
+/* ---- the loops ---- */
+/* Blocks of OWN_BLOCK elements; a strided input is gathered into a buffer
+ * first. The inputs and outputs VM_PF_AHEAD bytes ahead are prefetched in
+ * long runs, as vmath.c's loops do. */
+#define OWN_BLOCK 256
+#define OWN_PF_AHEAD 2048
+#define OWN_PREFETCH(s, d) \
+  do { \
+    if (len * (int64_t)sizeof *(s) >= ((int64_t)64 << 10)) { \
+      __builtin_prefetch((const char *)(s) + OWN_PF_AHEAD); \
+      __builtin_prefetch((char *)(d) + OWN_PF_AHEAD, 1); \
+    } \
+  } while (0)
+
+/* One double at a time (the compiler may vectorise the first loop): a
+ * block's results, then the elements whose *out was set redone by the
+ * slow function. The block's inputs are copied first, so that an output
+ * over its input is no matter. */
+#define OWN_LOOP1(NAME, TGT, T, F) \
+  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_; \
+    T in[OWN_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
+      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK; \
+      for (int64_t k = 0; k < n; k++) in[k] = a[(i0 + k) * sa]; \
+      bool any = false; \
+      for (int64_t k = 0; k < n; k++) { \
+        bool out; \
+        o[i0 + k] = (T)own1_##F((double)in[k], &out); \
+        any |= out; \
+      } \
+      for (int64_t k = 0; any && k < n; k++) { \
+        bool out; \
+        (void)own1_##F((double)in[k], &out); \
+        if (out) o[i0 + k] = (T)own_slow_##F((double)in[k]); \
+      } \
+    } \
+  }
+
+#if OWN_X86
+/* 8 elements of T at p as doubles, and back (rounded once for f32) */
+#define OWN_LD_double(p) _mm512_loadu_pd(p)
+#define OWN_ST_double(p, v) _mm512_storeu_pd(p, v)
+#define OWN_LD_float(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#define OWN_ST_float(p, v) _mm256_storeu_ps(p, _mm512_cvtpd_ps(v))
+/* d[0..8) = F(s[0..8)) */
+#define OWN_VEC8(T, F, d, s) \
+  do { \
+    __m512d x_ = OWN_LD_##T(s); \
+    __mmask8 out_; \
+    __m512d r_ = own8_##F(x_, &out_); \
+    OWN_ST_##T(d, r_); \
+    if (out_) { \
+      double xs_[8]; \
+      _mm512_storeu_pd(xs_, x_); \
+      for (int l_ = 0; l_ < 8; l_++) \
+        if (out_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_]); \
+    } \
+  } while (0)
+/* d[0..16) = F(s[0..16)): two vectors in flight */
+#define OWN_VEC16(T, F, d, s) \
+  do { \
+    __m512d x0_ = OWN_LD_##T(s), x1_ = OWN_LD_##T((s) + 8); \
+    __mmask8 o0_, o1_; \
+    __m512d r0_ = own8_##F(x0_, &o0_), r1_ = own8_##F(x1_, &o1_); \
+    OWN_ST_##T(d, r0_); \
+    OWN_ST_##T((d) + 8, r1_); \
+    if (o0_ | o1_) { \
+      double xs_[16]; \
+      _mm512_storeu_pd(xs_, x0_); \
+      _mm512_storeu_pd(xs_ + 8, x1_); \
+      unsigned om_ = o0_ | (unsigned)o1_ << 8; \
+      for (int l_ = 0; l_ < 16; l_++) \
+        if (om_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_]); \
+    } \
+  } while (0)
+#define OWN_LOOP8(NAME, T, F) \
+  OWN_TGT_512 static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_; \
+    T buf[OWN_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
+      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK, j = 0; \
+      const T *src = a + i0 * sa; \
+      if (sa != 1) { \
+        for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
+        src = buf; \
+      } \
+      for (; j + 16 <= n; j += 16) { \
+        OWN_PREFETCH(src + j, o + i0 + j); \
+        OWN_VEC16(T, F, o + i0 + j, src + j); \
+      } \
+      for (; j + 8 <= n; j += 8) OWN_VEC8(T, F, o + i0 + j, src + j); \
+      if (j < n) { \
+        T t[8] = {0}; \
+        memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
+        OWN_VEC8(T, F, t, t); \
+        memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
+      } \
+    } \
+  }
+#endif
+
+/* Two operands: as the loops above, the blocks of a strided or broadcast
+ * operand gathered first (a broadcast one once); a broadcast second
+ * operand y with OWN_EXACT_F(y) is the slow function's for every element. */
+#define OWN_BIN_EXACT(T, F) \
+  if (sb == 0 && OWN_EXACT_##F((double)b[0])) { \
+    for (int64_t i = 0; i < len; i++) o[i] = (T)own_slow_##F((double)a[i * sa], (double)b[0]); \
+    return; \
+  }
+#define OWN_BIN_LOOP1(NAME, TGT, T, F) \
+  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
+    T ia[OWN_BLOCK], ib[OWN_BLOCK]; \
+    OWN_BIN_EXACT(T, F) \
+    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
+      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK; \
+      for (int64_t k = 0; k < n; k++) ia[k] = a[(i0 + k) * sa], ib[k] = b[(i0 + k) * sb]; \
+      bool any = false; \
+      for (int64_t k = 0; k < n; k++) { \
+        bool out; \
+        o[i0 + k] = (T)own1_##F((double)ia[k], (double)ib[k], &out); \
+        any |= out; \
+      } \
+      for (int64_t k = 0; any && k < n; k++) { \
+        bool out; \
+        (void)own1_##F((double)ia[k], (double)ib[k], &out); \
+        if (out) o[i0 + k] = (T)own_slow_##F((double)ia[k], (double)ib[k]); \
+      } \
+    } \
+  }
+#if OWN_X86
+#define OWN_BVEC8(T, F, d, s, t) \
+  do { \
+    __m512d x_ = OWN_LD_##T(s), y_ = OWN_LD_##T(t); \
+    __mmask8 out_; \
+    __m512d r_ = own8_##F(x_, y_, &out_); \
+    OWN_ST_##T(d, r_); \
+    if (out_) { \
+      double xs_[8], ys_[8]; \
+      _mm512_storeu_pd(xs_, x_); \
+      _mm512_storeu_pd(ys_, y_); \
+      for (int l_ = 0; l_ < 8; l_++) \
+        if (out_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_], ys_[l_]); \
+    } \
+  } while (0)
+#define OWN_BIN_LOOP8(NAME, T, F) \
+  OWN_TGT_512 static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
+    T ga[OWN_BLOCK], gb[OWN_BLOCK]; \
+    OWN_BIN_EXACT(T, F) \
+    if (sb == 0) \
+      for (int k = 0; k < OWN_BLOCK; k++) gb[k] = b[0]; \
+    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
+      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK, j = 0; \
+      const T *pa = a + i0 * sa, *pb = sb == 0 ? gb : b + i0 * sb; \
+      if (sa != 1) { for (int64_t k = 0; k < n; k++) ga[k] = a[(i0 + k) * sa]; pa = ga; } \
+      if (sb != 0 && sb != 1) { for (int64_t k = 0; k < n; k++) gb[k] = b[(i0 + k) * sb]; pb = gb; } \
+      for (; j + 8 <= n; j += 8) { \
+        OWN_PREFETCH(pa + j, o + i0 + j); \
+        OWN_BVEC8(T, F, o + i0 + j, pa + j, pb + j); \
+      } \
+      if (j < n) { \
+        T ta[8] = {1, 1, 1, 1, 1, 1, 1, 1}, tb[8] = {1, 1, 1, 1, 1, 1, 1, 1}; \
+        memcpy(ta, pa + j, sizeof(T) * (size_t)(n - j)); \
+        memcpy(tb, pb + j, sizeof(T) * (size_t)(n - j)); \
+        OWN_BVEC8(T, F, ta, ta, tb); \
+        memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
+      } \
+    } \
+  }
+#endif
+
+/* the kernels: op, the kernel's name, its element type */
+#define OWN_FUNCS(X) \
+  X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float)
+
+#define OWN_STAMP1(OP, F, T) \
+  OWN_LOOP1(own_##F##_base, , T, F)
+OWN_FUNCS(OWN_STAMP1)
+#if OWN_X86
+#define OWN_STAMPX(OP, F, T) \
+  OWN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
+  OWN_LOOP1(own_##F##_avx2, OWN_TGT_256, T, F) \
+  OWN_LOOP8(own_##F##_avx512, T, F)
+OWN_FUNCS(OWN_STAMPX)
+#endif
+
+/* [path][op][0 f32, 1 f64], paths as vmath.c's: base, FMA, AVX2, AVX-512 */
+#define OWN_ENTRY(OP, F, T, P) [TC_OP_##OP][sizeof(T) == 8] = own_##F##_##P,
+#define OWN_ENTRY_BASE(OP, F, T) OWN_ENTRY(OP, F, T, base)
+#define OWN_ENTRY_FMA(OP, F, T) OWN_ENTRY(OP, F, T, fma)
+#define OWN_ENTRY_AVX2(OP, F, T) OWN_ENTRY(OP, F, T, avx2)
+#define OWN_ENTRY_AVX512(OP, F, T) OWN_ENTRY(OP, F, T, avx512)
+static const cpu_vmath_fn own_table[4][TC_OP_COUNT][2] = {
+  {OWN_FUNCS(OWN_ENTRY_BASE)},
+#if OWN_X86
+  {OWN_FUNCS(OWN_ENTRY_FMA)},
+  {OWN_FUNCS(OWN_ENTRY_AVX2)},
+  {OWN_FUNCS(OWN_ENTRY_AVX512)},
+#endif
+};
+
+/* pow: [path][0 f32, 1 f64] */
+#define OWN_BIN_FUNCS(X) X(pow_f, float)
+#define OWN_BSTAMP1(F, T) OWN_BIN_LOOP1(own_##F##_base, , T, F)
+OWN_BIN_FUNCS(OWN_BSTAMP1)
+#if OWN_X86
+#define OWN_BSTAMPX(F, T) \
+  OWN_BIN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
+  OWN_BIN_LOOP1(own_##F##_avx2, OWN_TGT_256, T, F) \
+  OWN_BIN_LOOP8(own_##F##_avx512, T, F)
+OWN_BIN_FUNCS(OWN_BSTAMPX)
+#endif
+#define OWN_BENTRY(F, T, P) [sizeof(T) == 8] = own_##F##_##P,
+#define OWN_BENTRY_BASE(F, T) OWN_BENTRY(F, T, base)
+#define OWN_BENTRY_FMA(F, T) OWN_BENTRY(F, T, fma)
+#define OWN_BENTRY_AVX2(F, T) OWN_BENTRY(F, T, avx2)
+#define OWN_BENTRY_AVX512(F, T) OWN_BENTRY(F, T, avx512)
+static const cpu_vmath_bin_fn own_pow_table[4][2] = {
+  {OWN_BIN_FUNCS(OWN_BENTRY_BASE)},
+#if OWN_X86
+  {OWN_BIN_FUNCS(OWN_BENTRY_FMA)},
+  {OWN_BIN_FUNCS(OWN_BENTRY_AVX2)},
+  {OWN_BIN_FUNCS(OWN_BENTRY_AVX512)},
+#endif
+};
+
+cpu_vmath_bin_fn cpu_vmath_own_bin(tc_op op, tc_dtype dt, int path) {
+  if (op != TC_OP_POW || (dt != TC_DT_F32 && dt != TC_DT_F64) || path < 0 || path >= 4) return NULL;
+  return own_pow_table[path][dt == TC_DT_F64];
+}
+
+cpu_vmath_fn cpu_vmath_own(tc_op op, tc_dtype dt, int path) {
+  if (op < 0 || op >= TC_OP_COUNT || (dt != TC_DT_F32 && dt != TC_DT_F64) || path < 0 || path >= 4) return NULL;
+  return own_table[path][op][dt == TC_DT_F64];
+}

@@ -1,0 +1,110 @@
+/* The bodies of vmath_own.c's kernels, written once over a few vector
+ * operations (v_*) and included twice: for AVX-512 (VD: 8 doubles) and for
+ * one double (the scalar paths, which the compiler may vectorise itself).
+ * Every operation is exact or rounded once by IEEE rules, so both builds
+ * give the same bits. K(name) is this build's name for a kernel; each
+ * takes x and returns the result, setting *out for the lanes (x too large,
+ * NaN, ...) that own_slow_* in vmath_own.c computes instead. */
+
+/* 2^(k + b - 1023) and 2^(-k + b - 1023) for k the integer in kd's low
+ * bits (kd = k + 1.5 * 2^52), k + b and -k + b within [1, 2046] */
+OWN_FN VD K(pow2)(VD kd, int64_t b) { return v_from_bits(v_iadd(v_ishl52(v_bits(kd)), v_iset((uint64_t)b << 52))); }
+OWN_FN VD K(pow2neg)(VD kd, int64_t b) { return v_from_bits(v_isub(v_iset((uint64_t)b << 52), v_ishl52(v_bits(kd)))); }
+
+/* e^t = s + s p, e^t - 1 = s p + (s - 1), s = 2^k, for |t| < 700: k the
+ * nearest integer to t / ln 2, r = t - k ln 2 (within ln 2 / 2), p = e^r - 1
+ * within 2^-31 of it (Q relatively 2^-28.4: an f32 kernel's accuracy). */
+OWN_FN VD K(em1_f)(VD t, VD *s) {
+  VD kd = v_fma(t, v_set(0x1.71547652b82fep0), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r = v_fma(k, v_set(-0x1.62e42fefa39efp-1), t);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9857895290490445423e-4), r, v_set(1.3933856105921709957e-3)), r,
+                                   v_set(8.333361031494303692e-3)), r, v_set(4.1666463196783279218e-2)), r,
+                     v_set(1.6666666530028060088e-1)), r, v_set(5.0000000136125652083e-1));
+  *s = K(pow2)(kd, 1023);
+  return v_fma(v_mul(r, r), q, r);
+}
+
+OWN_FN VD K(expm1_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(89));
+  VD s, p = K(em1_f)(x, &s);
+  return v_copysign(v_fma(s, p, v_sub(s, v_set(1))), x);   /* -0 too */
+}
+
+/* tanh x = m / (m + 2), m = e^2x - 1: m + 2 lies in (1, inf), and m is
+ * accurate near 0, so no cancellation on either side of 0. The odd
+ * functions take x's sign at the end, for tanh(-0) = -0. */
+OWN_FN VD K(tanh_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(9.5));
+  VD s, p = K(em1_f)(v_add(x, x), &s);
+  VD m = v_fma(s, p, v_sub(s, v_set(1)));
+  return v_copysign(v_div(m, v_add(m, v_set(2))), x);
+}
+
+/* cosh and sinh of x = k ln 2 + r: with E = cosh r and O = sinh r,
+ * cosh x = (s + s') E + (s - s') O and sinh x = (s - s') E + (s + s') O,
+ * s = 2^(k-1), s' = 2^(-k-1). No division, and no cancellation: for
+ * k = 0, s - s' is 0 exactly and sinh x is O. */
+OWN_FN VD K(coshsinh_f)(VD x, bool sinh) {
+  VD kd = v_fma(x, v_set(0x1.71547652b82fep0), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r = v_fma(k, v_set(-0x1.62e42fefa39efp-1), x), r2 = v_mul(r, r);
+  VD e = v_fma(r2, v_fma(r2, v_fma(r2, v_set(1.3933737907230461041e-3), v_set(4.1666464230428478727e-2)),
+                         v_set(5.0000000135158145647e-1)), v_set(1));
+  VD o = v_fma(v_mul(r, r2), v_fma(r2, v_fma(r2, v_set(1.9891104095695478793e-4), v_set(8.3333108294808802779e-3)),
+                                   v_set(1.6666666681707069959e-1)), r);
+  VD s = K(pow2)(kd, 1022), s1 = K(pow2neg)(kd, 1022);
+  VD sum = v_add(s, s1), dif = v_sub(s, s1);
+  return sinh ? v_fma(dif, e, v_mul(sum, o)) : v_fma(sum, e, v_mul(dif, o));
+}
+OWN_FN VD K(cosh_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(100));
+  return K(coshsinh_f)(x, false);
+}
+OWN_FN VD K(sinh_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(100));
+  return v_copysign(K(coshsinh_f)(x, true), x);
+}
+
+/* cbrt |x| = 2^q c(rr) P(m): |x| = 2^e m, m in [1, 2), e = 3q + rr; c(rr)
+ * = 2^(rr/3) through the quadratic that meets it at 0, 1, 2; P(m) = cbrt m
+ * within 2^-28 (degree 8 in m - 1.5). Every f32 is normal as a double. */
+OWN_FN VD K(cbrt_f)(VD x, VM *out) {
+  VD a = v_abs(x);
+  *out = v_not_lt(a, v_set(INFINITY)) | v_eq(a, v_set(0));
+  VD e = v_getexp(a), m = v_sub(v_getmant(a), v_set(1.5));
+  /* (e - 1) / 3 is q, or a third off it */
+  VD q = v_sub(v_add(v_fma(e, v_set(1.0 / 3), v_set(-1.0 / 3)), v_set(0x1.8p52)), v_set(0x1.8p52));
+  VD rr = v_fma(q, v_set(-3), e);
+  VD c = v_fma(rr, v_fma(rr, v_set(0.033779476089226572609), v_set(0.22614157380564659216)), v_set(1));
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(-9.1074676623476675592e-4), m,
+                                                         v_set(1.5314908397686346874e-3)), m,
+                                                   v_set(-2.3027065274236675088e-3)), m, v_set(4.4986722696500625864e-3)),
+                                       m, v_set(-9.3114646159346512155e-3)), m, v_set(2.0940280473647914975e-2)), m,
+                           v_set(-5.6528850036756878976e-2)), m, v_set(2.5438087511332240986e-1)), m,
+                 v_set(1.1447142409232542399));
+  return v_copysign(v_scalef(v_mul(c, p), q), x);
+}
+
+/* x^y = 2^t, t = y log2 x, for x > 0: log2 x = e + u P(u^2), x = 2^e m, m
+ * in [0.75, 1.5), u = (m - 1) / (m + 1) (P within 2^-42); 2^t = 2^k (1 + f
+ * Q(f)), k = round(t), f = t - k exactly (Q within 2^-32). t is within
+ * 2^-45 of y log2 x while 2^t is finite in f32 (|t| < 150), so the f64
+ * result is within 2^-31 of x^y. x <= 0, NaN, the infinities and the
+ * exponents 2, -1 and 0.5 (which pow rounds correctly) go to
+ * own_slow_pow_f. */
+OWN_FN VD K(pow_f)(VD x, VD y, VM *out) {
+  VD m = v_getmant75(x), e = v_add(v_getexp(x), v_sel(v_lt(m, v_set(1)), v_set(1), v_set(0)));
+  VD u = v_div(v_sub(m, v_set(1)), v_add(m, v_set(1))), w = v_mul(u, u);
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(0.29079811259567899985), w, v_set(0.3192880397353773542)), w,
+                                 v_set(0.41222607937799162143)), w, v_set(0.57707775677926023248)), w,
+                     v_set(0.9617966948202954578)), w, v_set(2.8853900817774280844));
+  VD t = v_mul(y, v_fma(u, p, e));
+  *out = v_not_gt(x, v_set(0)) | v_not_lt(v_abs(t), v_set(1000)) | v_eq(y, v_set(2)) | v_eq(y, v_set(-1)) |
+         v_eq(y, v_set(0.5));
+  VD k = v_sub(v_add(t, v_set(0x1.8p52)), v_set(0x1.8p52)), f = v_sub(t, k);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.5252719625220146446e-5), f, v_set(1.5461329900435447159e-4)), f,
+                                       v_set(1.3333669452295855837e-3)), f, v_set(9.6180570369954743732e-3)), f,
+                           v_set(5.5504107275963250134e-2)), f, v_set(2.4022650920051753046e-1)), f,
+                 v_set(6.9314718058156937398e-1));
+  return v_scalef(v_fma(f, q, v_set(1)), k);
+}
+
