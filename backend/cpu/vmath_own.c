@@ -32,6 +32,15 @@ static double own_slow_tanh_f(double x) { return x != x ? NAN : copysign(1.0, x)
 static double own_slow_cosh_f(double x) { return x != x ? NAN : INFINITY; }
 static double own_slow_sinh_f(double x) { return x != x ? NAN : copysign(INFINITY, x); }
 static double own_slow_cbrt_f(double x) { return x != x ? NAN : x; }   /* 0, -0, inf, -inf */
+/* f64: beyond |x| = 708 e^x comes from the C library's long double exp
+ * (64 significant bits), rounded once; sinh and cosh of |x| - ln 2, where
+ * e^|x| overflows before they do */
+static double own_slow_expm1_d(double x) { return x != x ? NAN : x < 0 ? -1.0 : (double)expl((long double)x); }
+static double own_slow_tanh_d(double x) { return x != x ? NAN : copysign(1.0, x); }
+static double own_slow_cosh_d(double x) {
+  return x != x ? NAN : (double)expl(fabsl((long double)x) - 0.693147180559945309417232121458176568L);
+}
+static double own_slow_sinh_d(double x) { return x != x ? NAN : copysign(own_slow_cosh_d(x), x); }
 /* x * x, 1 / x and sqrt(x) are rounded once more to f32 as they are, and
  * so rounded correctly (a quotient or root of f32 operands rounded to f64
  * and then to f32 is their value rounded to f32; the square is exact in
@@ -42,6 +51,18 @@ static double own_slow_pow_f(double x, double y) {
 }
 /* a broadcast exponent that own_slow_pow_f computes for every element */
 #define OWN_EXACT_pow_f(y) ((y) == 2 || (y) == -1 || (y) == 0.5)
+
+/* 2^(j/16), j = 0..15: the values rounded to f64, and what that leaves */
+static const double own_exp16[2][16] = {
+  {0x1.0000000000000p+0, 0x1.0b5586cf9890fp+0, 0x1.172b83c7d517bp+0, 0x1.2387a6e756238p+0, 0x1.306fe0a31b715p+0,
+   0x1.3dea64c123422p+0, 0x1.4bfdad5362a27p+0, 0x1.5ab07dd485429p+0, 0x1.6a09e667f3bcdp+0, 0x1.7a11473eb0187p+0,
+   0x1.8ace5422aa0dbp+0, 0x1.9c49182a3f090p+0, 0x1.ae89f995ad3adp+0, 0x1.c199bdd85529cp+0, 0x1.d5818dcfba487p+0,
+   0x1.ea4afa2a490dap+0},
+  {0x0.0p+0, 0x1.8a62e4adc610bp-54, -0x1.19041b9d78a76p-55, 0x1.9b07eb6c70573p-54, 0x1.6f46ad23182e4p-55,
+   0x1.ada0911f09ebcp-55, 0x1.d4397afec42e2p-56, 0x1.6324c054647adp-54, -0x1.bdd3413b26456p-54, -0x1.41577ee04992fp-55,
+   0x1.6e9f156864b27p-54, 0x1.c7c46b071f2bep-56, 0x1.7a1cd345dcc81p-54, 0x1.11065895048ddp-55, 0x1.2ed02d75b3707p-55,
+   -0x1.e9c23179c2893p-54},
+};
 
 /* ---- one double ---- */
 #define VD double
@@ -68,6 +89,11 @@ OWN_FN VI o1_iset(uint64_t c) { return c; }
 OWN_FN VI o1_iadd(VI a, VI b) { return a + b; }
 OWN_FN VI o1_isub(VI a, VI b) { return a - b; }
 OWN_FN VI o1_ishl52(VI a) { return a << 52; }
+OWN_FN VI o1_ishl(VI a, int n) { return a << n; }
+OWN_FN VI o1_iand(VI a, VI b) { return a & b; }
+OWN_FN VD o1_neg(VD a) { return -a; }
+/* t[the low 4 bits of i] */
+OWN_FN VD o1_lut16(const double *t, VI i) { return t[i & 15]; }
 /* for normal a > 0: its exponent as a double, and its significand in [1, 2) */
 OWN_FN VD o1_getexp(VD a) { return (double)(int64_t)(o1_bits(a) >> 52) - 1023; }
 OWN_FN VD o1_getmant(VD a) { return o1_from_bits((o1_bits(a) & 0xfffffffffffffu) | 0x3ff0000000000000u); }
@@ -93,6 +119,10 @@ OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52)
 #define v_ishl52 o1_ishl52
 #define v_getexp o1_getexp
 #define v_getmant o1_getmant
+#define v_lut16 o1_lut16
+#define v_neg o1_neg
+#define v_iand o1_iand
+#define v_ishl o1_ishl
 #define v_getmant75 o1_getmant75
 #define v_sel o1_sel
 #define v_not_gt o1_not_gt
@@ -122,6 +152,10 @@ OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52)
 #undef v_ishl52
 #undef v_getexp
 #undef v_getmant
+#undef v_lut16
+#undef v_neg
+#undef v_iand
+#undef v_ishl
 #undef v_getmant75
 #undef v_sel
 #undef v_not_gt
@@ -157,6 +191,10 @@ OWN_FN VI o8_iset(uint64_t c) { return _mm512_set1_epi64((long long)c); }
 OWN_FN VI o8_iadd(VI a, VI b) { return _mm512_add_epi64(a, b); }
 OWN_FN VI o8_isub(VI a, VI b) { return _mm512_sub_epi64(a, b); }
 OWN_FN VI o8_ishl52(VI a) { return _mm512_slli_epi64(a, 52); }
+OWN_FN VI o8_ishl(VI a, int n) { return _mm512_slli_epi64(a, (unsigned)n); }
+OWN_FN VI o8_iand(VI a, VI b) { return _mm512_and_epi64(a, b); }
+OWN_FN VD o8_neg(VD a) { return o8_from_bits(_mm512_xor_epi64(o8_bits(a), _mm512_set1_epi64(INT64_MIN))); }
+OWN_FN VD o8_lut16(const double *t, VI i) { return _mm512_permutex2var_pd(_mm512_loadu_pd(t), i, _mm512_loadu_pd(t + 8)); }
 OWN_FN VD o8_getexp(VD a) { return _mm512_getexp_pd(a); }
 OWN_FN VD o8_getmant(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero); }
 OWN_FN VD o8_getmant75(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero); }
@@ -179,6 +217,10 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 #define v_ishl52 o8_ishl52
 #define v_getexp o8_getexp
 #define v_getmant o8_getmant
+#define v_lut16 o8_lut16
+#define v_neg o8_neg
+#define v_iand o8_iand
+#define v_ishl o8_ishl
 #define v_getmant75 o8_getmant75
 #define v_sel o8_sel
 #define v_not_gt o8_not_gt
@@ -208,6 +250,10 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 #undef v_ishl52
 #undef v_getexp
 #undef v_getmant
+#undef v_lut16
+#undef v_neg
+#undef v_iand
+#undef v_ishl
 #undef v_getmant75
 #undef v_sel
 #undef v_not_gt
@@ -394,7 +440,8 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 
 /* the kernels: op, the kernel's name, its element type */
 #define OWN_FUNCS(X) \
-  X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float)
+  X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float) \
+  X(EXPM1, expm1_d, double) X(TANH, tanh_d, double) X(COSH, cosh_d, double) X(SINH, sinh_d, double)
 
 #define OWN_STAMP1(OP, F, T) \
   OWN_LOOP1(own_##F##_base, , T, F)

@@ -108,3 +108,103 @@ OWN_FN VD K(pow_f)(VD x, VD y, VM *out) {
   return v_scalef(v_fma(f, q, v_set(1)), k);
 }
 
+/* ---- f64: results carried as hi + lo where one rounding would cost
+ * more than the last ulp can take ---- */
+/* a + b = *h + *e exactly (Knuth's TwoSum: no order of size needed) */
+OWN_FN void K(two_sum)(VD a, VD b, VD *h, VD *e) {
+  VD s = v_add(a, b), bb = v_sub(s, a);
+  *h = s;
+  *e = v_add(v_sub(a, v_sub(s, bb)), v_sub(b, bb));
+}
+
+/* e^x - 1 as *hi + *lo, within 2^-60 of it, for |x| < 708: x = k ln2/16 +
+ * r, r = rh + rl (x - k ln2/16 exact in r0, k's product with the rest of
+ * ln2/16 in r1, up to 2^-46 for large k), e^x = 2^m T (1 + r + r^2 Q(r)), m = k >> 4, T
+ * = 2^((k & 15)/16) from own_exp16 (hi and lo). The parts that round
+ * (2^m T - 1, 2^m T rh) are kept exactly, the rest is small. */
+OWN_FN void K(expm1_dd)(VD x, VD *hi, VD *lo) {
+  VD kd = v_fma(x, v_set(0x1.71547652b82fep+4), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), x), r1 = v_mul(k, v_set(-0x1.abc9e3b39803fp-60));
+  VD rh = v_add(r0, r1), rl = v_sub(r1, v_sub(rh, r0)), r2 = v_mul(rh, rh);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), rh, v_set(1.3889066678239643745e-3)), rh,
+                                 v_set(8.3333333337659723003e-3)), rh, v_set(4.1666666663480495998e-2)), rh,
+                     v_set(1.6666666666666658209e-1)), rh, v_set(5.0000000000000008459e-1));
+  VI kb = v_bits(kd);
+  VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
+  VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1023 << 52)));
+  VD a = v_mul(s, th), h, e;
+  K(two_sum)(a, v_set(-1), &h, &e);
+  VD p1 = v_mul(a, rh), p1e = v_fma(a, rh, v_neg(p1));
+  VD small = v_mul(s, v_fma(th, v_fma(r2, q, rl), v_fma(tl, rh, tl)));
+  VD u = v_add(h, p1), w = v_add(v_add(v_add(v_sub(p1, v_sub(u, h)), e), p1e), small);
+  *hi = v_add(u, w);   /* normalised: w may be r^2/2 next to u = r where k = 0 */
+  *lo = v_sub(w, v_sub(*hi, u));
+}
+
+/* (nh + nl) / (dh + dl) as *qh + *ql, for dh >= 1 and nh + nl within
+ * 2^-60 of what it stands for: q0 = nh / dh rounded, then the remainder
+ * (exact in its first part) over dh */
+OWN_FN void K(div_dd)(VD nh, VD nl, VD dh, VD dl, VD *qh, VD *ql) {
+  VD inv = v_div(v_set(1), dh), q0 = v_mul(nh, inv);
+  VD rem = v_add(v_fma(v_neg(q0), dh, nh), v_fma(v_neg(q0), dl, nl));
+  *qh = q0;
+  *ql = v_mul(rem, inv);
+}
+
+OWN_FN VD K(expm1_d)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(708));
+  VD h, l;
+  K(expm1_dd)(x, &h, &l);
+  return v_copysign(v_add(h, l), x);   /* -0 too */
+}
+
+/* tanh |x| = m / (m + 2), m = e^2|x| - 1: m + 2 >= 2, no cancellation */
+OWN_FN VD K(tanh_d)(VD x, VM *out) {
+  VD a = v_abs(x), nh, nl, dh, de, qh, ql;
+  *out = v_not_lt(a, v_set(22));
+  K(expm1_dd)(v_add(a, a), &nh, &nl);
+  K(two_sum)(nh, v_set(2), &dh, &de);
+  K(div_dd)(nh, nl, dh, v_add(de, nl), &qh, &ql);
+  return v_copysign(v_add(qh, ql), x);
+}
+
+/* With m = e^|x| - 1 and q = m / (m + 1) = 1 - e^-|x|: sinh |x| =
+ * (m + q) / 2, two terms >= 0; cosh x = 1 + (m - q) / 2, where m - q =
+ * m q is small when it cancels, and 1 + it is then exact enough. */
+OWN_FN void K(mq_d)(VD a, VD *mh, VD *ml, VD *qh, VD *ql) {
+  VD dh, de;
+  K(expm1_dd)(a, mh, ml);
+  K(two_sum)(*mh, v_set(1), &dh, &de);
+  K(div_dd)(*mh, *ml, dh, v_add(de, *ml), qh, ql);
+}
+OWN_FN VD K(sinh_d)(VD x, VM *out) {
+  VD a = v_abs(x), mh, ml, qh, ql;
+  *out = v_not_lt(a, v_set(708));
+  K(mq_d)(a, &mh, &ml, &qh, &ql);
+  VD sh = v_add(mh, qh), sl = v_add(v_add(v_sub(qh, v_sub(sh, mh)), ml), ql);   /* mh >= qh */
+  return v_copysign(v_mul(v_add(sh, sl), v_set(0.5)), x);
+}
+/* cosh x = (E + 1/E) / 2, E = e^|x| = 2^m T (1 + p) as hi + lo (the
+ * rounding of T p is 2^-58 of E), 1/E as 1/E_hi refined once (E_hi the
+ * rounded sum, so that the step leaves 2^-106): no cancellation, so no
+ * expm1 */
+OWN_FN VD K(cosh_d)(VD x, VM *out) {
+  VD a = v_abs(x);
+  *out = v_not_lt(a, v_set(708));
+  VD kd = v_fma(a, v_set(0x1.71547652b82fep+4), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), a), r1 = v_mul(k, v_set(-0x1.abc9e3b39803fp-60));
+  VD rh = v_add(r0, r1), rl = v_sub(r1, v_sub(rh, r0)), r2 = v_mul(rh, rh);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), rh, v_set(1.3889066678239643745e-3)), rh,
+                                 v_set(8.3333333337659723003e-3)), rh, v_set(4.1666666663480495998e-2)), rh,
+                     v_set(1.6666666666666658209e-1)), rh, v_set(5.0000000000000008459e-1));
+  VD p = v_add(v_fma(r2, q, rh), rl);
+  VI kb = v_bits(kd);
+  VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
+  VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1022 << 52)));
+  VD e0 = v_mul(s, th), e1 = v_mul(s, v_fma(th, p, tl));
+  VD eh = v_add(e0, e1), el = v_sub(e1, v_sub(eh, e0));   /* E / 2, normalised */
+  VD inv = v_div(v_set(0.25), eh);   /* 1 / (2E) */
+  VD il = v_mul(inv, v_sub(v_fma(v_neg(eh), v_mul(inv, v_set(4)), v_set(1)), v_mul(v_mul(el, inv), v_set(4))));
+  VD h = v_add(eh, inv), e = v_sub(inv, v_sub(h, eh));   /* eh >= inv */
+  return v_add(h, v_add(v_add(e, el), il));
+}
