@@ -40,6 +40,9 @@ static double own_slow_tanh_d(double x) { return x != x ? NAN : copysign(1.0, x)
 static double own_slow_cosh_d(double x) {
   return x != x ? NAN : (double)expl(fabsl((long double)x) - 0.693147180559945309417232121458176568L);
 }
+/* cbrt of 0, a subnormal, an infinity or NaN: the C library's long double
+ * cbrt rounded once (0, inf and NaN as they are) */
+static double own_slow_cbrt_d(double x) { return x != x ? NAN : (double)cbrtl((long double)x); }
 static double own_slow_sinh_d(double x) { return x != x ? NAN : copysign(own_slow_cosh_d(x), x); }
 /* x * x, 1 / x and sqrt(x) are rounded once more to f32 as they are, and
  * so rounded correctly (a quotient or root of f32 operands rounded to f64
@@ -441,7 +444,8 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 /* the kernels: op, the kernel's name, its element type */
 #define OWN_FUNCS(X) \
   X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float) \
-  X(EXPM1, expm1_d, double) X(TANH, tanh_d, double) X(COSH, cosh_d, double) X(SINH, sinh_d, double)
+  X(EXPM1, expm1_d, double) X(TANH, tanh_d, double) X(COSH, cosh_d, double) X(SINH, sinh_d, double) \
+  X(CBRT, cbrt_d, double)
 
 #define OWN_STAMP1(OP, F, T) \
   OWN_LOOP1(own_##F##_base, , T, F)

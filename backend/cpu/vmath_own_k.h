@@ -208,3 +208,29 @@ OWN_FN VD K(cosh_d)(VD x, VM *out) {
   VD h = v_add(eh, inv), e = v_sub(inv, v_sub(h, eh));   /* eh >= inv */
   return v_add(h, v_add(v_add(e, el), il));
 }
+
+/* cbrt: y = 2^(rr/3) P(m) as for f32 but P of degree 9 (2^-30.8), then one
+ * Newton step on v = m 2^rr: y + (v - y^3) / (3 y^2), with y^2 split
+ * exactly so that v - y^3 is its own small value (error 2^-61 after the
+ * step); 2^q and x's sign last. Zeros, subnormals, infinities and NaN go
+ * to own_slow_cbrt_d. */
+OWN_FN VD K(cbrt_d)(VD x, VM *out) {
+  VD a = v_abs(x);
+  *out = v_not_lt(a, v_set(INFINITY)) | v_lt(a, v_set(0x1p-1022));
+  VD e = v_getexp(a), g = v_getmant(a), m = v_sub(g, v_set(1.5));
+  VD q = v_sub(v_add(v_fma(e, v_set(1.0 / 3), v_set(-1.0 / 3)), v_set(0x1.8p52)), v_set(0x1.8p52));
+  VD rr = v_fma(q, v_set(-3), e);
+  VD c = v_fma(rr, v_fma(rr, v_set(0.033779476089226572609), v_set(0.22614157380564659216)), v_set(1));
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(5.3289090543240122634e-4), m,
+                                                                v_set(-8.7569517054971089526e-4)), m,
+                                                          v_set(1.2321870704564372435e-3)), m,
+                                                    v_set(-2.3202342600933453973e-3)), m,
+                                              v_set(4.5546799121313322064e-3)), m, v_set(-9.3087254857591894018e-3)),
+                                  m, v_set(2.0936401920713996584e-2)), m, v_set(-5.6528987024761983205e-2)), m,
+                      v_set(2.5438094753077528474e-1)), m, v_set(1.1447142419938782548));
+  VD y = v_mul(c, p), v = v_scalef(g, rr);
+  VD y2 = v_mul(y, y), y2l = v_fma(y, y, v_neg(y2));
+  VD r = v_fma(v_neg(y2l), y, v_fma(v_neg(y2), y, v));
+  VD y1 = v_add(y, v_div(r, v_mul(y2, v_set(3))));
+  return v_copysign(v_scalef(y1, q), x);
+}
