@@ -44,6 +44,9 @@ static double own_slow_cosh_d(double x) {
  * cbrt rounded once (0, inf and NaN as they are) */
 static double own_slow_cbrt_d(double x) { return x != x ? NAN : (double)cbrtl((long double)x); }
 static double own_slow_sinh_d(double x) { return x != x ? NAN : copysign(own_slow_cosh_d(x), x); }
+/* log2 and log10 of 0 (-inf), x < 0 and NaN (NaN), +inf */
+static double own_slow_log2_f(double x) { return x == 0 ? -INFINITY : x > 0 ? x : NAN; }
+#define own_slow_log10_f own_slow_log2_f
 /* x * x, 1 / x and sqrt(x) are rounded once more to f32 as they are, and
  * so rounded correctly (a quotient or root of f32 operands rounded to f64
  * and then to f32 is their value rounded to f32; the square is exact in
@@ -67,12 +70,61 @@ static const double own_exp16[2][16] = {
    -0x1.e9c23179c2893p-54},
 };
 
+/* 1/c and -log2 c for log2_core_f's 16 intervals of m in [0.75, 1.5) by
+ * its top 4 bits (1 + j/16 up, from 1 + 8/16 = 0.75 * 2 halved): c the
+ * interval's centre, 1 for the two next to 1 */
+static const double own_log2c[2][16] = {
+  {0x1.0000000000000p+0, 0x1.d41d41d41d41dp-1, 0x1.bacf914c1bad0p-1, 0x1.a41a41a41a41ap-1, 0x1.8f9c18f9c18fap-1,
+   0x1.7d05f417d05f4p-1, 0x1.6c16c16c16c17p-1, 0x1.5c9882b931057p-1, 0x1.4e5e0a72f0539p+0, 0x1.4141414141414p+0,
+   0x1.3521cfb2b78c1p+0, 0x1.29e4129e4129ep+0, 0x1.1f7047dc11f70p+0, 0x1.15b1e5f75270dp+0, 0x1.0c9714fbcda3bp+0,
+   0x1.0000000000000p+0},
+  {0x0.0p+0, 0x1.08c588cda79e5p-3, 0x1.acf5e2db4ec91p-3, 0x1.24407ab0e073ap-2, 0x1.6e221cd9d0cddp-2,
+   0x1.b47ebf73882a1p-2, 0x1.f7a8568cb06cep-2, 0x1.1bf311e95d00ep-1, -0x1.8a8980abfbd30p-2, -0x1.4f6fbb2cec598p-2,
+   -0x1.169c05363f157p-2, -0x1.bfc67a7fff4cap-3, -0x1.563dc29ffacafp-3, -0x1.e0b1ae8f2fd56p-4, -0x1.1bb32a60054a2p-4,
+   0x0.0p+0},
+};
+
+/* The kernels' operations: v_add is o1_add in the one-double build and
+ * o8_add in the AVX-512 one (OWN_PRE names the build being included). */
+#define OWN_CAT(a, b) a##b
+#define OWN_CAT2(a, b) OWN_CAT(a, b)
+#define OWN_OP(name) OWN_CAT2(OWN_PRE, name)
+#define v_abs OWN_OP(abs)
+#define v_add OWN_OP(add)
+#define v_bits OWN_OP(bits)
+#define v_copysign OWN_OP(copysign)
+#define v_div OWN_OP(div)
+#define v_eq OWN_OP(eq)
+#define v_fma OWN_OP(fma)
+#define v_from_bits OWN_OP(from_bits)
+#define v_getexp OWN_OP(getexp)
+#define v_getmant OWN_OP(getmant)
+#define v_getmant75 OWN_OP(getmant75)
+#define v_iadd OWN_OP(iadd)
+#define v_iand OWN_OP(iand)
+#define v_iset OWN_OP(iset)
+#define v_ishl OWN_OP(ishl)
+#define v_ishl52 OWN_OP(ishl52)
+#define v_ishr OWN_OP(ishr)
+#define v_isub OWN_OP(isub)
+#define v_lt OWN_OP(lt)
+#define v_lut16 OWN_OP(lut16)
+#define v_mul OWN_OP(mul)
+#define v_neg OWN_OP(neg)
+#define v_not_gt OWN_OP(not_gt)
+#define v_not_lt OWN_OP(not_lt)
+#define v_scalef OWN_OP(scalef)
+#define v_sel OWN_OP(sel)
+#define v_set OWN_OP(set)
+#define v_sub OWN_OP(sub)
+
 /* ---- one double ---- */
 #define VD double
 #define VM bool
 #define VI uint64_t
 #define OWN_FN static inline __attribute__((always_inline))
 #define K(name) own1_##name
+#define OWN_PRE o1_
 OWN_FN VD o1_set(double c) { return c; }
 OWN_FN VD o1_add(VD a, VD b) { return a + b; }
 OWN_FN VD o1_sub(VD a, VD b) { return a - b; }
@@ -93,6 +145,7 @@ OWN_FN VI o1_iadd(VI a, VI b) { return a + b; }
 OWN_FN VI o1_isub(VI a, VI b) { return a - b; }
 OWN_FN VI o1_ishl52(VI a) { return a << 52; }
 OWN_FN VI o1_ishl(VI a, int n) { return a << n; }
+OWN_FN VI o1_ishr(VI a, int n) { return a >> n; }
 OWN_FN VI o1_iand(VI a, VI b) { return a & b; }
 OWN_FN VD o1_neg(VD a) { return -a; }
 /* t[the low 4 bits of i] */
@@ -104,66 +157,7 @@ OWN_FN VD o1_getmant(VD a) { return o1_from_bits((o1_bits(a) & 0xfffffffffffffu)
 OWN_FN VD o1_getmant75(VD a) { VD m = o1_getmant(a); return m >= 1.5 ? m * 0.5 : m; }
 /* a * 2^q, rounded once, for an integer q in [-1022, 1023] */
 OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52) << 52) + ((uint64_t)1023 << 52)); }
-#define v_set o1_set
-#define v_add o1_add
-#define v_sub o1_sub
-#define v_mul o1_mul
-#define v_div o1_div
-#define v_fma o1_fma
-#define v_abs o1_abs
-#define v_copysign o1_copysign
-#define v_not_lt o1_not_lt
-#define v_eq o1_eq
-#define v_bits o1_bits
-#define v_from_bits o1_from_bits
-#define v_iset o1_iset
-#define v_iadd o1_iadd
-#define v_isub o1_isub
-#define v_ishl52 o1_ishl52
-#define v_getexp o1_getexp
-#define v_getmant o1_getmant
-#define v_lut16 o1_lut16
-#define v_neg o1_neg
-#define v_iand o1_iand
-#define v_ishl o1_ishl
-#define v_getmant75 o1_getmant75
-#define v_sel o1_sel
-#define v_not_gt o1_not_gt
-#define v_lt o1_lt
-#define v_scalef o1_scalef
 #include "vmath_own_k.h"
-#undef VD
-#undef VM
-#undef VI
-#undef K
-#undef OWN_FN
-#undef v_set
-#undef v_add
-#undef v_sub
-#undef v_mul
-#undef v_div
-#undef v_fma
-#undef v_abs
-#undef v_copysign
-#undef v_not_lt
-#undef v_eq
-#undef v_bits
-#undef v_from_bits
-#undef v_iset
-#undef v_iadd
-#undef v_isub
-#undef v_ishl52
-#undef v_getexp
-#undef v_getmant
-#undef v_lut16
-#undef v_neg
-#undef v_iand
-#undef v_ishl
-#undef v_getmant75
-#undef v_sel
-#undef v_not_gt
-#undef v_lt
-#undef v_scalef
 
 /* ---- AVX-512: 8 doubles ---- */
 #if OWN_X86
@@ -172,6 +166,7 @@ OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52)
 #define VI __m512i
 #define OWN_FN OWN_TGT_512 static inline __attribute__((always_inline))
 #define K(name) own8_##name
+#define OWN_PRE o8_
 OWN_FN VD o8_set(double c) { return _mm512_set1_pd(c); }
 OWN_FN VD o8_add(VD a, VD b) { return _mm512_add_pd(a, b); }
 OWN_FN VD o8_sub(VD a, VD b) { return _mm512_sub_pd(a, b); }
@@ -195,6 +190,7 @@ OWN_FN VI o8_iadd(VI a, VI b) { return _mm512_add_epi64(a, b); }
 OWN_FN VI o8_isub(VI a, VI b) { return _mm512_sub_epi64(a, b); }
 OWN_FN VI o8_ishl52(VI a) { return _mm512_slli_epi64(a, 52); }
 OWN_FN VI o8_ishl(VI a, int n) { return _mm512_slli_epi64(a, (unsigned)n); }
+OWN_FN VI o8_ishr(VI a, int n) { return _mm512_srli_epi64(a, (unsigned)n); }
 OWN_FN VI o8_iand(VI a, VI b) { return _mm512_and_epi64(a, b); }
 OWN_FN VD o8_neg(VD a) { return o8_from_bits(_mm512_xor_epi64(o8_bits(a), _mm512_set1_epi64(INT64_MIN))); }
 OWN_FN VD o8_lut16(const double *t, VI i) { return _mm512_permutex2var_pd(_mm512_loadu_pd(t), i, _mm512_loadu_pd(t + 8)); }
@@ -202,66 +198,7 @@ OWN_FN VD o8_getexp(VD a) { return _mm512_getexp_pd(a); }
 OWN_FN VD o8_getmant(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero); }
 OWN_FN VD o8_getmant75(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero); }
 OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
-#define v_set o8_set
-#define v_add o8_add
-#define v_sub o8_sub
-#define v_mul o8_mul
-#define v_div o8_div
-#define v_fma o8_fma
-#define v_abs o8_abs
-#define v_copysign o8_copysign
-#define v_not_lt o8_not_lt
-#define v_eq o8_eq
-#define v_bits o8_bits
-#define v_from_bits o8_from_bits
-#define v_iset o8_iset
-#define v_iadd o8_iadd
-#define v_isub o8_isub
-#define v_ishl52 o8_ishl52
-#define v_getexp o8_getexp
-#define v_getmant o8_getmant
-#define v_lut16 o8_lut16
-#define v_neg o8_neg
-#define v_iand o8_iand
-#define v_ishl o8_ishl
-#define v_getmant75 o8_getmant75
-#define v_sel o8_sel
-#define v_not_gt o8_not_gt
-#define v_lt o8_lt
-#define v_scalef o8_scalef
 #include "vmath_own_k.h"
-#undef VD
-#undef VM
-#undef VI
-#undef K
-#undef OWN_FN
-#undef v_set
-#undef v_add
-#undef v_sub
-#undef v_mul
-#undef v_div
-#undef v_fma
-#undef v_abs
-#undef v_copysign
-#undef v_not_lt
-#undef v_eq
-#undef v_bits
-#undef v_from_bits
-#undef v_iset
-#undef v_iadd
-#undef v_isub
-#undef v_ishl52
-#undef v_getexp
-#undef v_getmant
-#undef v_lut16
-#undef v_neg
-#undef v_iand
-#undef v_ishl
-#undef v_getmant75
-#undef v_sel
-#undef v_not_gt
-#undef v_lt
-#undef v_scalef
 #endif
 
 /* ---- the loops ---- */
@@ -445,7 +382,7 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 #define OWN_FUNCS(X) \
   X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float) \
   X(EXPM1, expm1_d, double) X(TANH, tanh_d, double) X(COSH, cosh_d, double) X(SINH, sinh_d, double) \
-  X(CBRT, cbrt_d, double)
+  X(CBRT, cbrt_d, double) X(LOG2, log2_f, float) X(LOG10, log10_f, float)
 
 #define OWN_STAMP1(OP, F, T) \
   OWN_LOOP1(own_##F##_base, , T, F)

@@ -2,7 +2,8 @@
  * operations (v_*) and included twice: for AVX-512 (VD: 8 doubles) and for
  * one double (the scalar paths, which the compiler may vectorise itself).
  * Every operation is exact or rounded once by IEEE rules, so both builds
- * give the same bits. K(name) is this build's name for a kernel; each
+ * give the same bits. K(name) is this build's name for a kernel (VD, VM,
+ * VI, K, OWN_FN and OWN_PRE are the includer's, undefined at the end); each
  * takes x and returns the result, setting *out for the lanes (x too large,
  * NaN, ...) that own_slow_* in vmath_own.c computes instead. */
 
@@ -117,18 +118,25 @@ OWN_FN void K(two_sum)(VD a, VD b, VD *h, VD *e) {
   *e = v_add(v_sub(a, v_sub(s, bb)), v_sub(b, bb));
 }
 
-/* e^x - 1 as *hi + *lo, within 2^-60 of it, for |x| < 708: x = k ln2/16 +
- * r, r = rh + rl (x - k ln2/16 exact in r0, k's product with the rest of
- * ln2/16 in r1, up to 2^-46 for large k), e^x = 2^m T (1 + r + r^2 Q(r)), m = k >> 4, T
- * = 2^((k & 15)/16) from own_exp16 (hi and lo). The parts that round
- * (2^m T - 1, 2^m T rh) are kept exactly, the rest is small. */
-OWN_FN void K(expm1_dd)(VD x, VD *hi, VD *lo) {
+/* x = k ln2/16 + r, r = rh + rl (x - k ln2/16 exact in r0, k's product
+ * with the rest of ln2/16 in r1, up to 2^-46 for large k), e^r = 1 + r +
+ * r^2 Q(r), *q = Q(rh); returns k + 1.5 * 2^52 (k in its low bits). */
+OWN_FN VD K(exp16_red)(VD x, VD *rh, VD *rl, VD *q) {
   VD kd = v_fma(x, v_set(0x1.71547652b82fep+4), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
   VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), x), r1 = v_mul(k, v_set(-0x1.abc9e3b39803fp-60));
-  VD rh = v_add(r0, r1), rl = v_sub(r1, v_sub(rh, r0)), r2 = v_mul(rh, rh);
-  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), rh, v_set(1.3889066678239643745e-3)), rh,
-                                 v_set(8.3333333337659723003e-3)), rh, v_set(4.1666666663480495998e-2)), rh,
-                     v_set(1.6666666666666658209e-1)), rh, v_set(5.0000000000000008459e-1));
+  *rh = v_add(r0, r1);
+  *rl = v_sub(r1, v_sub(*rh, r0));
+  *q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), *rh, v_set(1.3889066678239643745e-3)), *rh,
+                                 v_set(8.3333333337659723003e-3)), *rh, v_set(4.1666666663480495998e-2)), *rh,
+                     v_set(1.6666666666666658209e-1)), *rh, v_set(5.0000000000000008459e-1));
+  return kd;
+}
+/* e^x - 1 as *hi + *lo, within 2^-60 of it, for |x| < 708: e^x = 2^m T
+ * e^r, m = k >> 4, T = 2^((k & 15)/16) from own_exp16 (hi and lo). The
+ * parts that round (2^m T - 1, 2^m T rh) are kept exactly, the rest is
+ * small. */
+OWN_FN void K(expm1_dd)(VD x, VD *hi, VD *lo) {
+  VD rh, rl, q, kd = K(exp16_red)(x, &rh, &rl, &q), r2 = v_mul(rh, rh);
   VI kb = v_bits(kd);
   VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
   VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1023 << 52)));
@@ -191,13 +199,8 @@ OWN_FN VD K(sinh_d)(VD x, VM *out) {
 OWN_FN VD K(cosh_d)(VD x, VM *out) {
   VD a = v_abs(x);
   *out = v_not_lt(a, v_set(708));
-  VD kd = v_fma(a, v_set(0x1.71547652b82fep+4), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
-  VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), a), r1 = v_mul(k, v_set(-0x1.abc9e3b39803fp-60));
-  VD rh = v_add(r0, r1), rl = v_sub(r1, v_sub(rh, r0)), r2 = v_mul(rh, rh);
-  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), rh, v_set(1.3889066678239643745e-3)), rh,
-                                 v_set(8.3333333337659723003e-3)), rh, v_set(4.1666666663480495998e-2)), rh,
-                     v_set(1.6666666666666658209e-1)), rh, v_set(5.0000000000000008459e-1));
-  VD p = v_add(v_fma(r2, q, rh), rl);
+  VD rh, rl, q, kd = K(exp16_red)(a, &rh, &rl, &q);
+  VD p = v_add(v_fma(v_mul(rh, rh), q, rh), rl);
   VI kb = v_bits(kd);
   VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
   VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1022 << 52)));
@@ -234,3 +237,28 @@ OWN_FN VD K(cbrt_d)(VD x, VM *out) {
   VD y1 = v_add(y, v_div(r, v_mul(y2, v_set(3))));
   return v_copysign(v_scalef(y1, q), x);
 }
+
+/* log2 of an f32 x > 0 in f64: x = 2^e m, m in [0.75, 1.5), m c - 1 = r
+ * with c from own_log2c by m's top 4 bits (c = 1 within 1/32 of 1, so that
+ * the result keeps its relative accuracy near x = 1), log2 x = e - log2 c
+ * + r P(r), P within 2^-34. */
+OWN_FN VD K(log2_core_f)(VD x, VM *out) {
+  *out = v_not_gt(x, v_set(0)) | v_not_lt(x, v_set(INFINITY));
+  VD m = v_getmant75(x), e = v_add(v_getexp(x), v_sel(v_lt(m, v_set(1)), v_set(1), v_set(0)));
+  VI j = v_ishr(v_bits(m), 48);
+  VD r = v_fma(m, v_lut16(own_log2c[0], j), v_set(-1));
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(-0.22260194555430708615), r, v_set(0.28849692583213958497)), r,
+                                 v_set(-0.36069875560773988189)), r, v_set(0.4808985666937762971)), r,
+                     v_set(-0.72134751269147963734)), r, v_set(1.4426950408612818498));
+  return v_fma(r, p, v_add(v_lut16(own_log2c[1], j), e));
+}
+OWN_FN VD K(log2_f)(VD x, VM *out) { return K(log2_core_f)(x, out); }
+OWN_FN VD K(log10_f)(VD x, VM *out) { return v_mul(K(log2_core_f)(x, out), v_set(0x1.34413509f79ffp-2)); }
+
+/* this build's parameters, for the next */
+#undef VD
+#undef VM
+#undef VI
+#undef K
+#undef OWN_FN
+#undef OWN_PRE
