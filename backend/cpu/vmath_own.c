@@ -44,6 +44,11 @@ static double own_slow_cosh_d(double x) {
  * cbrt rounded once (0, inf and NaN as they are) */
 static double own_slow_cbrt_d(double x) { return x != x ? NAN : (double)cbrtl((long double)x); }
 static double own_slow_sinh_d(double x) { return x != x ? NAN : copysign(own_slow_cosh_d(x), x); }
+/* sigmoid beyond |x| = 110: 1, or +0 (e^x is below the f32 subnormals) */
+static double own_slow_sigmoid_f(double x) { return x != x ? NAN : x > 0 ? 1.0 : 0.0; }
+/* f64 sigmoid beyond |x| = 708: 1, or e^x (e^x / (1 + e^x) within 2^-1000
+ * of it) from the C library's long double exp, rounded once */
+static double own_slow_sigmoid_d(double x) { return x != x ? NAN : x > 0 ? 1.0 : (double)expl((long double)x); }
 /* log2 and log10 of 0 (-inf), x < 0 and NaN (NaN), +inf */
 static double own_slow_log2_f(double x) { return x == 0 ? -INFINITY : x > 0 ? x : NAN; }
 #define own_slow_log10_f own_slow_log2_f
@@ -382,7 +387,8 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 #define OWN_FUNCS(X) \
   X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float) \
   X(EXPM1, expm1_d, double) X(TANH, tanh_d, double) X(COSH, cosh_d, double) X(SINH, sinh_d, double) \
-  X(CBRT, cbrt_d, double) X(LOG2, log2_f, float) X(LOG10, log10_f, float)
+  X(CBRT, cbrt_d, double) X(LOG2, log2_f, float) X(LOG10, log10_f, float) \
+  X(SIGMOID, sigmoid_f, float) X(SIGMOID, sigmoid_d, double)
 
 #define OWN_STAMP1(OP, F, T) \
   OWN_LOOP1(own_##F##_base, , T, F)

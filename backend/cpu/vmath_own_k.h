@@ -192,24 +192,42 @@ OWN_FN VD K(sinh_d)(VD x, VM *out) {
   VD sh = v_add(mh, qh), sl = v_add(v_add(v_sub(qh, v_sub(sh, mh)), ml), ql);   /* mh >= qh */
   return v_copysign(v_mul(v_add(sh, sl), v_set(0.5)), x);
 }
-/* cosh x = (E + 1/E) / 2, E = e^|x| = 2^m T (1 + p) as hi + lo (the
- * rounding of T p is 2^-58 of E), 1/E as 1/E_hi refined once (E_hi the
- * rounded sum, so that the step leaves 2^-106): no cancellation, so no
- * expm1 */
-OWN_FN VD K(cosh_d)(VD x, VM *out) {
-  VD a = v_abs(x);
-  *out = v_not_lt(a, v_set(708));
-  VD rh, rl, q, kd = K(exp16_red)(a, &rh, &rl, &q);
+/* 2^(b - 1023) e^x as *hi + *lo, normalised, for |x| < 708: e^x = 2^m T
+ * (1 + p) (the rounding of T p is 2^-58 of the sum) */
+OWN_FN void K(exp_dd)(VD x, int64_t b, VD *hi, VD *lo) {
+  VD rh, rl, q, kd = K(exp16_red)(x, &rh, &rl, &q);
   VD p = v_add(v_fma(v_mul(rh, rh), q, rh), rl);
   VI kb = v_bits(kd);
   VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
-  VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1022 << 52)));
+  VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)b << 52)));
   VD e0 = v_mul(s, th), e1 = v_mul(s, v_fma(th, p, tl));
-  VD eh = v_add(e0, e1), el = v_sub(e1, v_sub(eh, e0));   /* E / 2, normalised */
+  *hi = v_add(e0, e1);
+  *lo = v_sub(e1, v_sub(*hi, e0));
+}
+
+/* cosh x = (E + 1/E) / 2, E = e^|x| as hi + lo, 1/E as 1/E_hi refined
+ * once (E_hi the rounded sum, so that the step leaves 2^-106): no
+ * cancellation, so no expm1 */
+OWN_FN VD K(cosh_d)(VD x, VM *out) {
+  VD a = v_abs(x), eh, el;
+  *out = v_not_lt(a, v_set(708));
+  K(exp_dd)(a, 1022, &eh, &el);   /* E / 2 */
   VD inv = v_div(v_set(0.25), eh);   /* 1 / (2E) */
   VD il = v_mul(inv, v_sub(v_fma(v_neg(eh), v_mul(inv, v_set(4)), v_set(1)), v_mul(v_mul(el, inv), v_set(4))));
   VD h = v_add(eh, inv), e = v_sub(inv, v_sub(h, eh));   /* eh >= inv */
   return v_add(h, v_add(v_add(e, el), il));
+}
+
+/* sigmoid: e = e^-|x| as hi + lo, then 1 / (1 + e) for x >= 0 and
+ * e / (1 + e) below, the quotient as q0 + remainder / d */
+OWN_FN VD K(sigmoid_d)(VD x, VM *out) {
+  VD a = v_abs(x), eh, el, dh, de, qh, ql;
+  *out = v_not_lt(a, v_set(708));
+  K(exp_dd)(v_neg(a), 1023, &eh, &el);
+  K(two_sum)(v_set(1), eh, &dh, &de);
+  VM neg = v_lt(x, v_set(0));
+  K(div_dd)(v_sel(neg, eh, v_set(1)), v_sel(neg, el, v_set(0)), dh, v_add(de, el), &qh, &ql);
+  return v_add(qh, ql);
 }
 
 /* cbrt: y = 2^(rr/3) P(m) as for f32 but P of degree 9 (2^-30.8), then one
@@ -254,6 +272,16 @@ OWN_FN VD K(log2_core_f)(VD x, VM *out) {
 }
 OWN_FN VD K(log2_f)(VD x, VM *out) { return K(log2_core_f)(x, out); }
 OWN_FN VD K(log10_f)(VD x, VM *out) { return v_mul(K(log2_core_f)(x, out), v_set(0x1.34413509f79ffp-2)); }
+
+/* sigmoid of an f32: e = e^-|x| by em1_f's core (2^-31), then 1 / (1 + e)
+ * for x >= 0 and e / (1 + e) below, one division: within 2^-30 before
+ * the rounding to f32 */
+OWN_FN VD K(sigmoid_f)(VD x, VM *out) {
+  VD a = v_abs(x), s;
+  *out = v_not_lt(a, v_set(110));
+  VD p = K(em1_f)(v_neg(a), &s), e = v_fma(s, p, s);
+  return v_div(v_sel(v_lt(x, v_set(0)), e, v_set(1)), v_add(e, v_set(1)));
+}
 
 /* this build's parameters, for the next */
 #undef VD
