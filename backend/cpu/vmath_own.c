@@ -3,8 +3,8 @@
  * rounded once, each within 0.5 ulp and a little of the exact value.
  *
  * A kernel's body (vmath_own_k.h) is written once over a few operations
- * that are exact or rounded once: built for AVX-512 with intrinsics, and
- * for one double (plain C and fma()) for the AVX2 + FMA, FMA and base
+ * that are exact or rounded once: built with AVX-512 intrinsics, with AVX2
+ * + FMA ones, and for one double (plain C and fma()) for the FMA and base
  * paths, so every path gives the same bits (tests/unit/test_vmath.c). The
  * few elements outside a kernel's range (NaN, infinities, overflow) are
  * computed by its own_slow_* function, the same on every path; an
@@ -114,6 +114,7 @@ static const double own_log2c[2][16] = {
 #define v_isub OWN_OP(isub)
 #define v_lt OWN_OP(lt)
 #define v_lut16 OWN_OP(lut16)
+#define v_mor OWN_OP(mor)
 #define v_mul OWN_OP(mul)
 #define v_neg OWN_OP(neg)
 #define v_not_gt OWN_OP(not_gt)
@@ -140,6 +141,7 @@ OWN_FN VD o1_abs(VD a) { return fabs(a); }
 OWN_FN VD o1_copysign(VD a, VD b) { return copysign(a, b); }
 OWN_FN VM o1_not_lt(VD a, VD b) { return !(a < b); }
 OWN_FN VM o1_eq(VD a, VD b) { return a == b; }
+OWN_FN VM o1_mor(VM a, VM b) { return a | b; }
 OWN_FN VM o1_lt(VD a, VD b) { return a < b; }
 OWN_FN VM o1_not_gt(VD a, VD b) { return !(a > b); }
 OWN_FN VD o1_sel(VM m, VD a, VD b) { return m ? a : b; }
@@ -164,6 +166,17 @@ OWN_FN VD o1_getmant75(VD a) { VD m = o1_getmant(a); return m >= 1.5 ? m * 0.5 :
 OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52) << 52) + ((uint64_t)1023 << 52)); }
 #include "vmath_own_k.h"
 
+/* the plain arithmetic of a vector build: prefix P, intrinsics M, N bits */
+#define OWN_ARITH(P, M, N) \
+  OWN_FN VD P##set(double c) { return M##_set1_pd(c); } \
+  OWN_FN VD P##add(VD a, VD b) { return M##_add_pd(a, b); } \
+  OWN_FN VD P##sub(VD a, VD b) { return M##_sub_pd(a, b); } \
+  OWN_FN VD P##mul(VD a, VD b) { return M##_mul_pd(a, b); } \
+  OWN_FN VD P##div(VD a, VD b) { return M##_div_pd(a, b); } \
+  OWN_FN VD P##fma(VD a, VD b, VD c) { return M##_fmadd_pd(a, b, c); } \
+  OWN_FN VI P##bits(VD a) { return M##_castpd_si##N(a); } \
+  OWN_FN VD P##from_bits(VI u) { return M##_castsi##N##_pd(u); }
+
 /* ---- AVX-512: 8 doubles ---- */
 #if OWN_X86
 #define VD __m512d
@@ -172,21 +185,15 @@ OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52)
 #define OWN_FN OWN_TGT_512 static inline __attribute__((always_inline))
 #define K(name) own8_##name
 #define OWN_PRE o8_
-OWN_FN VD o8_set(double c) { return _mm512_set1_pd(c); }
-OWN_FN VD o8_add(VD a, VD b) { return _mm512_add_pd(a, b); }
-OWN_FN VD o8_sub(VD a, VD b) { return _mm512_sub_pd(a, b); }
-OWN_FN VD o8_mul(VD a, VD b) { return _mm512_mul_pd(a, b); }
-OWN_FN VD o8_div(VD a, VD b) { return _mm512_div_pd(a, b); }
-OWN_FN VD o8_fma(VD a, VD b, VD c) { return _mm512_fmadd_pd(a, b, c); }
+OWN_ARITH(o8_, _mm512, 512)
 OWN_FN VD o8_abs(VD a) { return _mm512_abs_pd(a); }
-OWN_FN VI o8_bits(VD a) { return _mm512_castpd_si512(a); }
-OWN_FN VD o8_from_bits(VI u) { return _mm512_castsi512_pd(u); }
 OWN_FN VD o8_copysign(VD a, VD b) {
   /* 0xca: the first operand (the sign bit) ? the second : the third, bit by bit */
   return o8_from_bits(_mm512_ternarylogic_epi64(_mm512_set1_epi64(INT64_MIN), o8_bits(b), o8_bits(a), 0xca));
 }
 OWN_FN VM o8_not_lt(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_NLT_UQ); }
 OWN_FN VM o8_eq(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
+OWN_FN VM o8_mor(VM a, VM b) { return a | b; }
 OWN_FN VM o8_lt(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
 OWN_FN VM o8_not_gt(VD a, VD b) { return _mm512_cmp_pd_mask(a, b, _CMP_NGT_UQ); }
 OWN_FN VD o8_sel(VM m, VD a, VD b) { return _mm512_mask_blend_pd(m, b, a); }
@@ -204,6 +211,54 @@ OWN_FN VD o8_getmant(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_1_2, _MM_
 OWN_FN VD o8_getmant75(VD a) { return _mm512_getmant_pd(a, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_zero); }
 OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
 #include "vmath_own_k.h"
+
+/* ---- AVX2 + FMA: 4 doubles; what AVX-512 has in one instruction is the
+ * one-double build's bit operations, and the table a gather ---- */
+#define VD __m256d
+#define VM __m256d
+#define VI __m256i
+#define OWN_FN OWN_TGT_256 static inline __attribute__((always_inline))
+#define K(name) own4_##name
+#define OWN_PRE o4_
+OWN_ARITH(o4_, _mm256, 256)
+OWN_FN VI o4_iset(uint64_t c) { return _mm256_set1_epi64x((long long)c); }
+OWN_FN VD o4_abs(VD a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
+OWN_FN VD o4_neg(VD a) { return _mm256_xor_pd(_mm256_set1_pd(-0.0), a); }
+OWN_FN VD o4_copysign(VD a, VD b) {
+  return _mm256_or_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), a), _mm256_and_pd(_mm256_set1_pd(-0.0), b));
+}
+OWN_FN VM o4_not_lt(VD a, VD b) { return _mm256_cmp_pd(a, b, _CMP_NLT_UQ); }
+OWN_FN VM o4_not_gt(VD a, VD b) { return _mm256_cmp_pd(a, b, _CMP_NGT_UQ); }
+OWN_FN VM o4_lt(VD a, VD b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+OWN_FN VM o4_eq(VD a, VD b) { return _mm256_cmp_pd(a, b, _CMP_EQ_OQ); }
+OWN_FN VM o4_mor(VM a, VM b) { return _mm256_or_pd(a, b); }
+OWN_FN VD o4_sel(VM m, VD a, VD b) { return _mm256_blendv_pd(b, a, m); }
+OWN_FN VI o4_iadd(VI a, VI b) { return _mm256_add_epi64(a, b); }
+OWN_FN VI o4_isub(VI a, VI b) { return _mm256_sub_epi64(a, b); }
+OWN_FN VI o4_iand(VI a, VI b) { return _mm256_and_si256(a, b); }
+OWN_FN VI o4_ishl52(VI a) { return _mm256_slli_epi64(a, 52); }
+OWN_FN VI o4_ishl(VI a, int n) { return _mm256_slli_epi64(a, n); }
+OWN_FN VI o4_ishr(VI a, int n) { return _mm256_srli_epi64(a, n); }
+OWN_FN VD o4_lut16(const double *t, VI i) { return _mm256_i64gather_pd(t, _mm256_and_si256(i, _mm256_set1_epi64x(15)), 8); }
+/* as o1_getexp and o1_getmant, for normal a > 0: the exponent field made a
+ * double through 2^52's significand */
+OWN_FN VD o4_getexp(VD a) {
+  VI e = _mm256_or_si256(_mm256_srli_epi64(o4_bits(a), 52), _mm256_set1_epi64x(0x4330000000000000));
+  return _mm256_sub_pd(o4_from_bits(e), _mm256_set1_pd(0x1p52 + 1023));
+}
+OWN_FN VD o4_getmant(VD a) {
+  return o4_from_bits(_mm256_or_si256(_mm256_and_si256(o4_bits(a), _mm256_set1_epi64x(0xfffffffffffff)),
+                                      _mm256_set1_epi64x(0x3ff0000000000000)));
+}
+OWN_FN VD o4_getmant75(VD a) {
+  VD m = o4_getmant(a);
+  return o4_sel(_mm256_cmp_pd(m, _mm256_set1_pd(1.5), _CMP_GE_OQ), _mm256_mul_pd(m, _mm256_set1_pd(0.5)), m);
+}
+OWN_FN VD o4_scalef(VD a, VD q) {
+  VI b = _mm256_slli_epi64(o4_bits(_mm256_add_pd(q, _mm256_set1_pd(0x1.8p52))), 52);
+  return _mm256_mul_pd(a, o4_from_bits(_mm256_add_epi64(b, _mm256_set1_epi64x((long long)1023 << 52))));
+}
+#include "vmath_own_k.h"
 #endif
 
 /* ---- the loops ---- */
@@ -220,7 +275,7 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
     } \
   } while (0)
 
-/* One double at a time (the compiler may vectorise the first loop): a
+/* One double at a time: a
  * block's results, then the elements whose *out was set redone by the
  * slow function. The block's inputs are copied first, so that an output
  * over its input is no matter. */
@@ -247,44 +302,45 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
   }
 
 #if OWN_X86
-/* 8 elements of T at p as doubles, and back (rounded once for f32) */
-#define OWN_LD_double(p) _mm512_loadu_pd(p)
-#define OWN_ST_double(p, v) _mm512_storeu_pd(p, v)
-#define OWN_LD_float(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
-#define OWN_ST_float(p, v) _mm256_storeu_ps(p, _mm512_cvtpd_ps(v))
-/* d[0..8) = F(s[0..8)) */
-#define OWN_VEC8(T, F, d, s) \
+/* W elements of T at p as doubles, and back (rounded once for f32), by
+ * the build's width W (8: AVX-512, 4: AVX2); a mask's lanes as bits */
+#define OWN_LD_8_double(p) _mm512_loadu_pd(p)
+#define OWN_ST_8_double(p, v) _mm512_storeu_pd(p, v)
+#define OWN_LD_8_float(p) _mm512_cvtps_pd(_mm256_loadu_ps(p))
+#define OWN_ST_8_float(p, v) _mm256_storeu_ps(p, _mm512_cvtpd_ps(v))
+#define OWN_LD_4_double(p) _mm256_loadu_pd(p)
+#define OWN_ST_4_double(p, v) _mm256_storeu_pd(p, v)
+#define OWN_LD_4_float(p) _mm256_cvtps_pd(_mm_loadu_ps(p))
+#define OWN_ST_4_float(p, v) _mm_storeu_ps(p, _mm256_cvtpd_ps(v))
+#define OWN_BITS_8(m) ((unsigned)(m))
+#define OWN_BITS_4(m) ((unsigned)_mm256_movemask_pd(m))
+#define OWN_VD_8 __m512d
+#define OWN_VD_4 __m256d
+#define OWN_VM_8 __mmask8
+#define OWN_VM_4 __m256d
+#define OWN_TGT_8 OWN_TGT_512
+#define OWN_TGT_4 OWN_TGT_256
+/* d[0..2W) = F(s[0..2W)): two vectors in flight; the lanes out of range
+ * redone one by one from the inputs kept in registers (d may be s) */
+#define OWN_VEC2(W, T, F, d, s) \
   do { \
-    __m512d x_ = OWN_LD_##T(s); \
-    __mmask8 out_; \
-    __m512d r_ = own8_##F(x_, &out_); \
-    OWN_ST_##T(d, r_); \
-    if (out_) { \
-      double xs_[8]; \
-      _mm512_storeu_pd(xs_, x_); \
-      for (int l_ = 0; l_ < 8; l_++) \
-        if (out_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_]); \
-    } \
-  } while (0)
-/* d[0..16) = F(s[0..16)): two vectors in flight */
-#define OWN_VEC16(T, F, d, s) \
-  do { \
-    __m512d x0_ = OWN_LD_##T(s), x1_ = OWN_LD_##T((s) + 8); \
-    __mmask8 o0_, o1_; \
-    __m512d r0_ = own8_##F(x0_, &o0_), r1_ = own8_##F(x1_, &o1_); \
-    OWN_ST_##T(d, r0_); \
-    OWN_ST_##T((d) + 8, r1_); \
-    if (o0_ | o1_) { \
-      double xs_[16]; \
-      _mm512_storeu_pd(xs_, x0_); \
-      _mm512_storeu_pd(xs_ + 8, x1_); \
-      unsigned om_ = o0_ | (unsigned)o1_ << 8; \
-      for (int l_ = 0; l_ < 16; l_++) \
+    OWN_VD_##W x0_ = OWN_LD_##W##_##T(s), x1_ = OWN_LD_##W##_##T((s) + W); \
+    OWN_VM_##W o0_, o1_; \
+    OWN_VD_##W r0_ = own##W##_##F(x0_, &o0_), r1_ = own##W##_##F(x1_, &o1_); \
+    OWN_ST_##W##_##T(d, r0_); \
+    OWN_ST_##W##_##T((d) + W, r1_); \
+    unsigned om_ = OWN_BITS_##W(o0_) | OWN_BITS_##W(o1_) << W; \
+    if (om_) { \
+      double xs_[2 * W]; \
+      OWN_ST_##W##_double(xs_, x0_); \
+      OWN_ST_##W##_double(xs_ + W, x1_); \
+      for (int l_ = 0; l_ < 2 * W; l_++) \
         if (om_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_]); \
     } \
   } while (0)
-#define OWN_LOOP8(NAME, T, F) \
-  OWN_TGT_512 static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
+/* a block's last elements: through the same vectors, zeros after them */
+#define OWN_LOOPV(NAME, W, T, F) \
+  OWN_TGT_##W static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_; \
     T buf[OWN_BLOCK]; \
@@ -295,15 +351,14 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
         for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
         src = buf; \
       } \
-      for (; j + 16 <= n; j += 16) { \
+      for (; j + 2 * W <= n; j += 2 * W) { \
         OWN_PREFETCH(src + j, o + i0 + j); \
-        OWN_VEC16(T, F, o + i0 + j, src + j); \
+        OWN_VEC2(W, T, F, o + i0 + j, src + j); \
       } \
-      for (; j + 8 <= n; j += 8) OWN_VEC8(T, F, o + i0 + j, src + j); \
       if (j < n) { \
-        T t[8] = {0}; \
+        T t[2 * W] = {0}; \
         memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
-        OWN_VEC8(T, F, t, t); \
+        OWN_VEC2(W, T, F, t, t); \
         memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
       } \
     } \
@@ -341,22 +396,23 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
     } \
   }
 #if OWN_X86
-#define OWN_BVEC8(T, F, d, s, t) \
+#define OWN_BVEC(W, T, F, d, s, t) \
   do { \
-    __m512d x_ = OWN_LD_##T(s), y_ = OWN_LD_##T(t); \
-    __mmask8 out_; \
-    __m512d r_ = own8_##F(x_, y_, &out_); \
-    OWN_ST_##T(d, r_); \
-    if (out_) { \
-      double xs_[8], ys_[8]; \
-      _mm512_storeu_pd(xs_, x_); \
-      _mm512_storeu_pd(ys_, y_); \
-      for (int l_ = 0; l_ < 8; l_++) \
-        if (out_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_], ys_[l_]); \
+    OWN_VD_##W x_ = OWN_LD_##W##_##T(s), y_ = OWN_LD_##W##_##T(t); \
+    OWN_VM_##W out_; \
+    OWN_VD_##W r_ = own##W##_##F(x_, y_, &out_); \
+    OWN_ST_##W##_##T(d, r_); \
+    unsigned om_ = OWN_BITS_##W(out_); \
+    if (om_) { \
+      double xs_[W], ys_[W]; \
+      OWN_ST_##W##_double(xs_, x_); \
+      OWN_ST_##W##_double(ys_, y_); \
+      for (int l_ = 0; l_ < W; l_++) \
+        if (om_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_], ys_[l_]); \
     } \
   } while (0)
-#define OWN_BIN_LOOP8(NAME, T, F) \
-  OWN_TGT_512 static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+#define OWN_BIN_LOOPV(NAME, W, T, F) \
+  OWN_TGT_##W static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
     T ga[OWN_BLOCK], gb[OWN_BLOCK]; \
@@ -368,15 +424,16 @@ OWN_FN VD o8_scalef(VD a, VD q) { return _mm512_scalef_pd(a, q); }
       const T *pa = a + i0 * sa, *pb = sb == 0 ? gb : b + i0 * sb; \
       if (sa != 1) { for (int64_t k = 0; k < n; k++) ga[k] = a[(i0 + k) * sa]; pa = ga; } \
       if (sb != 0 && sb != 1) { for (int64_t k = 0; k < n; k++) gb[k] = b[(i0 + k) * sb]; pb = gb; } \
-      for (; j + 8 <= n; j += 8) { \
+      for (; j + W <= n; j += W) { \
         OWN_PREFETCH(pa + j, o + i0 + j); \
-        OWN_BVEC8(T, F, o + i0 + j, pa + j, pb + j); \
+        OWN_BVEC(W, T, F, o + i0 + j, pa + j, pb + j); \
       } \
       if (j < n) { \
-        T ta[8] = {1, 1, 1, 1, 1, 1, 1, 1}, tb[8] = {1, 1, 1, 1, 1, 1, 1, 1}; \
+        T ta[W], tb[W]; \
+        for (int l = 0; l < W; l++) ta[l] = tb[l] = 1; \
         memcpy(ta, pa + j, sizeof(T) * (size_t)(n - j)); \
         memcpy(tb, pb + j, sizeof(T) * (size_t)(n - j)); \
-        OWN_BVEC8(T, F, ta, ta, tb); \
+        OWN_BVEC(W, T, F, ta, ta, tb); \
         memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
       } \
     } \
@@ -396,8 +453,8 @@ OWN_FUNCS(OWN_STAMP1)
 #if OWN_X86
 #define OWN_STAMPX(OP, F, T) \
   OWN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
-  OWN_LOOP1(own_##F##_avx2, OWN_TGT_256, T, F) \
-  OWN_LOOP8(own_##F##_avx512, T, F)
+  OWN_LOOPV(own_##F##_avx2, 4, T, F) \
+  OWN_LOOPV(own_##F##_avx512, 8, T, F)
 OWN_FUNCS(OWN_STAMPX)
 #endif
 
@@ -423,8 +480,8 @@ OWN_BIN_FUNCS(OWN_BSTAMP1)
 #if OWN_X86
 #define OWN_BSTAMPX(F, T) \
   OWN_BIN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
-  OWN_BIN_LOOP1(own_##F##_avx2, OWN_TGT_256, T, F) \
-  OWN_BIN_LOOP8(own_##F##_avx512, T, F)
+  OWN_BIN_LOOPV(own_##F##_avx2, 4, T, F) \
+  OWN_BIN_LOOPV(own_##F##_avx512, 8, T, F)
 OWN_BIN_FUNCS(OWN_BSTAMPX)
 #endif
 #define OWN_BENTRY(F, T, P) [sizeof(T) == 8] = own_##F##_##P,

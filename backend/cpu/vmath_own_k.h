@@ -1,6 +1,6 @@
 /* The bodies of vmath_own.c's kernels, written once over a few vector
- * operations (v_*) and included twice: for AVX-512 (VD: 8 doubles) and for
- * one double (the scalar paths, which the compiler may vectorise itself).
+ * operations (v_*) and included three times: for AVX-512 (VD: 8 doubles),
+ * AVX2 + FMA (4 doubles) and one double (the FMA and base paths).
  * Every operation is exact or rounded once by IEEE rules, so both builds
  * give the same bits. K(name) is this build's name for a kernel (VD, VM,
  * VI, K, OWN_FN and OWN_PRE are the includer's, undefined at the end); each
@@ -70,7 +70,7 @@ OWN_FN VD K(sinh_f)(VD x, VM *out) {
  * within 2^-28 (degree 8 in m - 1.5). Every f32 is normal as a double. */
 OWN_FN VD K(cbrt_f)(VD x, VM *out) {
   VD a = v_abs(x);
-  *out = v_not_lt(a, v_set(INFINITY)) | v_eq(a, v_set(0));
+  *out = v_mor(v_not_lt(a, v_set(INFINITY)), v_eq(a, v_set(0)));
   VD e = v_getexp(a), m = v_sub(v_getmant(a), v_set(1.5));
   /* (e - 1) / 3 is q, or a third off it */
   VD q = v_sub(v_add(v_fma(e, v_set(1.0 / 3), v_set(-1.0 / 3)), v_set(0x1.8p52)), v_set(0x1.8p52));
@@ -99,8 +99,8 @@ OWN_FN VD K(pow_f)(VD x, VD y, VM *out) {
                                  v_set(0.41222607937799162143)), w, v_set(0.57707775677926023248)), w,
                      v_set(0.9617966948202954578)), w, v_set(2.8853900817774280844));
   VD t = v_mul(y, v_fma(u, p, e));
-  *out = v_not_gt(x, v_set(0)) | v_not_lt(v_abs(t), v_set(1000)) | v_eq(y, v_set(2)) | v_eq(y, v_set(-1)) |
-         v_eq(y, v_set(0.5));
+  *out = v_mor(v_mor(v_not_gt(x, v_set(0)), v_not_lt(v_abs(t), v_set(1000))),
+               v_mor(v_mor(v_eq(y, v_set(2)), v_eq(y, v_set(-1))), v_eq(y, v_set(0.5))));
   VD k = v_sub(v_add(t, v_set(0x1.8p52)), v_set(0x1.8p52)), f = v_sub(t, k);
   VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.5252719625220146446e-5), f, v_set(1.5461329900435447159e-4)), f,
                                        v_set(1.3333669452295855837e-3)), f, v_set(9.6180570369954743732e-3)), f,
@@ -237,7 +237,7 @@ OWN_FN VD K(sigmoid_d)(VD x, VM *out) {
  * to own_slow_cbrt_d. */
 OWN_FN VD K(cbrt_d)(VD x, VM *out) {
   VD a = v_abs(x);
-  *out = v_not_lt(a, v_set(INFINITY)) | v_lt(a, v_set(0x1p-1022));
+  *out = v_mor(v_not_lt(a, v_set(INFINITY)), v_lt(a, v_set(0x1p-1022)));
   VD e = v_getexp(a), g = v_getmant(a), m = v_sub(g, v_set(1.5));
   VD q = v_sub(v_add(v_fma(e, v_set(1.0 / 3), v_set(-1.0 / 3)), v_set(0x1.8p52)), v_set(0x1.8p52));
   VD rr = v_fma(q, v_set(-3), e);
@@ -261,7 +261,7 @@ OWN_FN VD K(cbrt_d)(VD x, VM *out) {
  * the result keeps its relative accuracy near x = 1), log2 x = e - log2 c
  * + r P(r), P within 2^-34. */
 OWN_FN VD K(log2_core_f)(VD x, VM *out) {
-  *out = v_not_gt(x, v_set(0)) | v_not_lt(x, v_set(INFINITY));
+  *out = v_mor(v_not_gt(x, v_set(0)), v_not_lt(x, v_set(INFINITY)));
   VD m = v_getmant75(x), e = v_add(v_getexp(x), v_sel(v_lt(m, v_set(1)), v_set(1), v_set(0)));
   VI j = v_ishr(v_bits(m), 48);
   VD r = v_fma(m, v_lut16(own_log2c[0], j), v_set(-1));
