@@ -179,6 +179,10 @@ cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt);
 /* The same for the binary ones (pow of f32 and f64), or NULL. */
 typedef void (*cpu_vmath_bin_fn)(int64_t len, char *out, const char *a, int64_t sa, const char *b, int64_t sb);
 cpu_vmath_bin_fn cpu_vmath_bin_kernel(tc_op op, tc_dtype dt);
+/* tcalc's own kernel for op on f32 or f64 (vmath_own.c) at vmath.c's path
+ * (0 base, 1 FMA, 2 AVX2 + FMA, 3 AVX-512), or NULL where SLEEF's is used. */
+cpu_vmath_fn cpu_vmath_own(tc_op op, tc_dtype dt, int path);
+cpu_vmath_bin_fn cpu_vmath_own_bin(tc_op op, tc_dtype dt, int path);
 /* The SLEEF variant cpu_vmath_kernel uses now ("sleef-avx512f", ...). */
 const char *cpu_vmath_path_name(void);
 int cpu_interrupted(tc_err *err);

@@ -460,7 +460,7 @@ static int vm_path(void) {
   static void vm_half_##E(tc_op op, int64_t len, char *o_, const char *a_, int64_t sa) { \
     S *o = (S *)(void *)o_; \
     const S *a = (const S *)(const void *)a_; \
-    vm_fn f = vm_table[vm_path()][op][0]; \
+    vm_fn f = cpu_vmath_kernel(op, TC_DT_F32); \
     void (*btof)(int64_t, char *, const char *) = BLOCK_TOF, (*bfromf)(int64_t, char *, const char *) = BLOCK_FROMF; \
     float in[VM_BLOCK], out[VM_BLOCK]; \
     for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
@@ -485,12 +485,14 @@ cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt) {
   if (op < 0 || op >= TC_OP_COUNT) return NULL;
   if (dt == TC_DT_F16 || dt == TC_DT_BF16) return vm_half_table[op][dt == TC_DT_BF16];
   if (dt != TC_DT_F32 && dt != TC_DT_F64) return NULL;
-  return vm_table[vm_path()][op][dt == TC_DT_F64];
+  cpu_vmath_fn own = cpu_vmath_own(op, dt, vm_path());   /* tcalc's own kernel, where it has one */
+  return own ? own : vm_table[vm_path()][op][dt == TC_DT_F64];
 }
 
 cpu_vmath_bin_fn cpu_vmath_bin_kernel(tc_op op, tc_dtype dt) {
   if ((op != TC_OP_POW && op != TC_OP_ATAN2) || (dt != TC_DT_F32 && dt != TC_DT_F64)) return NULL;
-  return vm_bin_table[vm_path()][op == TC_OP_ATAN2][dt == TC_DT_F64];
+  cpu_vmath_bin_fn own = cpu_vmath_own_bin(op, dt, vm_path());
+  return own ? own : vm_bin_table[vm_path()][op == TC_OP_ATAN2][dt == TC_DT_F64];
 }
 
 const char *cpu_vmath_path_name(void) { return vm_names[vm_path()]; }

@@ -65,24 +65,25 @@ def mp_rsqrt(x): return 1 / mpmath.sqrt(x)
 # name: (mpmath function, domain test on the exact input, ranges of interest)
 FUNCS = {
     "exp": (mpmath.exp, None, [(-750, 750), (-105, 90), (-1, 1)]),
-    "expm1": (mpmath.expm1, None, [(-40, 710), (-1e-5, 1e-5), (-1, 1)]),
+    "expm1": (mpmath.expm1, None, [(-40, 710), (-1e-5, 1e-5), (-1, 1), (-95, 95), (-0.4, 0.4)]),
     "log": (mpmath.log, "pos", [(0, 10), (0.5, 2)]),
-    "log2": (mpmath.log2 if hasattr(mpmath, "log2") else (lambda x: mpmath.log(x, 2)), "pos", [(0, 10), (0.5, 2)]),
-    "log10": (mpmath.log10, "pos", [(0, 10), (0.5, 2)]),
+    "log2": (mpmath.log2 if hasattr(mpmath, "log2") else (lambda x: mpmath.log(x, 2)), "pos", [(0, 10), (0.5, 2), (0.96, 1.07)]),
+    "log10": (mpmath.log10, "pos", [(0, 10), (0.5, 2), (0.96, 1.07)]),
     "log1p": (mpmath.log1p, "gt-1", [(-1, 1), (-1e-5, 1e-5), (0, 1e6)]),
     "sqrt": (mpmath.sqrt, "nonneg", [(0, 10)]),
     "rsqrt": (mp_rsqrt, "pos", [(0, 10), (1e-300, 1e-290)]),
-    "cbrt": (lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), None, [(-10, 10)]),
+    "cbrt": (lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), None, [(-10, 10), (-1e-3, 1e-3), (-1e6, 1e6)]),
     "sin": (mpmath.sin, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
     "cos": (mpmath.cos, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
     "tan": (mpmath.tan, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
     "asin": (mpmath.asin, "unit", [(-1, 1)]),
     "acos": (mpmath.acos, "unit", [(-1, 1)]),
     "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10)]),
-    "sinh": (mpmath.sinh, None, [(-5, 5), (-712, 712), (-90, 90)]),
-    "cosh": (mpmath.cosh, None, [(-5, 5), (-712, 712), (-90, 90)]),
-    "tanh": (mpmath.tanh, None, [(-5, 5), (-20, 20), (-0.01, 0.01)]),
+    "sinh": (mpmath.sinh, None, [(-5, 5), (-712, 712), (-90, 90), (-0.5, 0.5), (85, 101)]),
+    "cosh": (mpmath.cosh, None, [(-5, 5), (-712, 712), (-90, 90), (-0.5, 0.5), (-101, -85)]),
+    "tanh": (mpmath.tanh, None, [(-5, 5), (-20, 20), (-0.01, 0.01), (-0.4, 0.4), (8.5, 10)]),
     "erf": (mpmath.erf, None, [(-6, 6), (-0.01, 0.01)]),
+    "sigmoid": (lambda x: 1 / (1 + mpmath.exp(-x)), None, [(-5, 5), (-120, 120), (-750, 40), (-0.01, 0.01)]),
 }
 
 

@@ -1,0 +1,292 @@
+/* The bodies of vmath_own.c's kernels, written once over a few vector
+ * operations (v_*) and included three times: for AVX-512 (VD: 8 doubles),
+ * AVX2 + FMA (4 doubles) and one double (the FMA and base paths).
+ * Every operation is exact or rounded once by IEEE rules, so both builds
+ * give the same bits. K(name) is this build's name for a kernel (VD, VM,
+ * VI, K, OWN_FN and OWN_PRE are the includer's, undefined at the end); each
+ * takes x and returns the result, setting *out for the lanes (x too large,
+ * NaN, ...) that own_slow_* in vmath_own.c computes instead. */
+
+/* 2^(k + b - 1023) and 2^(-k + b - 1023) for k the integer in kd's low
+ * bits (kd = k + 1.5 * 2^52), k + b and -k + b within [1, 2046] */
+OWN_FN VD K(pow2)(VD kd, int64_t b) { return v_from_bits(v_iadd(v_ishl52(v_bits(kd)), v_iset((uint64_t)b << 52))); }
+OWN_FN VD K(pow2neg)(VD kd, int64_t b) { return v_from_bits(v_isub(v_iset((uint64_t)b << 52), v_ishl52(v_bits(kd)))); }
+
+/* e^t = s + s p, e^t - 1 = s p + (s - 1), s = 2^k, for |t| < 700: k the
+ * nearest integer to t / ln 2, r = t - k ln 2 (within ln 2 / 2), p = e^r - 1
+ * within 2^-31 of it (Q relatively 2^-28.4: an f32 kernel's accuracy). */
+OWN_FN VD K(em1_f)(VD t, VD *s) {
+  VD kd = v_fma(t, v_set(0x1.71547652b82fep0), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r = v_fma(k, v_set(-0x1.62e42fefa39efp-1), t);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9857895290490445423e-4), r, v_set(1.3933856105921709957e-3)), r,
+                                   v_set(8.333361031494303692e-3)), r, v_set(4.1666463196783279218e-2)), r,
+                     v_set(1.6666666530028060088e-1)), r, v_set(5.0000000136125652083e-1));
+  *s = K(pow2)(kd, 1023);
+  return v_fma(v_mul(r, r), q, r);
+}
+
+OWN_FN VD K(expm1_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(89));
+  VD s, p = K(em1_f)(x, &s);
+  return v_copysign(v_fma(s, p, v_sub(s, v_set(1))), x);   /* -0 too */
+}
+
+/* tanh x = m / (m + 2), m = e^2x - 1: m + 2 lies in (1, inf), and m is
+ * accurate near 0, so no cancellation on either side of 0. The odd
+ * functions take x's sign at the end, for tanh(-0) = -0. */
+OWN_FN VD K(tanh_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(9.5));
+  VD s, p = K(em1_f)(v_add(x, x), &s);
+  VD m = v_fma(s, p, v_sub(s, v_set(1)));
+  return v_copysign(v_div(m, v_add(m, v_set(2))), x);
+}
+
+/* cosh and sinh of x = k ln 2 + r: with E = cosh r and O = sinh r,
+ * cosh x = (s + s') E + (s - s') O and sinh x = (s - s') E + (s + s') O,
+ * s = 2^(k-1), s' = 2^(-k-1). No division, and no cancellation: for
+ * k = 0, s - s' is 0 exactly and sinh x is O. */
+OWN_FN VD K(coshsinh_f)(VD x, bool sinh) {
+  VD kd = v_fma(x, v_set(0x1.71547652b82fep0), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r = v_fma(k, v_set(-0x1.62e42fefa39efp-1), x), r2 = v_mul(r, r);
+  VD e = v_fma(r2, v_fma(r2, v_fma(r2, v_set(1.3933737907230461041e-3), v_set(4.1666464230428478727e-2)),
+                         v_set(5.0000000135158145647e-1)), v_set(1));
+  VD o = v_fma(v_mul(r, r2), v_fma(r2, v_fma(r2, v_set(1.9891104095695478793e-4), v_set(8.3333108294808802779e-3)),
+                                   v_set(1.6666666681707069959e-1)), r);
+  VD s = K(pow2)(kd, 1022), s1 = K(pow2neg)(kd, 1022);
+  VD sum = v_add(s, s1), dif = v_sub(s, s1);
+  return sinh ? v_fma(dif, e, v_mul(sum, o)) : v_fma(sum, e, v_mul(dif, o));
+}
+OWN_FN VD K(cosh_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(100));
+  return K(coshsinh_f)(x, false);
+}
+OWN_FN VD K(sinh_f)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(100));
+  return v_copysign(K(coshsinh_f)(x, true), x);
+}
+
+/* cbrt |x| = 2^q c(rr) P(m): |x| = 2^e m, m in [1, 2), e = 3q + rr; c(rr)
+ * = 2^(rr/3) through the quadratic that meets it at 0, 1, 2; P(m) = cbrt m
+ * within 2^-28 (degree 8 in m - 1.5). Every f32 is normal as a double. */
+OWN_FN VD K(cbrt_f)(VD x, VM *out) {
+  VD a = v_abs(x);
+  *out = v_mor(v_not_lt(a, v_set(INFINITY)), v_eq(a, v_set(0)));
+  VD e = v_getexp(a), m = v_sub(v_getmant(a), v_set(1.5));
+  /* (e - 1) / 3 is q, or a third off it */
+  VD q = v_sub(v_add(v_fma(e, v_set(1.0 / 3), v_set(-1.0 / 3)), v_set(0x1.8p52)), v_set(0x1.8p52));
+  VD rr = v_fma(q, v_set(-3), e);
+  VD c = v_fma(rr, v_fma(rr, v_set(0.033779476089226572609), v_set(0.22614157380564659216)), v_set(1));
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(-9.1074676623476675592e-4), m,
+                                                         v_set(1.5314908397686346874e-3)), m,
+                                                   v_set(-2.3027065274236675088e-3)), m, v_set(4.4986722696500625864e-3)),
+                                       m, v_set(-9.3114646159346512155e-3)), m, v_set(2.0940280473647914975e-2)), m,
+                           v_set(-5.6528850036756878976e-2)), m, v_set(2.5438087511332240986e-1)), m,
+                 v_set(1.1447142409232542399));
+  return v_copysign(v_scalef(v_mul(c, p), q), x);
+}
+
+/* x^y = 2^t, t = y log2 x, for x > 0: log2 x = e + u P(u^2), x = 2^e m, m
+ * in [0.75, 1.5), u = (m - 1) / (m + 1) (P within 2^-42); 2^t = 2^k (1 + f
+ * Q(f)), k = round(t), f = t - k exactly (Q within 2^-32). t is within
+ * 2^-45 of y log2 x while 2^t is finite in f32 (|t| < 150), so the f64
+ * result is within 2^-31 of x^y. x <= 0, NaN, the infinities and the
+ * exponents 2, -1 and 0.5 (which pow rounds correctly) go to
+ * own_slow_pow_f. */
+OWN_FN VD K(pow_f)(VD x, VD y, VM *out) {
+  VD m = v_getmant75(x), e = v_add(v_getexp(x), v_sel(v_lt(m, v_set(1)), v_set(1), v_set(0)));
+  VD u = v_div(v_sub(m, v_set(1)), v_add(m, v_set(1))), w = v_mul(u, u);
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(0.29079811259567899985), w, v_set(0.3192880397353773542)), w,
+                                 v_set(0.41222607937799162143)), w, v_set(0.57707775677926023248)), w,
+                     v_set(0.9617966948202954578)), w, v_set(2.8853900817774280844));
+  VD t = v_mul(y, v_fma(u, p, e));
+  *out = v_mor(v_mor(v_not_gt(x, v_set(0)), v_not_lt(v_abs(t), v_set(1000))),
+               v_mor(v_mor(v_eq(y, v_set(2)), v_eq(y, v_set(-1))), v_eq(y, v_set(0.5))));
+  VD k = v_sub(v_add(t, v_set(0x1.8p52)), v_set(0x1.8p52)), f = v_sub(t, k);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.5252719625220146446e-5), f, v_set(1.5461329900435447159e-4)), f,
+                                       v_set(1.3333669452295855837e-3)), f, v_set(9.6180570369954743732e-3)), f,
+                           v_set(5.5504107275963250134e-2)), f, v_set(2.4022650920051753046e-1)), f,
+                 v_set(6.9314718058156937398e-1));
+  return v_scalef(v_fma(f, q, v_set(1)), k);
+}
+
+/* ---- f64: results carried as hi + lo where one rounding would cost
+ * more than the last ulp can take ---- */
+/* a + b = *h + *e exactly (Knuth's TwoSum: no order of size needed) */
+OWN_FN void K(two_sum)(VD a, VD b, VD *h, VD *e) {
+  VD s = v_add(a, b), bb = v_sub(s, a);
+  *h = s;
+  *e = v_add(v_sub(a, v_sub(s, bb)), v_sub(b, bb));
+}
+
+/* x = k ln2/16 + r, r = rh + rl (x - k ln2/16 exact in r0, k's product
+ * with the rest of ln2/16 in r1, up to 2^-46 for large k), e^r = 1 + r +
+ * r^2 Q(r), *q = Q(rh); returns k + 1.5 * 2^52 (k in its low bits). */
+OWN_FN VD K(exp16_red)(VD x, VD *rh, VD *rl, VD *q) {
+  VD kd = v_fma(x, v_set(0x1.71547652b82fep+4), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
+  VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), x), r1 = v_mul(k, v_set(-0x1.abc9e3b39803fp-60));
+  *rh = v_add(r0, r1);
+  *rl = v_sub(r1, v_sub(*rh, r0));
+  *q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), *rh, v_set(1.3889066678239643745e-3)), *rh,
+                                 v_set(8.3333333337659723003e-3)), *rh, v_set(4.1666666663480495998e-2)), *rh,
+                     v_set(1.6666666666666658209e-1)), *rh, v_set(5.0000000000000008459e-1));
+  return kd;
+}
+/* e^x - 1 as *hi + *lo, within 2^-60 of it, for |x| < 708: e^x = 2^m T
+ * e^r, m = k >> 4, T = 2^((k & 15)/16) from own_exp16 (hi and lo). The
+ * parts that round (2^m T - 1, 2^m T rh) are kept exactly, the rest is
+ * small. */
+OWN_FN void K(expm1_dd)(VD x, VD *hi, VD *lo) {
+  VD rh, rl, q, kd = K(exp16_red)(x, &rh, &rl, &q), r2 = v_mul(rh, rh);
+  VI kb = v_bits(kd);
+  VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
+  VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1023 << 52)));
+  VD a = v_mul(s, th), h, e;
+  K(two_sum)(a, v_set(-1), &h, &e);
+  VD p1 = v_mul(a, rh), p1e = v_fma(a, rh, v_neg(p1));
+  VD small = v_mul(s, v_fma(th, v_fma(r2, q, rl), v_fma(tl, rh, tl)));
+  VD u = v_add(h, p1), w = v_add(v_add(v_add(v_sub(p1, v_sub(u, h)), e), p1e), small);
+  *hi = v_add(u, w);   /* normalised: w may be r^2/2 next to u = r where k = 0 */
+  *lo = v_sub(w, v_sub(*hi, u));
+}
+
+/* (nh + nl) / (dh + dl) as *qh + *ql, for dh >= 1 and nh + nl within
+ * 2^-60 of what it stands for: q0 = nh / dh rounded, then the remainder
+ * (exact in its first part) over dh */
+OWN_FN void K(div_dd)(VD nh, VD nl, VD dh, VD dl, VD *qh, VD *ql) {
+  VD inv = v_div(v_set(1), dh), q0 = v_mul(nh, inv);
+  VD rem = v_add(v_fma(v_neg(q0), dh, nh), v_fma(v_neg(q0), dl, nl));
+  *qh = q0;
+  *ql = v_mul(rem, inv);
+}
+
+OWN_FN VD K(expm1_d)(VD x, VM *out) {
+  *out = v_not_lt(v_abs(x), v_set(708));
+  VD h, l;
+  K(expm1_dd)(x, &h, &l);
+  return v_copysign(v_add(h, l), x);   /* -0 too */
+}
+
+/* tanh |x| = m / (m + 2), m = e^2|x| - 1: m + 2 >= 2, no cancellation */
+OWN_FN VD K(tanh_d)(VD x, VM *out) {
+  VD a = v_abs(x), nh, nl, dh, de, qh, ql;
+  *out = v_not_lt(a, v_set(22));
+  K(expm1_dd)(v_add(a, a), &nh, &nl);
+  K(two_sum)(nh, v_set(2), &dh, &de);
+  K(div_dd)(nh, nl, dh, v_add(de, nl), &qh, &ql);
+  return v_copysign(v_add(qh, ql), x);
+}
+
+/* With m = e^|x| - 1 and q = m / (m + 1) = 1 - e^-|x|: sinh |x| =
+ * (m + q) / 2, two terms >= 0; cosh x = 1 + (m - q) / 2, where m - q =
+ * m q is small when it cancels, and 1 + it is then exact enough. */
+OWN_FN void K(mq_d)(VD a, VD *mh, VD *ml, VD *qh, VD *ql) {
+  VD dh, de;
+  K(expm1_dd)(a, mh, ml);
+  K(two_sum)(*mh, v_set(1), &dh, &de);
+  K(div_dd)(*mh, *ml, dh, v_add(de, *ml), qh, ql);
+}
+OWN_FN VD K(sinh_d)(VD x, VM *out) {
+  VD a = v_abs(x), mh, ml, qh, ql;
+  *out = v_not_lt(a, v_set(708));
+  K(mq_d)(a, &mh, &ml, &qh, &ql);
+  VD sh = v_add(mh, qh), sl = v_add(v_add(v_sub(qh, v_sub(sh, mh)), ml), ql);   /* mh >= qh */
+  return v_copysign(v_mul(v_add(sh, sl), v_set(0.5)), x);
+}
+/* 2^(b - 1023) e^x as *hi + *lo, normalised, for |x| < 708: e^x = 2^m T
+ * (1 + p) (the rounding of T p is 2^-58 of the sum) */
+OWN_FN void K(exp_dd)(VD x, int64_t b, VD *hi, VD *lo) {
+  VD rh, rl, q, kd = K(exp16_red)(x, &rh, &rl, &q);
+  VD p = v_add(v_fma(v_mul(rh, rh), q, rh), rl);
+  VI kb = v_bits(kd);
+  VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
+  VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)b << 52)));
+  VD e0 = v_mul(s, th), e1 = v_mul(s, v_fma(th, p, tl));
+  *hi = v_add(e0, e1);
+  *lo = v_sub(e1, v_sub(*hi, e0));
+}
+
+/* cosh x = (E + 1/E) / 2, E = e^|x| as hi + lo, 1/E as 1/E_hi refined
+ * once (E_hi the rounded sum, so that the step leaves 2^-106): no
+ * cancellation, so no expm1 */
+OWN_FN VD K(cosh_d)(VD x, VM *out) {
+  VD a = v_abs(x), eh, el;
+  *out = v_not_lt(a, v_set(708));
+  K(exp_dd)(a, 1022, &eh, &el);   /* E / 2 */
+  VD inv = v_div(v_set(0.25), eh);   /* 1 / (2E) */
+  VD il = v_mul(inv, v_sub(v_fma(v_neg(eh), v_mul(inv, v_set(4)), v_set(1)), v_mul(v_mul(el, inv), v_set(4))));
+  VD h = v_add(eh, inv), e = v_sub(inv, v_sub(h, eh));   /* eh >= inv */
+  return v_add(h, v_add(v_add(e, el), il));
+}
+
+/* sigmoid: e = e^-|x| as hi + lo, then 1 / (1 + e) for x >= 0 and
+ * e / (1 + e) below, the quotient as q0 + remainder / d */
+OWN_FN VD K(sigmoid_d)(VD x, VM *out) {
+  VD a = v_abs(x), eh, el, dh, de, qh, ql;
+  *out = v_not_lt(a, v_set(708));
+  K(exp_dd)(v_neg(a), 1023, &eh, &el);
+  K(two_sum)(v_set(1), eh, &dh, &de);
+  VM neg = v_lt(x, v_set(0));
+  K(div_dd)(v_sel(neg, eh, v_set(1)), v_sel(neg, el, v_set(0)), dh, v_add(de, el), &qh, &ql);
+  return v_add(qh, ql);
+}
+
+/* cbrt: y = 2^(rr/3) P(m) as for f32 but P of degree 9 (2^-30.8), then one
+ * Newton step on v = m 2^rr: y + (v - y^3) / (3 y^2), with y^2 split
+ * exactly so that v - y^3 is its own small value (error 2^-61 after the
+ * step); 2^q and x's sign last. Zeros, subnormals, infinities and NaN go
+ * to own_slow_cbrt_d. */
+OWN_FN VD K(cbrt_d)(VD x, VM *out) {
+  VD a = v_abs(x);
+  *out = v_mor(v_not_lt(a, v_set(INFINITY)), v_lt(a, v_set(0x1p-1022)));
+  VD e = v_getexp(a), g = v_getmant(a), m = v_sub(g, v_set(1.5));
+  VD q = v_sub(v_add(v_fma(e, v_set(1.0 / 3), v_set(-1.0 / 3)), v_set(0x1.8p52)), v_set(0x1.8p52));
+  VD rr = v_fma(q, v_set(-3), e);
+  VD c = v_fma(rr, v_fma(rr, v_set(0.033779476089226572609), v_set(0.22614157380564659216)), v_set(1));
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(5.3289090543240122634e-4), m,
+                                                                v_set(-8.7569517054971089526e-4)), m,
+                                                          v_set(1.2321870704564372435e-3)), m,
+                                                    v_set(-2.3202342600933453973e-3)), m,
+                                              v_set(4.5546799121313322064e-3)), m, v_set(-9.3087254857591894018e-3)),
+                                  m, v_set(2.0936401920713996584e-2)), m, v_set(-5.6528987024761983205e-2)), m,
+                      v_set(2.5438094753077528474e-1)), m, v_set(1.1447142419938782548));
+  VD y = v_mul(c, p), v = v_scalef(g, rr);
+  VD y2 = v_mul(y, y), y2l = v_fma(y, y, v_neg(y2));
+  VD r = v_fma(v_neg(y2l), y, v_fma(v_neg(y2), y, v));
+  VD y1 = v_add(y, v_div(r, v_mul(y2, v_set(3))));
+  return v_copysign(v_scalef(y1, q), x);
+}
+
+/* log2 of an f32 x > 0 in f64: x = 2^e m, m in [0.75, 1.5), m c - 1 = r
+ * with c from own_log2c by m's top 4 bits (c = 1 within 1/32 of 1, so that
+ * the result keeps its relative accuracy near x = 1), log2 x = e - log2 c
+ * + r P(r), P within 2^-34. */
+OWN_FN VD K(log2_core_f)(VD x, VM *out) {
+  *out = v_mor(v_not_gt(x, v_set(0)), v_not_lt(x, v_set(INFINITY)));
+  VD m = v_getmant75(x), e = v_add(v_getexp(x), v_sel(v_lt(m, v_set(1)), v_set(1), v_set(0)));
+  VI j = v_ishr(v_bits(m), 48);
+  VD r = v_fma(m, v_lut16(own_log2c[0], j), v_set(-1));
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(-0.22260194555430708615), r, v_set(0.28849692583213958497)), r,
+                                 v_set(-0.36069875560773988189)), r, v_set(0.4808985666937762971)), r,
+                     v_set(-0.72134751269147963734)), r, v_set(1.4426950408612818498));
+  return v_fma(r, p, v_add(v_lut16(own_log2c[1], j), e));
+}
+OWN_FN VD K(log2_f)(VD x, VM *out) { return K(log2_core_f)(x, out); }
+OWN_FN VD K(log10_f)(VD x, VM *out) { return v_mul(K(log2_core_f)(x, out), v_set(0x1.34413509f79ffp-2)); }
+
+/* sigmoid of an f32: e = e^-|x| by em1_f's core (2^-31), then 1 / (1 + e)
+ * for x >= 0 and e / (1 + e) below, one division: within 2^-30 before
+ * the rounding to f32 */
+OWN_FN VD K(sigmoid_f)(VD x, VM *out) {
+  VD a = v_abs(x), s;
+  *out = v_not_lt(a, v_set(110));
+  VD p = K(em1_f)(v_neg(a), &s), e = v_fma(s, p, s);
+  return v_div(v_sel(v_lt(x, v_set(0)), e, v_set(1)), v_add(e, v_set(1)));
+}
+
+/* this build's parameters, for the next */
+#undef VD
+#undef VM
+#undef VI
+#undef K
+#undef OWN_FN
+#undef OWN_PRE
