@@ -62,8 +62,9 @@ def to_dt(dt, x):
 def mp_rsqrt(x): return 1 / mpmath.sqrt(x)
 
 
-# sin, cos and tan: every argument range, small to huge (an argument
-# reduction may take another way at each)
+# sin, cos and tan: every argument range, small to huge (backend/cpu/vtrig.c
+# reduces |x| up to 2^30 one way, above it with 2/pi's bits: +-2^31 straddles
+# the bound)
 TRIG_RANGES = [(-1, 1), (-10, 10), (-100, 100), (-1e4, 1e4), (-1e6, 1e6), (-2.0 ** 31, 2.0 ** 31), (-1e22, 1e22),
                (-1e300, 1e300)]
 
