@@ -185,5 +185,9 @@ cpu_vmath_fn cpu_vmath_own(tc_op op, tc_dtype dt, int path);
 cpu_vmath_bin_fn cpu_vmath_own_bin(tc_op op, tc_dtype dt, int path);
 /* The SLEEF variant cpu_vmath_kernel uses now ("sleef-avx512f", ...). */
 const char *cpu_vmath_path_name(void);
+/* vmath.c's paths: scalar without FMA, scalar with FMA, AVX2 + FMA, AVX-512. */
+enum { CPU_VM_BASE, CPU_VM_FMA, CPU_VM_AVX2, CPU_VM_AVX512 };
+/* sin, cos or tan of f32 or f64 on a path (vtrig.c), NULL for other ops. */
+cpu_vmath_fn cpu_vtrig_kernel(tc_op op, bool f64, int path);
 int cpu_interrupted(tc_err *err);
 #endif

@@ -10,7 +10,9 @@
  * Where a SLEEF function leaves its 1-ulp range (sinh and cosh overflow
  * early, log1p of huge x is inf, and a few tiny arguments are 1 ulp off),
  * the few elements out there are redone in wider precision, the
- * same way on every path. rsqrt is 1/sqrt with one Newton step computed
+ * same way on every path. sin, cos and tan are vtrig.c's (one argument
+ * reduction for every lane, where SLEEF's depends on the whole vector), in
+ * this file's table and paths. rsqrt is 1/sqrt with one Newton step computed
  * exactly with FMA (f64), or 1/sqrt in f64 rounded once to f32. The
  * unvectorised functions (hypot and the rest) stay in backend/ew.def; pow
  * and atan2 have two-operand kernels below. */
@@ -33,8 +35,9 @@
 /* op, SLEEF's name stem; every one is its u10 (1.0 ulp) variant */
 #define VM_FUNCS(X) \
   X(EXP, exp) X(LOG, log) X(LOG2, log2) X(LOG10, log10) X(LOG1P, log1p) X(EXPM1, expm1) X(CBRT, cbrt) \
-  X(SIN, sin) X(COS, cos) X(TAN, tan) X(ASIN, asin) X(ACOS, acos) X(ATAN, atan) X(SINH, sinh) \
-  X(COSH, cosh) X(TANH, tanh) X(ERF, erf)
+  X(ASIN, asin) X(ACOS, acos) X(ATAN, atan) X(SINH, sinh) X(COSH, cosh) X(TANH, tanh) X(ERF, erf)
+/* vtrig.c's (cpu_vtrig_kernel) */
+#define VM_TRIG(X) X(SIN, sin) X(COS, cos) X(TAN, tan)
 
 /* SLEEF's prototypes, declared here with the target each needs (sleef.h
  * declares the wide ones only when the whole file is built for them). */
@@ -57,7 +60,7 @@ static inline void vm_fix_range(tc_op op, bool f32, double *tiny, double *huge) 
   switch (op) {
   case TC_OP_SINH: *tiny = f32 ? 0x1p-12 : 0x1p-27; *huge = f32 ? 88.0 : 709.0; break;
   case TC_OP_COSH: *huge = f32 ? 88.0 : 709.0; break;
-  case TC_OP_TANH: case TC_OP_TAN: *tiny = f32 ? 0x1p-12 : 0x1p-27; break;
+  case TC_OP_TANH: *tiny = f32 ? 0x1p-12 : 0x1p-27; break;
   case TC_OP_ERF: *tiny = f32 ? 0x1p-14 : 0; break;
   case TC_OP_LOG1P: *tiny = f32 ? 0x1p-25 : 0x1p-54; *huge = f32 ? 1e30 : 1e300; break;
   default: break;
@@ -71,8 +74,8 @@ static inline void vm_fix_range(tc_op op, bool f32, double *tiny, double *huge) 
  *   returns inf beyond |x| = 709 in f64, 88 in f32): e^(|x| - ln 2), in
  *   long double (64-bit significand) for f64, in f64 for f32;
  * - log1p of huge x (SLEEF returns inf): log(x), which differs by 1/x;
- * - sinh, tanh, tan of tiny x (SLEEF's f32 sinh and tanh are 1 ulp off
- *   near 2^-24 and its f64 tan flushes subnormals): x, within x^2/3;
+ * - sinh, tanh of tiny x (SLEEF's f32 sinh and tanh are 1 ulp off near
+ *   2^-24): x, within x^2/3;
  *   log1p of tiny x (flushed): x, within x/2; f32 erf of tiny x (1.05
  *   ulp off near the subnormals): 2x/sqrt(pi) in f64. */
 static inline bool vm_fix(tc_op op, double x, bool f32, double *r) {
@@ -96,37 +99,13 @@ static inline bool vm_fix(tc_op op, double x, bool f32, double *r) {
 }
 
 /* ---- kernels ---- */
-/* SLEEF's sin, cos and tan choose their argument reduction once per
- * vector: a cheap one when every lane is small, a wider one otherwise. So
- * a small argument's last bit would depend on its neighbours and on the
- * vector width. A vector of these functions that is not all small (|x| <
- * 15 in f64, 125 in f32: SLEEF's first bounds) is computed one lane at a
- * time, each broadcast to a whole vector: every element then gets the
- * reduction its own size picks, as on the scalar path. */
-static inline bool vm_per_lane(tc_op op) { return op == TC_OP_SIN || op == TC_OP_COS || op == TC_OP_TAN; }
-#define VM_SMALL(T) (sizeof(T) == 4 ? 125.0 : 15.0)
-
-/* d[0..W) = f(s[0..W)); CHECK: whether the lanes may need computing alone */
-#define VM_VEC(T, W, VT, CALL, OP, d, s, CHECK) \
+/* d[0..W) = f(s[0..W)) */
+#define VM_VEC(VT, CALL, d, s) \
   do { \
     VT v_, r_; \
-    bool alone_ = false; \
-    if (CHECK) \
-      for (int l_ = 0; l_ < W; l_++) alone_ |= !(fabs((double)(s)[l_]) < VM_SMALL(T)); \
-    if (!alone_) { \
-      memcpy(&v_, s, sizeof v_); \
-      r_ = vm_canon_##VT(CALL(v_)); \
-      memcpy(d, &r_, sizeof r_); \
-    } else { \
-      for (int l_ = 0; l_ < W; l_++) { \
-        T b_[W]; \
-        for (int m_ = 0; m_ < W; m_++) b_[m_] = (s)[l_]; \
-        memcpy(&v_, b_, sizeof v_); \
-        r_ = vm_canon_##VT(CALL(v_)); \
-        memcpy(b_, &r_, sizeof r_); \
-        (d)[l_] = b_[0]; \
-      } \
-    } \
+    memcpy(&v_, s, sizeof v_); \
+    r_ = vm_canon_##VT(CALL(v_)); \
+    memcpy(d, &r_, sizeof r_); \
   } while (0)
 
 /* A vector of SLEEF's results with every NaN made the one quiet NaN
@@ -183,37 +162,14 @@ TGT_256 static inline __m256 vm_canon___m256(__m256 r) {
         for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
         src = buf; \
       } \
-      bool check = false; \
-      if (vm_per_lane(TC_OP_##OP)) { \
-        /* the largest |x| by its bits (a NaN's are above inf's): a plain max \
-           of integers, where the compares of x cost sin 15% of its time */ \
-        typedef __typeof__(_Generic((T)0, float: (uint32_t)0, default: (uint64_t)0)) U; \
-        const U mag = ~((U)1 << (sizeof(U) * 8 - 1)); \
-        T sm = (T)VM_SMALL(T); \
-        U big = 0, lim; \
-        memcpy(&lim, &sm, sizeof lim); \
-        for (int64_t k = 0; k < n; k++) { \
-          U b; \
-          memcpy(&b, src + k, sizeof b); \
-          b &= mag; \
-          big = b > big ? b : big; \
-        } \
-        check = big >= lim; \
+      for (; j + W <= n; j += W) { \
+        VM_PREFETCH(src + j, o + i0 + j); \
+        VM_VEC(VT, CALL, o + i0 + j, src + j); \
       } \
-      if (check) \
-        for (; j + W <= n; j += W) { \
-          VM_PREFETCH(src + j, o + i0 + j); \
-          VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, true); \
-        } \
-      else \
-        for (; j + W <= n; j += W) { \
-          VM_PREFETCH(src + j, o + i0 + j); \
-          VM_VEC(T, W, VT, CALL, OP, o + i0 + j, src + j, false); \
-        } \
       if (j < n) { \
         T t[W] = {0}; \
         memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
-        VM_VEC(T, W, VT, CALL, OP, t, t, check); \
+        VM_VEC(VT, CALL, t, t); \
         memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
       } \
       double tiny_, huge_; \
@@ -407,13 +363,13 @@ VM_BIN_PATH(base, TGT_BASE, 1, double, 1, float, 1_u10purec, 1_u10purec)
 
 /* ---- the table: [path][op][0 f32, 1 f64] ---- */
 typedef void (*vm_fn)(int64_t, char *, const char *, int64_t);
-enum { VM_BASE, VM_FMA, VM_AVX2, VM_AVX512, VM_PATHS };
+enum { VM_BASE = CPU_VM_BASE, VM_FMA = CPU_VM_FMA, VM_AVX2 = CPU_VM_AVX2, VM_AVX512 = CPU_VM_AVX512, VM_PATHS };
 #define VM_ENTRY(OP, F, P) [TC_OP_##OP] = {vm_##F##_f_##P, vm_##F##_d_##P},
 #define VM_ENTRIES(P) \
   VM_FUNCS_P(VM_ENTRY, P)[TC_OP_RSQRT] = {rsqrt_f_##P, rsqrt_d_##P}, [TC_OP_SIGMOID] = {sigmoid_f_##P, sigmoid_d_##P},
 #define VM_FUNCS_P(M, P) \
   M(EXP, exp, P) M(LOG, log, P) M(LOG2, log2, P) M(LOG10, log10, P) M(LOG1P, log1p, P) M(EXPM1, expm1, P) \
-  M(CBRT, cbrt, P) M(SIN, sin, P) M(COS, cos, P) M(TAN, tan, P) M(ASIN, asin, P) M(ACOS, acos, P) \
+  M(CBRT, cbrt, P) M(ASIN, asin, P) M(ACOS, acos, P) \
   M(ATAN, atan, P) M(SINH, sinh, P) M(COSH, cosh, P) M(TANH, tanh, P) M(ERF, erf, P)
 static const vm_fn vm_table[VM_PATHS][TC_OP_COUNT][2] = {
   [VM_BASE] = {VM_ENTRIES(base)},
@@ -478,14 +434,18 @@ VM_HALF_RUN(bf16, tc_bf16, tc_bf16_to_f32, tc_f32_to_bf16, NULL, NULL)
   static void vm_##F##_h16(int64_t len, char *o, const char *a, int64_t sa) { vm_half_f16(TC_OP_##OP, len, o, a, sa); } \
   static void vm_##F##_b16(int64_t len, char *o, const char *a, int64_t sa) { vm_half_bf16(TC_OP_##OP, len, o, a, sa); }
 VM_FUNCS(VM_HALF_OP)
+VM_TRIG(VM_HALF_OP)
 #define VM_HALF_ENTRY(OP, F) [TC_OP_##OP] = {vm_##F##_h16, vm_##F##_b16},
-static const vm_fn vm_half_table[TC_OP_COUNT][2] = {VM_FUNCS(VM_HALF_ENTRY)};
+static const vm_fn vm_half_table[TC_OP_COUNT][2] = {VM_FUNCS(VM_HALF_ENTRY) VM_TRIG(VM_HALF_ENTRY)};
 
 cpu_vmath_fn cpu_vmath_kernel(tc_op op, tc_dtype dt) {
   if (op < 0 || op >= TC_OP_COUNT) return NULL;
   if (dt == TC_DT_F16 || dt == TC_DT_BF16) return vm_half_table[op][dt == TC_DT_BF16];
   if (dt != TC_DT_F32 && dt != TC_DT_F64) return NULL;
-  cpu_vmath_fn own = cpu_vmath_own(op, dt, vm_path());   /* tcalc's own kernel, where it has one */
+  /* tcalc's own kernel, where it has one: sin, cos and tan (vtrig.c), the
+     others of vmath_own.c */
+  cpu_vmath_fn own = cpu_vtrig_kernel(op, dt == TC_DT_F64, vm_path());
+  if (!own) own = cpu_vmath_own(op, dt, vm_path());
   return own ? own : vm_table[vm_path()][op][dt == TC_DT_F64];
 }
 

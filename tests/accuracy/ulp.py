@@ -62,6 +62,12 @@ def to_dt(dt, x):
 def mp_rsqrt(x): return 1 / mpmath.sqrt(x)
 
 
+# sin, cos and tan: every argument range, small to huge (backend/cpu/vtrig.c
+# reduces |x| up to 2^30 one way, above it with 2/pi's bits: +-2^31 straddles
+# the bound)
+TRIG_RANGES = [(-1, 1), (-10, 10), (-100, 100), (-1e4, 1e4), (-1e6, 1e6), (-2.0 ** 31, 2.0 ** 31), (-1e22, 1e22),
+               (-1e300, 1e300)]
+
 # name: (mpmath function, domain test on the exact input, ranges of interest)
 FUNCS = {
     "exp": (mpmath.exp, None, [(-750, 750), (-105, 90), (-1, 1)]),
@@ -73,9 +79,9 @@ FUNCS = {
     "sqrt": (mpmath.sqrt, "nonneg", [(0, 10)]),
     "rsqrt": (mp_rsqrt, "pos", [(0, 10), (1e-300, 1e-290)]),
     "cbrt": (lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), None, [(-10, 10), (-1e-3, 1e-3), (-1e6, 1e6)]),
-    "sin": (mpmath.sin, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
-    "cos": (mpmath.cos, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
-    "tan": (mpmath.tan, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
+    "sin": (mpmath.sin, None, TRIG_RANGES),
+    "cos": (mpmath.cos, None, TRIG_RANGES),
+    "tan": (mpmath.tan, None, TRIG_RANGES),
     "asin": (mpmath.asin, "unit", [(-1, 1)]),
     "acos": (mpmath.acos, "unit", [(-1, 1)]),
     "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10)]),
@@ -114,6 +120,23 @@ def inputs(dt, name, rng):
     for lo, hi in FUNCS[name][2]:
         for _ in range(RANDOM_RANGE):
             xs.append(to_dt(dt, rng.uniform(lo, hi)))
+    if name in ("sin", "cos", "tan"):
+        xs += trig_hard(dt, rng)
+    return xs
+
+
+def trig_hard(dt, rng):
+    """The dtype's numbers nearest k pi/2 (the reduction's cancellation) for k
+    up to some 10^6, 2^30 and 10^15, and magnitudes spread evenly over every
+    exponent of the dtype (most of them huge)."""
+    _, p, emin, emax = DT[dt]
+    xs = []
+    for top in (10 ** 6, 2 ** 30, 10 ** 15):
+        for _ in range(RANDOM_RANGE // 3):
+            x = to_dt(dt, float(rng.randint(1, top) * mpmath.pi / 2))
+            xs += [x, -x]
+    for _ in range(RANDOM_RANGE):
+        xs.append(to_dt(dt, math.ldexp(rng.uniform(1, 2), rng.randint(emin, emax)) * rng.choice((1, -1))))
     return xs
 
 

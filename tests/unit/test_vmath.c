@@ -1,10 +1,12 @@
-/* The vectorised math functions (backend/cpu/vmath.c, on SLEEF): every
- * SIMD path the CPU has (AVX-512, AVX2, scalar with FMA) gives the same
- * bits for every function, dtype and input (random bit patterns, special
- * values, strided and contiguous, every tail length), and so does every
- * thread count through tc_unary. Their accuracy against mpmath is
- * tests/accuracy/ulp.py (in make test). */
+/* The vectorised math functions (backend/cpu/vmath.c, on SLEEF, and
+ * vtrig.c's sin, cos and tan): every SIMD path the CPU has (AVX-512, AVX2,
+ * scalar with FMA) gives the same bits for every function, dtype and input
+ * (random bit patterns, special values, strided and contiguous, every tail
+ * length), and so does every thread count through tc_unary; sin, cos and
+ * tan also on the scalar path without FMA, whatever a lane's neighbours.
+ * Their accuracy against mpmath is tests/accuracy/ulp.py (in make test). */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,7 +277,7 @@ Test(vmath, thread_count_does_not_change_bits) {
   tc_err err;
   tc_err_clear(&err);
   const int64_t n = 300001;
-  static const tc_op ops[] = {TC_OP_EXP, TC_OP_SIN, TC_OP_TANH, TC_OP_LOG1P, TC_OP_RSQRT, TC_OP_SINH};
+  static const tc_op ops[] = {TC_OP_EXP, TC_OP_SIN, TC_OP_COS, TC_OP_TAN, TC_OP_TANH, TC_OP_LOG1P, TC_OP_RSQRT, TC_OP_SINH};
   for (int d = 0; d < 2; d++) {
     tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
     tc_tensor *x = tc_tensor_new(dt, 1, &n, &err);
@@ -329,4 +331,149 @@ Test(vmath, sigmoid_within_one_ulp) {
   }
   free(in);
   free(out);
+}
+
+/* ---- sin, cos and tan (vtrig.c) ---- */
+/* The paths the CPU has, by vmath.c's numbering: the scalar one without FMA
+ * always (a CPU with FMA never picks it, so it is asked for by number). */
+static int trig_paths(int *out) {
+  int n = 0;
+  cpu_matmul_isa(99);
+  out[n++] = CPU_VM_BASE;
+  if (cpu_has_fma()) out[n++] = CPU_VM_FMA;
+  if (cpu_float_isa() >= CPU_ISA_AVX2) out[n++] = CPU_VM_AVX2;
+  if (cpu_float_isa() >= CPU_ISA_AVX512) out[n++] = CPU_VM_AVX512;
+  return n;
+}
+
+/* Values where a lane's code could differ: small, around SLEEF's old bounds
+ * (15, 125) and the fast path's (2^30), huge up to the largest finite (the
+ * double nearest a multiple of pi/2 among them), doubles next to multiples
+ * of pi/2 (cancellation in the reduction), subnormals, zeros, inf, NaN. */
+static int trig_probes(double *p) {
+  static const double fixed[] = {0.0, -0.0, 0x1p-1074, -1e-310, 1e-300, 0x1p-30, 0.5, -0.7853981633974483, 1.0, 3.0,
+                                 14.999, 15.0001, -124.9, 125.2, 100.5, -9999.7, 123456.789, 1e6, -999999.9,
+                                 0x1p30, -0x1.0000000000001p30, 0x1p31, 1e10, -1e15, 1e22, 0x1.6ac5b262ca1ffp+849,
+                                 1e300, DBL_MAX, -DBL_MAX, 3.4e38, INFINITY, -INFINITY, NAN, -NAN};
+  int n = 0;
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) p[n++] = fixed[i];
+  static const long long ks[] = {1, 2, 3, 4, 7, 355, 1000003, 70000001, 536870911};
+  for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) p[n++] = (double)((long double)ks[i] * 1.5707963267948966192313216916397514L);
+  return n;
+}
+
+static void trig_put(char *buf, int64_t i, bool d, double v) {
+  if (d) ((double *)buf)[i] = v;
+  else ((float *)buf)[i] = (float)v;
+}
+
+static uint64_t trig_bits(const char *buf, int64_t i, bool d) {
+  uint64_t b = 0;
+  memcpy(&b, buf + i * (d ? 8 : 4), d ? 8 : 4);
+  return b;
+}
+
+/* Each probe's result alone on the scalar path without FMA is the
+ * reference; on every path, each probe placed at every position of runs
+ * of several lengths (in the vector body and in the tail), contiguous and
+ * strided, among neighbours all small, all huge, all NaN or mixed, must
+ * give the same bits. So no lane's result depends on another's, on the
+ * vector width or on where the run ends. */
+Test(vmath, trig_lane_alone_whatever_neighbours_and_path) {
+  static const tc_op ops[] = {TC_OP_SIN, TC_OP_COS, TC_OP_TAN};
+  enum { L = 48, S = 2 };
+  int paths[4], np = trig_paths(paths);
+  double probe[64];
+  int npr = trig_probes(probe), runs = 0;
+  char in[L * S * 8], out[L * 8], one_in[8], one_out[8];
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+    for (int d = 0; d < 2; d++) {
+      for (int pi = 0; pi < npr; pi++) {
+        trig_put(one_in, 0, d, probe[pi]);
+        cpu_vtrig_kernel(ops[k], d, CPU_VM_BASE)(1, one_out, one_in, 1);
+        uint64_t want = trig_bits(one_out, 0, d);
+        for (int nb = 0; nb < 4; nb++)
+          for (int64_t pos = 0; pos < 20; pos++)
+            for (int64_t extra = 0; extra <= 9; extra += 3)
+              for (int64_t stride = 1; stride <= S; stride++) {
+                int64_t len = pos + 1 + extra;
+                for (int64_t i = 0; i < L * S; i++)
+                  trig_put(in, i, d, nb == 0 ? 0.5 + (double)i / 64 : nb == 1 ? 1e300 : nb == 2 ? NAN
+                                                                                  : probe[(i * 7 + 3) % npr]);
+                trig_put(in, pos * stride, d, probe[pi]);
+                for (int l = 0; l < np; l++) {
+                  cpu_vtrig_kernel(ops[k], d, paths[l])(len, out, in, stride);
+                  runs++;
+                  uint64_t got = trig_bits(out, pos, d);
+                  TT_CHECK(got == want, "%s %s(%a) on path %d at %lld of %lld (stride %lld, neighbours %d): %llx, alone %llx",
+                           tc_op_name(ops[k]), d ? "f64" : "f32", probe[pi], paths[l], (long long)pos, (long long)len,
+                           (long long)stride, nb, (unsigned long long)got, (unsigned long long)want);
+                }
+              }
+      }
+    }
+  cr_log_info("%d runs over %d paths", runs, np);
+  TT_DONE();
+}
+
+/* (x, sin x, cos x, tan x), the exact values rounded to nearest (mpmath at
+ * 3000 bits): arguments the fast reduction leaves to 2/pi's bits, the
+ * double nearest a multiple of pi/2 among them (where the C library's cos
+ * and tan are 8 ulps off); f32 ones rounded to f32. */
+static const double trig_huge[2][6][4] = {
+  {{0x1.0f0cf00000000p+73, -0x1.77d9880000000p-1, 0x1.5badee0000000p-1, -0x1.14bdfc0000000p+0},
+   {0x1.ff933c0000000p+127, -0x1.f3e2c60000000p-3, 0x1.f083940000000p-1, -0x1.01bd0e0000000p-2},
+   {0x1.2a05f20000000p+33, -0x1.f334c80000000p-2, 0x1.bf098a0000000p-1, -0x1.1de0000000000p-1},
+   {0x1.0000000000000p+31, -0x1.f14f920000000p-1, 0x1.e70c2e0000000p-3, -0x1.0565000000000p+2},
+   {-0x1.c6bf520000000p+49, -0x1.fd267e0000000p-1, 0x1.af8c600000000p-4, -0x1.2e08d60000000p+3},
+   {0x1.fffffe0000000p+127, -0x1.0b33660000000p-1, 0x1.b4bf2c0000000p-1, -0x1.393d940000000p-1}},
+  {{0x1.0f0cf064dd592p+73, -0x1.b453ab76bf397p-1, 0x1.0be2cef01c8f4p-1, -0x1.a0f79c1b6b257p+0},
+   {0x1.6ac5b262ca1ffp+849, 0x1.0000000000000p+0, -0x1.14ae72e6ba22fp-61, -0x1.d9ba9a7975636p+60},
+   {0x1.7e43c8800759cp+996, -0x1.a2c16b010e385p-1, -0x1.2699022adc4c1p-1, 0x1.6be411f37ac77p+0},
+   {0x1.fffffffffffffp+1023, 0x1.452fc98b34e97p-8, -0x1.fffe62ecfab75p-1, -0x1.4530cfe729484p-8},
+   {0x1.0000000000000p+31, -0x1.f14f913e9af98p-1, 0x1.e70c2d5131e55p-3, -0x1.0564ff9979ed5p+2},
+   {-0x1.c6bf526340000p+49, -0x1.b76f88136cebap-1, -0x1.06c154609d33fp-1, 0x1.ac23600a95be4p+0}}};
+
+/* The values the probes must have: sin and tan of +-0 are +-0, cos 1; inf
+ * and NaN give the quiet NaN; each finite probe at most 2^30 within 2 ulps
+ * of the C library's (within 1 ulp of the exact value itself; f32 against
+ * the library's f64 rounded); the arguments of trig_huge within 1 ulp of
+ * the exact value, among small neighbours and alone. */
+Test(vmath, trig_special_and_huge_values) {
+  static const tc_op ops[] = {TC_OP_SIN, TC_OP_COS, TC_OP_TAN};
+  double probe[64];
+  int npr = trig_probes(probe);
+  char in[64 * 8], out[64 * 8];
+  cpu_matmul_isa(99);
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+    for (int d = 0; d < 2; d++) {
+      tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
+      const char *name = tc_op_name(ops[k]);
+      for (int i = 0; i < npr; i++) trig_put(in, i, d, probe[i]);
+      cpu_vmath_kernel(ops[k], dt)(npr, out, in, 1);
+      for (int i = 0; i < npr; i++) {
+        double x = d ? ((double *)in)[i] : ((float *)in)[i], y = d ? ((double *)out)[i] : ((float *)out)[i];
+        double c = ops[k] == TC_OP_SIN ? sin(x) : ops[k] == TC_OP_COS ? cos(x) : tan(x);
+        if (isnan(x) || isinf(x))
+          TT_CHECK(quiet_nan(out, i, d), "%s %s(%a) = %a, not the quiet NaN", name, tt_name(dt), x, y);
+        else if (x == 0)
+          TT_CHECK(ops[k] == TC_OP_COS ? y == 1 : y == 0 && signbit(y) == signbit(x), "%s %s(%a) = %a", name,
+                   tt_name(dt), x, y);
+        else if (fabs(x) <= 0x1p30)
+          TT_CHECK(tt_close(y, d ? c : (double)(float)c, dt, 2), "%s %s(%a) = %a, the C library's %a", name,
+                   tt_name(dt), x, y, c);
+      }
+      for (int h = 0; h < 6; h++) {
+        double want = trig_huge[d][h][1 + k];
+        for (int i = 0; i < 11; i++) trig_put(in, i, d, i == 5 ? trig_huge[d][h][0] : 0.25 * i);
+        for (int64_t len = 1; len <= 11; len += 10) {
+          const char *at = in + (len == 1 ? 5 * (d ? 8 : 4) : 0);
+          cpu_vmath_kernel(ops[k], dt)(len, out, at, 1);
+          double y = d ? ((double *)out)[len == 1 ? 0 : 5] : ((float *)out)[len == 1 ? 0 : 5];
+          TT_CHECK(tt_close(y, want, dt, 1), "%s %s(%a) = %a, exactly %a", name, tt_name(dt), trig_huge[d][h][0], y,
+                   want);
+        }
+      }
+    }
+  TT_DONE();
 }
