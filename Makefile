@@ -187,6 +187,7 @@ SUITES = \
   'json-roundtrip=scripts/json-roundtrip.sh $(BUILD)/tcalc' \
   'cli=tests/cli/run.sh $(BUILD)/tcalc' \
   'json-strict=python3 tests/json/strict.py $(BUILD)/tcalc' \
+  'spellings=$${PYTHON:-/usr/bin/python3} tests/cli/spellings.py $(BUILD)/tcalc' \
   'repl=tests/repl/run.sh $(BUILD)/tcalc' \
   'reader=tests/reader/fresh.py $(BUILD)/tcalc $(FULL_FLAG)' \
   'man=scripts/check-man.sh $(BUILD)/tcalc' \

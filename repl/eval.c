@@ -123,18 +123,11 @@ const fn_entry *fn_find(const char *name) {
 }
 
 /* ---- did you mean ...? (SPEC 11) ---- */
-/* Other tools' spellings of our functions (NumPy, JAX, Octave). */
-static const char *const spellings[][2] = {
-  {"concatenate", "concat"}, {"hstack", "concat"}, {"vstack", "concat"}, {"arcsin", "asin"}, {"arccos", "acos"},
-  {"arctan", "atan"}, {"arctan2", "atan2"}, {"arcsinh", "sinh"}, {"power", "pow"}, {"divide", "div"},
-  {"true_divide", "div"}, {"multiply", "mul"}, {"subtract", "sub"}, {"negative", "neg"}, {"absolute", "abs"},
-  {"floor_divide", "floor_div"}, {"remainder", "mod"}, {"fmod", "rem"}, {"float32", "f32"}, {"float64", "f64"},
-  {"float16", "f16"}, {"bfloat16", "bf16"}, {"double", "f64"}, {"single", "f32"}, {"int8", "i8"}, {"int16", "i16"},
-  {"int32", "i32"}, {"int64", "i64"}, {"amax", "reduce_max"}, {"amin", "reduce_min"}, {"nanmax", "reduce_max"},
-  {"astype", "cast"}, {"numel", "size"}, {"len", "size"}, {"length", "size"}, {"disp", "print"},
-  {"bitwise_not", "bitwise_not"}, {"invert", "bitwise_not"}, {"logical_xor", "xor"}, {"left_shift", "shift_left"},
-  {"right_shift", "shift_right"}, {"select", "where"}, {"clamp", "clip"}, {"cumsum", ""}, {"sum_all", "reduce_sum"},
-};
+/* Other tools' names for our functions (repl/spellings.def). */
+#include "spellings.def"
+#define TC_SPELLING_ROW(NAME, OURS, TOOL, NOTE) {NAME, OURS, NOTE},
+static const struct { const char *name, *ours, *note; } spellings[] = {TC_SPELLINGS(TC_SPELLING_ROW)};
+#undef TC_SPELLING_ROW
 
 static int edit_distance(const char *a, const char *b) {
   size_t n = strlen(a), m = strlen(b);
@@ -164,8 +157,12 @@ static bool did_you_mean(ctx *c, const char *name, bool want_fn) {
     strncat(c->err->msg, hint, sizeof c->err->msg - strlen(c->err->msg) - 1);
     return true;
   }
-  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
-    if (!strcmp(spellings[i][0], name) && spellings[i][1][0] && strcmp(spellings[i][1], name)) pick[np++] = spellings[i][1];
+  const char *note = "";
+  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0] && np < 3; i++)
+    if (!strcmp(spellings[i].name, name)) {
+      pick[np++] = spellings[i].ours;
+      note = spellings[i].note;
+    }
   /* short names have too many neighbours: distance 1 from 3 letters, 2 from 5 */
   size_t len = strlen(name);
   int maxd = len >= 5 ? 2 : len >= 3 ? 1 : 0;
@@ -181,9 +178,9 @@ static bool did_you_mean(ctx *c, const char *name, bool want_fn) {
     }
   }
   if (np == 0) return false;
-  char hint[160];
-  snprintf(hint, sizeof hint, " (did you mean %s%s%s%s%s?)", pick[0], np > 1 ? (np > 2 ? ", " : " or ") : "",
-           np > 1 ? pick[1] : "", np > 2 ? " or " : "", np > 2 ? pick[2] : "");
+  char hint[240];
+  snprintf(hint, sizeof hint, " (did you mean %s%s%s%s%s?%s%s)", pick[0], np > 1 ? (np > 2 ? ", " : " or ") : "",
+           np > 1 ? pick[1] : "", np > 2 ? " or " : "", np > 2 ? pick[2] : "", *note ? " " : "", note);
   strncat(c->err->msg, hint, sizeof c->err->msg - strlen(c->err->msg) - 1);
   return true;
 }

@@ -74,6 +74,11 @@ int help_text(FILE *f, const char *name) {
     help_all(f);
     return 0;
   }
+  if (!strcmp(name, "print")) {   /* a statement of the language, not a row of the op table */
+    fputs("print(x, ...)\n  print each value now, as a top-level result would be (text, or one JSON line each);\n"
+          "  inside a block, expression statements print nothing: print is how a block shows a value\n", f);
+    return 0;
+  }
   const fn_entry *e = fn_find(name);
   if (!e) return -1;
   if (e->op < 0) {
