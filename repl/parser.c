@@ -277,7 +277,7 @@ static node *parse_unary(parser *p) {
     token lit = p->tok;
     lexer save = p->lx;
     advance(p);
-    if (!is_op(p, "**") && !is_op(p, "^")) {
+    if (find_op(p, false) != TC_OP_POW) {   /* ** or ^ */
       node *n = new_node(p, N_INT, t.start, lit.end);
       if (!n) return NULL;
       n->overflow = lit.overflow || lit.mag > (uint64_t)INT64_MAX + 1;
