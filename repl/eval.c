@@ -36,24 +36,28 @@ tc_tensor *session_get(session *s, const char *name) {
   return NULL;
 }
 
-int session_set(session *s, const char *name, tc_tensor *t, tc_err *err) {
-  for (int i = 0; i < s->nvars; i++)
-    if (!strcmp(s->vars[i].name, name)) {
-      tc_tensor_free(s->vars[i].t);
-      s->vars[i].t = t;
+int vars_set(var **vars, int *n, int *cap, const char *name, tc_tensor *t, tc_err *err) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp((*vars)[i].name, name)) {
+      tc_tensor_free((*vars)[i].t);
+      (*vars)[i].t = t;
       return 0;
     }
-  if (s->nvars == s->cap) {
-    int cap = s->cap ? s->cap * 2 : 16;
-    var *v = realloc(s->vars, sizeof *v * (size_t)cap);
+  if (*n == *cap) {
+    int c = *cap ? *cap * 2 : 8;
+    var *v = realloc(*vars, sizeof *v * (size_t)c);
     if (!v) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
-    s->vars = v;
-    s->cap = cap;
+    *vars = v;
+    *cap = c;
   }
-  char *n = strdup(name);
-  if (!n) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
-  s->vars[s->nvars++] = (var){n, t, NULL};
+  char *copy = strdup(name);
+  if (!copy) { tc_tensor_free(t); return tc_err_set(err, TC_E_OOM, -1, -1, "out of memory"); }
+  (*vars)[(*n)++] = (var){copy, t, NULL};
   return 0;
+}
+
+int session_set(session *s, const char *name, tc_tensor *t, tc_err *err) {
+  return vars_set(&s->vars, &s->nvars, &s->cap, name, t, err);
 }
 
 /* --arg NAME JSON: a name the statement `NAME = ...` would accept. */

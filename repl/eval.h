@@ -65,6 +65,10 @@ void session_init(session *s);
 void session_free(session *s);
 tc_tensor *session_get(session *s, const char *name);
 int session_set(session *s, const char *name, tc_tensor *t, tc_err *err);  /* takes a reference */
+/* Binds name to t (its reference taken) in a list of *n variables (of
+ * *cap): replaced where it is, else appended. The session's variables
+ * and a call's locals. */
+int vars_set(var **vars, int *n, int *cap, const char *name, tc_tensor *t, tc_err *err);
 /* session_set for a name given outside a script (--arg): fails with
  * bad_argument for a name an assignment would refuse; takes t either way. */
 int session_bind(session *s, const char *name, tc_tensor *t, tc_err *err);

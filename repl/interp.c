@@ -80,29 +80,12 @@ tc_tensor *scope_lookup(ctx *c, const char *name, int *slot, bool *is_fn) {
 
 tc_tensor *scope_get(ctx *c, const char *name, bool *is_fn) { return scope_lookup(c, name, NULL, is_fn); }
 
-static int local_set(ctx *c, frame *f, const char *name, tc_tensor *t) {
-  var *v = find_var(f->locals, f->n, name);
-  if (v) {
-    tc_tensor_free(v->t);
-    v->t = t;
-    return 0;
-  }
-  if (f->n == f->cap) {
-    int cap = f->cap ? f->cap * 2 : 8;
-    var *nv = realloc(f->locals, sizeof *nv * (size_t)cap);
-    if (!nv) { tc_tensor_free(t); return tc_err_set(c->err, TC_E_OOM, -1, -1, "out of memory"); }
-    f->locals = nv;
-    f->cap = cap;
-  }
-  char *n = strdup(name);
-  if (!n) { tc_tensor_free(t); return tc_err_set(c->err, TC_E_OOM, -1, -1, "out of memory"); }
-  f->locals[f->n++] = (var){n, t, NULL};
-  return 0;
-}
-
 int scope_set(ctx *c, const char *name, tc_tensor *t) {
   session *s = c->s;
-  if (s->nframes > 0) return local_set(c, &s->frames[s->nframes - 1], name, t);
+  if (s->nframes > 0) {
+    frame *f = &s->frames[s->nframes - 1];
+    return vars_set(&f->locals, &f->n, &f->cap, name, t, c->err);
+  }
   return session_set(s, name, t, c->err);
 }
 
@@ -483,12 +466,12 @@ int call_user(ctx *c, ufunc *u, node *call, value *out) {
   for (int i = 0; i < np && rc == 0; i++) {
     node *par = def->kids[i];
     if (given[i]) {
-      rc = local_set(c, f, par->str, a.v[i].t);
+      rc = vars_set(&f->locals, &f->n, &f->cap, par->str, a.v[i].t, c->err);
       a.v[i].kind = V_NONE;
     } else if (par->kind == N_KWARG && par->kids[0]->kind != N_NONE) {
       tc_tensor *t;   /* a default, evaluated in the function's own scope */
       rc = eval_tensor(c, par->kids[0], &t);
-      if (rc == 0) rc = local_set(c, f, par->str, t);
+      if (rc == 0) rc = vars_set(&f->locals, &f->n, &f->cap, par->str, t, c->err);
     }
   }
   args_free(&a);
