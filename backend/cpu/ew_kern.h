@@ -16,28 +16,24 @@
 #define CPTR(S, p) ((const S *)(const void *)(p))
 
 /* ---- stamping ---- */
-#define K_BIN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void kb_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
+/* A binary kernel named PFX_OP_E: o[i] = STORE(EXPR) of a and b, with a
+ * loop for each layout of the two operands (contiguous, one broadcast,
+ * strided) so that the compiler vectorises each. K_BIN stores in the
+ * dtype, K_CMP a bool byte. */
+#define K_BIN_LOOPS(PFX, OT, STORE, E, S, C, LD, OP, EXPR) \
+  static void PFX##_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     typedef C T; typedef tc_u_##E U; (void)sizeof(U); \
-    S *restrict o = PTR(S, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
-    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = ST(EXPR); } } \
-    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = ST(EXPR); } } \
-    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = ST(EXPR); } } \
-    else if (sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = ST(EXPR); } } \
-    else if (sa == 0) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i * sb]); o[i] = ST(EXPR); } } \
-    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = ST(EXPR); } } \
+    OT *restrict o = PTR(OT, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
+    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = STORE(EXPR); } } \
+    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = STORE(EXPR); } } \
+    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = STORE(EXPR); } } \
+    else if (sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = STORE(EXPR); } } \
+    else if (sa == 0) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i * sb]); o[i] = STORE(EXPR); } } \
+    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = STORE(EXPR); } } \
   }
-#define K_CMP(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
-  static void kc_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
-    typedef C T; \
-    uint8_t *restrict o = PTR(uint8_t, o_); const S *restrict pa = CPTR(S, a_), *restrict pb = CPTR(S, b_); \
-    if (sa == 1 && sb == 1) { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]), b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
-    else if (sa == 1 && sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i]); o[i] = (uint8_t)(EXPR); } } \
-    else if (sa == 0 && sb == 1) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i]); o[i] = (uint8_t)(EXPR); } } \
-    else if (sb == 0) { const T b = LD(pb[0]); for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]); o[i] = (uint8_t)(EXPR); } } \
-    else if (sa == 0) { const T a = LD(pa[0]); for (int64_t i = 0; i < len; i++) { T b = LD(pb[i * sb]); o[i] = (uint8_t)(EXPR); } } \
-    else { for (int64_t i = 0; i < len; i++) { T a = LD(pa[i * sa]), b = LD(pb[i * sb]); o[i] = (uint8_t)(EXPR); } } \
-  }
+#define K_BOOL_ST(x) ((uint8_t)(x))
+#define K_BIN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) K_BIN_LOOPS(kb, S, ST, E, S, C, LD, OP, EXPR)
+#define K_CMP(E, n, S, C, CLS, B, LD, ST, OP, EXPR) K_BIN_LOOPS(kc, uint8_t, K_BOOL_ST, E, S, C, LD, OP, EXPR)
 #define K_UN(E, n, S, C, CLS, B, LD, ST, OP, EXPR) \
   static void ku_##OP##_##E(int64_t len, char *o_, const char *a_, int64_t sa) { \
     typedef C T; typedef tc_u_##E U; (void)sizeof(U); \
