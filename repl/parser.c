@@ -452,6 +452,20 @@ static node *parse_index(parser *p, node *target) {
   return set_kids(p, n, &k) ? n : NULL;
 }
 
+/* A node of kind k over a and b (a binary operator, an assignment), its
+ * caret on the token t, its op op. */
+static node *pair_node(parser *p, node_kind k, node *a, node *b, const token *t, int op) {
+  node *n = new_node(p, k, a->start, b->end);
+  if (!n) return NULL;
+  n->ostart = t->start;
+  n->oend = t->end;
+  n->op = op;
+  kids ks = {0};
+  kids_push(&ks, a);
+  kids_push(&ks, b);
+  return set_kids(p, n, &ks) ? n : NULL;
+}
+
 static node *parse_expr(parser *p, int rbp) {
   if (!enter(p)) return NULL;
   node *left = parse_prefix(p);
@@ -476,16 +490,7 @@ static node *parse_expr(parser *p, int rbp) {
     advance(p);
     bool right = tc_op_assoc((tc_op)op) == TC_ASSOC_RIGHT;
     node *rhs = parse_expr(p, right ? lbp - 1 : lbp);
-    if (!rhs) { left = NULL; break; }
-    node *n = new_node(p, N_BINOP, left->start, rhs->end);
-    if (!n) { left = NULL; break; }
-    n->ostart = t.start;
-    n->oend = t.end;
-    n->op = op;
-    kids k = {0};
-    kids_push(&k, left);
-    kids_push(&k, rhs);
-    left = set_kids(p, n, &k) ? n : NULL;
+    left = rhs ? pair_node(p, N_BINOP, left, rhs, &t, op) : NULL;
   }
   p->depth--;
   return left;
@@ -756,15 +761,7 @@ static node *parse_assign(parser *p, node *e) {
   }
   advance(p);
   node *v = parse_expr(p, 0);
-  node *a = v ? new_node(p, N_ASSIGN, e->start, v->end) : NULL;
-  if (!a) return NULL;
-  a->ostart = t.start;
-  a->oend = t.end;
-  a->op = op;
-  kids k = {0};
-  kids_push(&k, e);
-  kids_push(&k, v);
-  return set_kids(p, a, &k) ? a : NULL;
+  return v ? pair_node(p, N_ASSIGN, e, v, &t, op) : NULL;
 }
 
 /* One statement at the current token: a whole one, or the header of a

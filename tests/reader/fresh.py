@@ -17,6 +17,7 @@ bracket open is left out: the next line continues it (SPEC 2). PROBE ends as the
 session began (:clear, the settings put back). The sample (default) is
 some 500 lines; --full about 10 times as many random ones.
 """
+import argparse
 import json
 import os
 import random
@@ -24,13 +25,12 @@ import subprocess
 import sys
 import tempfile
 
-ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
-TCALC = ARGS[0] if ARGS else "build/tcalc"
-FULL = "--full" in sys.argv
-SEED = 47
-for a in sys.argv[1:]:
-    if a.startswith("--seed="):
-        SEED = int(a.split("=")[1])
+_ap = argparse.ArgumentParser(description="the line reader after a failed statement, against a fresh session")
+_ap.add_argument("tcalc", nargs="?", default="build/tcalc")
+_ap.add_argument("--full", action="store_true", help="ten times the random lines")
+_ap.add_argument("--seed", type=int, default=47)
+_args = _ap.parse_args()
+TCALC, FULL, SEED = _args.tcalc, _args.full, _args.seed
 
 KEYWORDS = ["def", "if", "then", "elif", "else", "end", "while", "do", "for", "in", "break",
             "continue", "return", "none"]
