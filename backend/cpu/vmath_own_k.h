@@ -283,6 +283,86 @@ OWN_FN VD K(sigmoid_f)(VD x, VM *out) {
   return v_div(v_sel(v_lt(x, v_set(0)), e, v_set(1)), v_add(e, v_set(1)));
 }
 
+/* ---- f64 logarithms ---- */
+/* x = 2^e z for normal x > 0, by x's bits: z in [0.734375, 1.46875),
+ * whose 16 intervals of equal width in z's bits (1/32 below 1, 1/16
+ * above) are told by the top 4 bits of u's significand, the eighth
+ * [0.984375, 1.03125) around 1. log z = log c + log1p(r), r = z / c - 1 =
+ * z invc - 1 carried exactly as *r + *rl (z invc rounded, 1 off it
+ * exactly, and the product's rounding error by FMA), c the interval's
+ * centre and 1 on the one around 1 (so that log x keeps its relative
+ * accuracy there): |r| < 0.0316. *e is e as a double, *j the table index
+ * (its low 4 bits), *inv 2^-e invc (0 for e > 1022). */
+OWN_FN void K(log_red)(VD x, VD *e, VI *j, VD *r, VD *rl, VD *inv) {
+  VI u = v_iadd(v_bits(x), v_iset(0x0008800000000000u)), eb = v_ishr(u, 52);
+  *j = v_ishr(u, 48);
+  *e = v_sub(v_from_bits(v_iadd(eb, v_iset(0x4330000000000000u))), v_set(0x1p52 + 1023));
+  VD z = v_from_bits(v_iadd(v_isub(v_bits(x), v_ishl52(eb)), v_iset((uint64_t)1023 << 52)));
+  VD invc = v_lut16(own_logc[0], *j), p = v_mul(z, invc);
+  *inv = v_mul(invc, v_from_bits(v_isub(v_iset((uint64_t)2046 << 52), v_ishl52(eb))));   /* 2^-e invc */
+  *rl = v_fms(z, invc, p);
+  *r = v_sub(p, v_set(1));
+}
+/* log1p(r) - r = r^2 (T(r) r - 1/2), T within 2^-50.6 for |r| <= 0.0316 */
+OWN_FN VD K(log_t)(VD r) {
+  VD t = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(-0x1.9813e3c36ef7ap-4), r, v_set(0x1.c7cfd68390935p-4)), r,
+                                             v_set(-0x1.000056a423bd6p-3)), r, v_set(0x1.24923b9cd9972p-3)), r,
+                                 v_set(-0x1.5555554c289acp-3)), r, v_set(0x1.9999999a4136fp-3)), r,
+                     v_set(-0x1.00000000001cbp-2)), r, v_set(0x1.555555555554bp-2));
+  return v_mul(v_mul(r, r), v_fma(r, t, v_set(-0.5)));
+}
+/* the lanes a logarithm of x leaves to own_slow_*: x <= 0, subnormal,
+ * infinite or NaN (or x >= top) */
+OWN_FN VM K(log_out)(VD x, double top) { return v_mor(v_not_lt(x, v_set(top)), v_not_gt(x, v_set(0x1p-1022))); }
+/* log_b x = e a + log_b c + log1p(r) b (log_b c = ch + cl: own_logc[1 + 2 f],
+ * [2 + 2 f]; a = ah + al = log_b 2, b = bh + bl = log_b e): ah and ch are
+ * multiples of 2^-42, so that w = e ah + ch is exact, and where c != 1 or
+ * e != 0, |w| > |r b|: hi = w + r bh rounded once, whose error is kept,
+ * the rest small. With ul (log1p: x is 1 + x' rounded, ul what that
+ * left), ul / x = ul 2^-e invc / (1 + r) is added. */
+OWN_FN VD K(log_b)(VD x, VD ul, bool p1, int f, double ah, double al, double bh, double bl) {
+  VD e, r, rl, inv;
+  VI j;
+  K(log_red)(x, &e, &j, &r, &rl, &inv);
+  VD ch = v_lut16(own_logc[1 + 2 * f], j), cl = v_lut16(own_logc[2 + 2 * f], j);
+  VD w = ah == 1 ? v_add(e, ch) : v_fma(e, v_set(ah), ch);
+  VD t = v_add(K(log_t)(r), v_fma(rl, v_mul(r, r), v_fnma(rl, r, rl))), rb = r, lo = v_add(cl, v_mul(e, v_set(al)));
+  if (bh != 1) {
+    rb = v_mul(r, v_set(bh));
+    lo = v_add(lo, v_fma(r, v_set(bl), v_fms(r, v_set(bh), rb)));
+    t = v_mul(t, v_set(bh));
+  }
+  VD hi = v_add(w, rb);
+  lo = v_add(v_sub(rb, v_sub(hi, w)), lo);
+  if (p1) {   /* |hi| >= |c1| (or hi = 0), and hi + c1 is kept exactly too */
+    VD c1 = v_mul(ul, inv), h1 = v_add(hi, c1);
+    lo = v_add(lo, v_fnma(c1, r, v_sub(c1, v_sub(h1, hi))));
+    hi = h1;
+  }
+  return v_add(hi, v_add(lo, t));
+}
+OWN_FN VD K(log_d)(VD x, VM *out) {
+  *out = K(log_out)(x, INFINITY);
+  return K(log_b)(x, x, false, 0, 0x1.62e42fefa3800p-1, 0x1.ef35793c76730p-45, 1, 0);
+}
+OWN_FN VD K(log2_d)(VD x, VM *out) {
+  *out = K(log_out)(x, INFINITY);
+  return K(log_b)(x, x, false, 1, 1, 0, 0x1.71547652b82fep+0, 0x1.777d0ffda0d24p-56);
+}
+OWN_FN VD K(log10_d)(VD x, VM *out) {
+  *out = K(log_out)(x, INFINITY);
+  return K(log_b)(x, x, false, 2, 0x1.34413509f7800p-2, 0x1.fef311f12b358p-46, 0x1.bcb7b1526e50ep-2,
+                  0x1.95355baaafad3p-57);
+}
+/* log1p x = log u + ul / u, u + ul = 1 + x exactly; x's sign at the
+ * end, for log1p(-0) = -0. Beyond 1e308, 2^-e is no double. */
+OWN_FN VD K(log1p_d)(VD x, VM *out) {
+  VD uh, ul;
+  *out = v_mor(v_not_lt(x, v_set(1e308)), v_not_gt(x, v_set(-1)));
+  K(two_sum)(v_set(1), x, &uh, &ul);
+  return v_copysign(K(log_b)(uh, ul, true, 0, 0x1.62e42fefa3800p-1, 0x1.ef35793c76730p-45, 1, 0), x);
+}
+
 /* this build's parameters, for the next */
 #undef VD
 #undef VM

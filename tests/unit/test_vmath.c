@@ -24,7 +24,8 @@ static uint64_t next(void) { return tt_xorshift(&seed); }
  * values of moderate size, alternating */
 static void fill(tc_dtype dt, void *buf, int64_t n) {
   static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 1.0, -1.0, 0.5, 1e-310, -1e-40,
-                                    88.5, -89.2, 709.5, -710.2, 1e300, 1e30, 3.0e38, 1e-8, 6.5e-8, 1e22};
+                                    88.5, -89.2, 709.5, -710.2, 1e300, 1e30, 3.0e38, 1e-8, 6.5e-8, 1e22,
+                                    0.984375, 1.03125, 1e308, 1.5e308, 2.2250738585072014e-308, 0x1p-53};
   int64_t ns = (int64_t)(sizeof specials / sizeof *specials);
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = next();
