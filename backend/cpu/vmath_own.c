@@ -67,6 +67,11 @@ static double own_slow_pow_f(double x, double y) {
   double r = y == 2 ? x * x : y == -1 ? 1 / x : y == 0.5 ? (x == -INFINITY ? INFINITY : sqrt(x) + 0) : pow(x, y);
   return r != r ? NAN : r;
 }
+/* f64 the same: those three exponents rounded correctly, and the C
+ * library's pow for zeros, x < 0, subnormals, infinities, NaN and results
+ * near or past overflow and underflow */
+#define own_slow_pow_d own_slow_pow_f
+#define OWN_EXACT_pow_d OWN_EXACT_pow_f
 /* a broadcast exponent that own_slow_pow_f computes for every element */
 #define OWN_EXACT_pow_f(y) ((y) == 2 || (y) == -1 || (y) == 0.5)
 
@@ -523,7 +528,7 @@ static const cpu_vmath_fn own_table[4][TC_OP_COUNT][2] = {
 };
 
 /* pow: [path][0 f32, 1 f64] */
-#define OWN_BIN_FUNCS(X) X(pow_f, float)
+#define OWN_BIN_FUNCS(X) X(pow_f, float) X(pow_d, double)
 #define OWN_BSTAMP1(F, T) OWN_BIN_LOOP1(own_##F##_base, , T, F)
 OWN_BIN_FUNCS(OWN_BSTAMP1)
 #if OWN_X86

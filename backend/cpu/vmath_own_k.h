@@ -118,12 +118,13 @@ OWN_FN void K(two_sum)(VD a, VD b, VD *h, VD *e) {
   *e = v_add(v_sub(a, v_sub(s, bb)), v_sub(b, bb));
 }
 
-/* x = k ln2/16 + r, r = rh + rl (x - k ln2/16 exact in r0, k's product
- * with the rest of ln2/16 in r1, up to 2^-46 for large k), e^r = 1 + r +
- * r^2 Q(r), *q = Q(rh); returns k + 1.5 * 2^52 (k in its low bits). */
-OWN_FN VD K(exp16_red)(VD x, VD *rh, VD *rl, VD *q) {
+/* x + xl = k ln2/16 + r, r = rh + rl (x - k ln2/16 exact in r0, k's
+ * product with the rest of ln2/16, up to 2^-46 for large k, and xl (small)
+ * in r1), e^r = 1 + r + r^2 Q(r), *q = Q(rh); returns k + 1.5 * 2^52 (k in
+ * its low bits). */
+OWN_FN VD K(exp16_red)(VD x, VD xl, VD *rh, VD *rl, VD *q) {
   VD kd = v_fma(x, v_set(0x1.71547652b82fep+4), v_set(0x1.8p52)), k = v_sub(kd, v_set(0x1.8p52));
-  VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), x), r1 = v_mul(k, v_set(-0x1.abc9e3b39803fp-60));
+  VD r0 = v_fma(k, v_set(-0x1.62e42fefa39efp-5), x), r1 = v_fma(k, v_set(-0x1.abc9e3b39803fp-60), xl);
   *rh = v_add(r0, r1);
   *rl = v_sub(r1, v_sub(*rh, r0));
   *q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(1.9841335695051261854e-4), *rh, v_set(1.3889066678239643745e-3)), *rh,
@@ -136,7 +137,7 @@ OWN_FN VD K(exp16_red)(VD x, VD *rh, VD *rl, VD *q) {
  * parts that round (2^m T - 1, 2^m T rh) are kept exactly, the rest is
  * small. */
 OWN_FN void K(expm1_dd)(VD x, VD *hi, VD *lo) {
-  VD rh, rl, q, kd = K(exp16_red)(x, &rh, &rl, &q), r2 = v_mul(rh, rh);
+  VD rh, rl, q, kd = K(exp16_red)(x, v_set(0), &rh, &rl, &q), r2 = v_mul(rh, rh);
   VI kb = v_bits(kd);
   VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
   VD s = v_from_bits(v_iadd(v_iand(v_ishl(kb, 48), v_iset(0xfff0000000000000u)), v_iset((uint64_t)1023 << 52)));
@@ -192,10 +193,11 @@ OWN_FN VD K(sinh_d)(VD x, VM *out) {
   VD sh = v_add(mh, qh), sl = v_add(v_add(v_sub(qh, v_sub(sh, mh)), ml), ql);   /* mh >= qh */
   return v_copysign(v_mul(v_add(sh, sl), v_set(0.5)), x);
 }
-/* 2^(b - 1023) e^x as *hi + *lo, normalised, for |x| < 708: e^x = 2^m T
- * (1 + p) (the rounding of T p is 2^-58 of the sum) */
-OWN_FN void K(exp_dd)(VD x, int64_t b, VD *hi, VD *lo) {
-  VD rh, rl, q, kd = K(exp16_red)(x, &rh, &rl, &q);
+/* 2^(b - 1023) e^(x + xl) as *hi + *lo, normalised, for |x| < 708 and
+ * |xl| < 2^-40: e^x = 2^m T (1 + p) (the rounding of T p is 2^-58 of the
+ * sum) */
+OWN_FN void K(exp_dd)(VD x, VD xl, int64_t b, VD *hi, VD *lo) {
+  VD rh, rl, q, kd = K(exp16_red)(x, xl, &rh, &rl, &q);
   VD p = v_add(v_fma(v_mul(rh, rh), q, rh), rl);
   VI kb = v_bits(kd);
   VD th = v_lut16(own_exp16[0], kb), tl = v_lut16(own_exp16[1], kb);
@@ -211,7 +213,7 @@ OWN_FN void K(exp_dd)(VD x, int64_t b, VD *hi, VD *lo) {
 OWN_FN VD K(cosh_d)(VD x, VM *out) {
   VD a = v_abs(x), eh, el;
   *out = v_not_lt(a, v_set(708));
-  K(exp_dd)(a, 1022, &eh, &el);   /* E / 2 */
+  K(exp_dd)(a, v_set(0), 1022, &eh, &el);   /* E / 2 */
   VD inv = v_div(v_set(0.25), eh);   /* 1 / (2E) */
   VD il = v_mul(inv, v_sub(v_fma(v_neg(eh), v_mul(inv, v_set(4)), v_set(1)), v_mul(v_mul(el, inv), v_set(4))));
   VD h = v_add(eh, inv), e = v_sub(inv, v_sub(h, eh));   /* eh >= inv */
@@ -223,7 +225,7 @@ OWN_FN VD K(cosh_d)(VD x, VM *out) {
 OWN_FN VD K(sigmoid_d)(VD x, VM *out) {
   VD a = v_abs(x), eh, el, dh, de, qh, ql;
   *out = v_not_lt(a, v_set(708));
-  K(exp_dd)(v_neg(a), 1023, &eh, &el);
+  K(exp_dd)(v_neg(a), v_set(0), 1023, &eh, &el);
   K(two_sum)(v_set(1), eh, &dh, &de);
   VM neg = v_lt(x, v_set(0));
   K(div_dd)(v_sel(neg, eh, v_set(1)), v_sel(neg, el, v_set(0)), dh, v_add(de, el), &qh, &ql);
@@ -361,6 +363,43 @@ OWN_FN VD K(log1p_d)(VD x, VM *out) {
   *out = v_mor(v_not_lt(x, v_set(1e308)), v_not_gt(x, v_set(-1)));
   K(two_sum)(v_set(1), x, &uh, &ul);
   return v_copysign(K(log_b)(uh, ul, true, 0, 0x1.62e42fefa3800p-1, 0x1.ef35793c76730p-45, 1, 0), x);
+}
+
+/* log x as *lh + the return value, within 2^-66 of it relatively, for
+ * pow: log_b's sum with -r^2/2 exact too (r^2 split by FMA), each of
+ * w + r and + (-r^2/2) a Fast2Sum (|w| >= |r| or w = 0; |w + r| > r^2/2),
+ * and T one degree more (2^-55). */
+OWN_FN VD K(log_dd)(VD x, VD *lh) {
+  VD e, r, rl, inv;
+  VI j;
+  K(log_red)(x, &e, &j, &r, &rl, &inv);
+  VD w = v_fma(e, v_set(0x1.62e42fefa3800p-1), v_lut16(own_logc[1], j));
+  VD r2 = v_mul(r, r), r2l = v_fms(r, r, r2), h = v_mul(r2, v_set(-0.5));
+  VD s1 = v_add(w, r), s2 = v_add(s1, h);
+  VD t = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(0x1.72c6b1c278e61p-4), r, v_set(-0x1.9a52601999629p-4)), r,
+                                                   v_set(0x1.c71d44668fc7fp-4)), r, v_set(-0x1.ffffde98c9594p-4)), r,
+                                       v_set(0x1.2492491631653p-3)), r, v_set(-0x1.555555567451bp-3)), r,
+                           v_set(0x1.999999999a309p-3)), r, v_set(-0x1.fffffffffffadp-3)), r,
+               v_set(0x1.5555555555555p-2));
+  VD lo = v_add(v_sub(r, v_sub(s1, w)), v_sub(h, v_sub(s2, s1)));
+  lo = v_add(lo, v_fma(e, v_set(0x1.ef35793c76730p-45), v_lut16(own_logc[2], j)));
+  lo = v_add(lo, v_fma(r2l, v_set(-0.5), v_fma(rl, r2, v_fnma(rl, r, rl))));   /* rl / (1 + r) */
+  *lh = s2;
+  return v_fma(v_mul(r2, r), t, lo);
+}
+
+/* x^y = e^(y log x) for normal x > 0: y log x as th + tl (the product
+ * with log x's high part split by FMA), e^(th + tl) by exp_dd (tl joins
+ * its reduced argument), rounded once from hi + lo. th outside (-660,
+ * 708) (below, lo would fall among the subnormals: 0.75 ulp at -707), x <=
+ * 0, subnormal or not finite, y not finite and the exponents 2, -1 and 0.5
+ * (rounded correctly there) go to own_slow_pow_d. */
+OWN_FN VD K(pow_d)(VD x, VD y, VM *out) {
+  VD lh, ll = K(log_dd)(x, &lh), th = v_mul(y, lh), tl = v_fma(y, ll, v_fms(y, lh, th)), hi, lo;
+  *out = v_mor(v_mor(K(log_out)(x, INFINITY), v_mor(v_not_lt(th, v_set(708)), v_not_gt(th, v_set(-660)))),
+               v_mor(v_mor(v_eq(y, v_set(2)), v_eq(y, v_set(-1))), v_eq(y, v_set(0.5))));
+  K(exp_dd)(th, tl, 1023, &hi, &lo);
+  return v_add(hi, lo);
 }
 
 /* this build's parameters, for the next */

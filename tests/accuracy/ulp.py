@@ -218,6 +218,11 @@ def pow_inputs(dt, rng):
         y = to_dt(dt, rng.uniform(1, 60))
         pairs.append((to_dt(dt, math.exp((math.log(top) - rng.uniform(0, 1e-4)) / y)), y))
         pairs.append((to_dt(dt, math.exp((emin - rng.uniform(0, p)) * math.log(2) / y)), y))
+        # y log x on each side of the f64 kernel's bounds (-660 and 708, and
+        # between them), and x about the smallest normal
+        t = rng.choice([rng.uniform(700, 712), rng.uniform(-712, -650)]) * (1 if dt == "f64" else 0.125)
+        pairs.append((to_dt(dt, math.exp(t / y)), y))
+        pairs.append((to_dt(dt, 2.0 ** emin * rng.uniform(0.5, 2)), to_dt(dt, rng.uniform(-0.7, 0.7))))
     return pairs
 
 
