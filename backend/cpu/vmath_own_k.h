@@ -402,6 +402,63 @@ OWN_FN VD K(pow_d)(VD x, VD y, VM *out) {
   return v_add(hi, lo);
 }
 
+/* ---- f64 arctangents ---- */
+/* atan(q + ql) for q in [0, 1] (|ql| <= 2^-52 q) as the return value +
+ * *lo: q's interval by q s + o (s a little below 1 / its width, so that
+ * q = 1 is in the last), d = q - c exact (c a multiple of 2^-10, and q >=
+ * 2^-5 where c != 0), atan c + d / (1 + c^2) + d^2 R_c(d) with atan c +
+ * (1 + c^2)_hi d a Fast2Sum of the product split exactly (|atan c| > |d|
+ * where c != 0), and ql / (1 + c^2) (ql / (1 + q^2) within 2^-5 of it). */
+OWN_FN VD K(atan_q)(VD q, VD ql, VD *lo) {
+  VI j = v_bits(v_add(v_fma(q, v_set(0x1.ef9bd88192cfbp+3), v_set(0x1.909df9ad02e80p-7)), v_set(0x1.8p52)));
+  VD d = v_sub(q, v_lut16(own_atanc[0], j)), a0 = v_lut16(own_atanc[1], j), a1 = v_lut16(own_atanc[3], j);
+  VD r = v_lut16(own_atanc[13], j);
+  for (int k = 12; k >= 5; k--) r = v_fma(r, d, v_lut16(own_atanc[k], j));
+  VD ph = v_mul(a1, d), hi = v_add(a0, ph);
+  VD l = v_add(v_sub(ph, v_sub(hi, a0)), v_fms(a1, d, ph));
+  l = v_add(l, v_fma(v_lut16(own_atanc[4], j), d, v_fma(a1, ql, v_lut16(own_atanc[2], j))));
+  *lo = v_fma(v_mul(d, d), r, l);
+  return hi;
+}
+/* n / den (0 <= n <= den) as q + *ql, ql = (n - q den) / den with the
+ * remainder exact (n >= 2^-969, so that it is no subnormal) */
+OWN_FN VD K(ratio)(VD n, VD den, VD *ql) {
+  VD inv = v_div(v_set(1), den), q = v_mul(n, inv);
+  *ql = v_mul(v_fnma(q, den, n), inv);
+  return q;
+}
+/* b + s (hi + lo), b = bh + bl a multiple of pi/2 (0, pi/2 or pi), s = +-1,
+ * |hi| <= pi/4: bh + s hi a Fast2Sum */
+OWN_FN VD K(atan_fold)(VD bh, VD bl, VD s, VD hi, VD lo) {
+  VD sh = v_mul(s, hi), r = v_add(bh, sh);
+  return v_add(r, v_add(v_sub(sh, v_sub(r, bh)), v_fma(s, lo, bl)));
+}
+/* atan x = atan q for |x| <= 1, pi/2 - atan q for |x| > 1, q = min(|x|,
+ * 1/|x|); x's sign at the end (-0 too). NaN and +-inf go to own_slow. */
+OWN_FN VD K(atan_d)(VD x, VM *out) {
+  VD a = v_abs(x), ql, lo;
+  VM big = v_lt(v_set(1), a);
+  *out = v_not_lt(a, v_set(INFINITY));
+  VD q = K(ratio)(v_sel(big, v_set(1), a), v_sel(big, a, v_set(1)), &ql), hi = K(atan_q)(q, ql, &lo);
+  VD r = K(atan_fold)(v_sel(big, v_set(0x1.921fb54442d18p+0), v_set(0)), v_sel(big, v_set(0x1.1a62633145c07p-54), v_set(0)),
+                      v_sel(big, v_set(-1), v_set(1)), hi, lo);
+  return v_copysign(r, x);
+}
+/* atan2(y, x) = b + s atan q, q = min(|x|, |y|) / max(|x|, |y|): b = 0,
+ * s = 1 where |y| <= |x|, x > 0; pi/2, -1 where |y| > |x|, x > 0; pi, -1
+ * where |y| <= |x|, x < 0; pi/2, 1 where |y| > |x|, x < 0; y's sign at the
+ * end. */
+OWN_FN VD K(atan2_d)(VD y, VD x, VM *out) {
+  VD ay = v_abs(y), ax = v_abs(x), ql, lo;
+  VM swap = v_lt(ax, ay), neg = v_lt(x, v_set(0));
+  VD n = v_sel(swap, ax, ay), den = v_sel(swap, ay, ax), q = K(ratio)(n, den, &ql), hi = K(atan_q)(q, ql, &lo);
+  *out = v_mor(v_mor(v_not_lt(den, v_set(0x1p1020)), v_not_gt(n, v_set(0x1p-969))), v_not_gt(q, v_set(0x1p-1020)));
+  VD bh = v_sel(swap, v_set(0x1.921fb54442d18p+0), v_sel(neg, v_set(0x1.921fb54442d18p+1), v_set(0)));
+  VD bl = v_sel(swap, v_set(0x1.1a62633145c07p-54), v_sel(neg, v_set(0x1.1a62633145c07p-53), v_set(0)));
+  VD s = v_sel(swap, v_sel(neg, v_set(1), v_set(-1)), v_sel(neg, v_set(-1), v_set(1)));
+  return v_copysign(K(atan_fold)(bh, bl, s, hi, lo), y);
+}
+
 /* this build's parameters, for the next */
 #undef VD
 #undef VM

@@ -80,7 +80,8 @@ FUNCS = {
     "tan": (mpmath.tan, None, [(-10, 10), (-1e6, 1e6), (-1e22, 1e22)]),
     "asin": (mpmath.asin, "unit", [(-1, 1)]),
     "acos": (mpmath.acos, "unit", [(-1, 1)]),
-    "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10)]),
+    "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10), (-1.1, -0.9), (0.02, 0.05), (25, 40), (0.35, 0.5),
+                                 (2, 3)]),
     "sinh": (mpmath.sinh, None, [(-5, 5), (-712, 712), (-90, 90), (-0.5, 0.5), (85, 101)]),
     "cosh": (mpmath.cosh, None, [(-5, 5), (-712, 712), (-90, 90), (-0.5, 0.5), (-101, -85)]),
     "tanh": (mpmath.tanh, None, [(-5, 5), (-20, 20), (-0.01, 0.01), (-0.4, 0.4), (8.5, 10)]),
@@ -271,6 +272,10 @@ def atan2_inputs(dt, rng):
         pairs.append((to_dt(dt, x * (1 + rng.uniform(-1e-3, 1e-3)) * rng.choice([1, -1])), x))
         pairs.append((to_dt(dt, rng.uniform(-1e-3, 1e-3) * x), x))
         pairs.append((to_dt(dt, 10 ** rng.uniform(-big, -big / 2)), to_dt(dt, rng.choice([1, -1]) * 10 ** rng.uniform(big / 2, big))))
+        # about the f64 kernel's bounds: the smaller magnitude near 2^-969,
+        # the larger near 2^1020
+        pairs.append((to_dt(dt, 2.0 ** -969 * rng.uniform(0.5, 2)), to_dt(dt, rng.uniform(-1, 1) * 2.0 ** rng.uniform(-969, 0))))
+        pairs.append((to_dt(dt, rng.choice([1, -1]) * 2.0 ** 1020 * rng.uniform(0.5, 2)), to_dt(dt, rng.uniform(-1, 1) * 1e300)))
     return pairs
 
 
