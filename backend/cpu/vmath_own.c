@@ -68,6 +68,19 @@ static double own_slow_atan2_d(double y, double x) {
   double r = (double)atan2l(y, x);
   return r != r ? NAN : r;
 }
+/* f32 atan of NaN and +-inf, atan2 of zeros, infinities and NaN: the C
+ * library's f32 functions (C99's special values); asin and acos of |x| > 1
+ * and NaN: NaN; log1p of x <= -1, +inf and NaN */
+static double own_slow_atan_f(double x) { return x != x ? NAN : (double)atanf((float)x); }
+static double own_slow_atan2_f(double y, double x) {
+  float r = atan2f((float)y, (float)x);
+  return r != r ? NAN : r;
+}
+static double own_slow_asin_f(double x) { (void)x; return NAN; }
+#define own_slow_acos_f own_slow_asin_f
+#define own_slow_asin_d own_slow_asin_f
+#define own_slow_acos_d own_slow_asin_f
+static double own_slow_log1p_f(double x) { return x == -1 ? -INFINITY : x > -1 ? x : NAN; }
 /* x * x, 1 / x and sqrt(x) are rounded once more to f32 as they are, and
  * so rounded correctly (a quotient or root of f32 operands rounded to f64
  * and then to f32 is their value rounded to f32; the square is exact in
@@ -84,6 +97,7 @@ static double own_slow_pow_f(double x, double y) {
 /* a broadcast exponent that own_slow_pow_f computes for every element */
 #define OWN_EXACT_pow_f(y) ((y) == 2 || (y) == -1 || (y) == 0.5)
 #define OWN_EXACT_atan2_d(x) 0
+#define OWN_EXACT_atan2_f(x) 0
 
 /* 2^(j/16), j = 0..15: the values rounded to f64, and what that leaves */
 static const double own_exp16[2][16] = {
@@ -244,6 +258,7 @@ static const double own_atanc[14][16] = {
 #define v_scalef OWN_OP(scalef)
 #define v_sel OWN_OP(sel)
 #define v_set OWN_OP(set)
+#define v_sqrt OWN_OP(sqrt)
 #define v_sub OWN_OP(sub)
 
 /* ---- one double ---- */
@@ -258,6 +273,7 @@ OWN_FN VD o1_add(VD a, VD b) { return a + b; }
 OWN_FN VD o1_sub(VD a, VD b) { return a - b; }
 OWN_FN VD o1_mul(VD a, VD b) { return a * b; }
 OWN_FN VD o1_div(VD a, VD b) { return a / b; }
+OWN_FN VD o1_sqrt(VD a) { return sqrt(a); }
 OWN_FN VD o1_fma(VD a, VD b, VD c) { return fma(a, b, c); }
 /* a b - c and c - a b, rounded once */
 OWN_FN VD o1_fms(VD a, VD b, VD c) { return fma(a, b, -c); }
@@ -298,6 +314,7 @@ OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52)
   OWN_FN VD P##sub(VD a, VD b) { return M##_sub_pd(a, b); } \
   OWN_FN VD P##mul(VD a, VD b) { return M##_mul_pd(a, b); } \
   OWN_FN VD P##div(VD a, VD b) { return M##_div_pd(a, b); } \
+  OWN_FN VD P##sqrt(VD a) { return M##_sqrt_pd(a); } \
   OWN_FN VD P##fma(VD a, VD b, VD c) { return M##_fmadd_pd(a, b, c); } \
   OWN_FN VD P##fms(VD a, VD b, VD c) { return M##_fmsub_pd(a, b, c); } \
   OWN_FN VD P##fnma(VD a, VD b, VD c) { return M##_fnmadd_pd(a, b, c); } \
@@ -574,7 +591,8 @@ OWN_FN VD o4_scalef(VD a, VD q) {
   X(CBRT, cbrt_d, double) X(LOG2, log2_f, float) X(LOG10, log10_f, float) \
   X(SIGMOID, sigmoid_f, float) X(SIGMOID, sigmoid_d, double) X(LOG, log_d, double) X(LOG2, log2_d, double) \
   X(LOG10, log10_d, double) X(LOG1P, log1p_d, double) \
-  X(ATAN, atan_d, double)
+  X(ATAN, atan_d, double) X(ATAN, atan_f, float) X(ASIN, asin_f, float) X(ACOS, acos_f, float) \
+  X(LOG1P, log1p_f, float) X(ASIN, asin_d, double) X(ACOS, acos_d, double)
 
 #define OWN_STAMP1(OP, F, T) \
   OWN_LOOP1(own_##F##_base, , T, F)
@@ -603,7 +621,7 @@ static const cpu_vmath_fn own_table[4][TC_OP_COUNT][2] = {
 };
 
 /* pow and atan2: [path][0 pow, 1 atan2][0 f32, 1 f64] */
-#define OWN_BIN_FUNCS(X) X(POW, pow_f, float) X(POW, pow_d, double) X(ATAN2, atan2_d, double)
+#define OWN_BIN_FUNCS(X) X(POW, pow_f, float) X(POW, pow_d, double) X(ATAN2, atan2_f, float) X(ATAN2, atan2_d, double)
 #define OWN_BSTAMP1(OP, F, T) OWN_BIN_LOOP1(own_##F##_base, , T, F)
 OWN_BIN_FUNCS(OWN_BSTAMP1)
 #if OWN_X86

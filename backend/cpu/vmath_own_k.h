@@ -459,6 +459,117 @@ OWN_FN VD K(atan2_d)(VD y, VD x, VM *out) {
   return v_copysign(K(atan_fold)(bh, bl, s, hi, lo), y);
 }
 
+/* ---- f64 arcsine and arccosine ---- */
+/* asin and acos = B + S asin(v + vl), |v| <= 1/2: |x| <= 1/2: v = |x| (asin,
+ * B = 0, S = 1) or x (acos, pi/2, -1); above, v + vl = sqrt(z) exactly
+ * enough, z = (1 - |x|) / 2 (exact), v = sqrt(z) rounded and vl = (z -
+ * v^2) / (2v) by a reciprocal good to 2^-12 (the bits' estimate and two
+ * Newton steps, the same on every path), asin |x| = pi/2 - 2 asin v, acos
+ * x = 2 asin v or pi - 2 asin v. asin v = v + v^3 P(v^2), P of degree 12
+ * (2^-55.6), + vl (1 + v^2/2); B + S v is a Fast2Sum (|B| >= |S v| or B =
+ * 0), the rest small. asin takes x's sign last. */
+OWN_FN VD K(asinacos_d)(VD x, VM *out, bool acos) {
+  VD a = v_abs(x);
+  VM big = v_lt(v_set(0.5), a), neg = v_lt(x, v_set(0));
+  *out = v_not_lt(a, v_set(0x1.0000000000001p0));
+  VD z = v_mul(v_sub(v_set(1), a), v_set(0.5)), s = v_sqrt(z);
+  VD y = v_from_bits(v_isub(v_iset(0x7fde623822fc16e6u), v_bits(v_add(s, v_set(0x1p-600)))));
+  y = v_fma(y, v_fnma(s, y, v_set(1)), y);
+  y = v_fma(y, v_fnma(s, y, v_set(1)), y);
+  VD v = v_sel(big, s, acos ? x : a), vl = v_sel(big, v_mul(v_mul(v_fnma(s, s, z), y), v_set(0.5)), v_set(0));
+  VD t = v_mul(v, v);
+  VD p = v_set(0x1.dc483ead73e0ap-6);
+  static const double c[12] = {-0x1.f5fe0ebfdd593p-7, 0x1.221e941817888p-6, 0x1.5e18cf8cbdec8p-8, 0x1.5329467c6e02bp-7,
+                               0x1.7801dc43493e9p-7, 0x1.c9d2dceb300d5p-7, 0x1.1c4d13d8c6351p-6, 0x1.6e8bb3457af37p-6,
+                               0x1.f1c71c13d2e33p-6, 0x1.6db6db6e42cfdp-5, 0x1.3333333332e15p-4, 0x1.5555555555556p-3};
+  for (int k = 0; k < 12; k++) p = v_fma(p, t, v_set(c[k]));
+  VD w = v_fma(v_mul(v, t), p, v_fma(vl, v_mul(t, v_set(0.5)), vl));
+  VD bh, bl, sg;
+  if (!acos) {
+    bh = v_sel(big, v_set(0x1.921fb54442d18p+0), v_set(0));
+    bl = v_sel(big, v_set(0x1.1a62633145c07p-54), v_set(0));
+    sg = v_sel(big, v_set(-2), v_set(1));
+  } else {
+    bh = v_sel(big, v_sel(neg, v_set(0x1.921fb54442d18p+1), v_set(0)), v_set(0x1.921fb54442d18p+0));
+    bl = v_sel(big, v_sel(neg, v_set(0x1.1a62633145c07p-53), v_set(0)), v_set(0x1.1a62633145c07p-54));
+    sg = v_sel(big, v_sel(neg, v_set(-2), v_set(2)), v_set(-1));
+  }
+  VD sv = v_mul(sg, v), hi = v_add(bh, sv);
+  VD r = v_add(hi, v_add(v_sub(sv, v_sub(hi, bh)), v_fma(sg, w, bl)));
+  return acos ? r : v_copysign(r, x);
+}
+OWN_FN VD K(asin_d)(VD x, VM *out) { return K(asinacos_d)(x, out, false); }
+OWN_FN VD K(acos_d)(VD x, VM *out) { return K(asinacos_d)(x, out, true); }
+
+/* ---- f32 arctangents, arcsines and log1p, in f64 ---- */
+/* atan u for |u| <= tan(pi/8) within 2^-33 relatively */
+OWN_FN VD K(atan_u_f)(VD u) {
+  VD t = v_mul(u, u);
+  VD q = v_fma(v_fma(v_fma(v_fma(v_fma(v_set(0x1.9ed44be5cfb1fp-5), t, v_set(-0x1.618af7ea3c8a1p-4)), t,
+                                 v_set(0x1.c5864e462b937p-4)), t, v_set(-0x1.248a6ac09de6ap-3)), t,
+                     v_set(0x1.99997cdff6a82p-3)), t, v_set(-0x1.5555554cd6128p-2));
+  return v_fma(v_mul(u, t), q, u);
+}
+/* atan of an f32: u = |x| (|x| <= tan(pi/8)), (|x| - 1) / (|x| + 1) (up to
+ * tan(3pi/8)), -1 / |x| (above), one division, and atan |x| = 0, pi/4 or
+ * pi/2 + atan u; x's sign last */
+OWN_FN VD K(atan_f)(VD x, VM *out) {
+  VD a = v_abs(x);
+  VM mid = v_lt(v_set(0.41421356237309503), a), big = v_lt(v_set(2.414213562373095), a);
+  *out = v_not_lt(a, v_set(INFINITY));
+  VD u = v_div(v_sel(big, v_set(-1), v_sel(mid, v_sub(a, v_set(1)), a)),
+               v_sel(big, a, v_sel(mid, v_add(a, v_set(1)), v_set(1))));
+  VD b = v_sel(big, v_set(0x1.921fb54442d18p+0), v_sel(mid, v_set(0x1.921fb54442d18p-1), v_set(0)));
+  return v_copysign(v_add(b, K(atan_u_f)(u)), x);
+}
+/* atan2 of f32s: q = n / den, the smaller magnitude over the larger, by u
+ * = q or (n - den) / (n + den) (q > tan(pi/8)), one division; then b + s
+ * atan q as for f64, y's sign last */
+OWN_FN VD K(atan2_f)(VD y, VD x, VM *out) {
+  VD ay = v_abs(y), ax = v_abs(x);
+  VM swap = v_lt(ax, ay), neg = v_lt(x, v_set(0));
+  VD n = v_sel(swap, ax, ay), den = v_sel(swap, ay, ax);
+  VM mid = v_lt(v_mul(den, v_set(0.41421356237309503)), n);
+  *out = v_mor(v_mor(v_not_lt(den, v_set(INFINITY)), v_eq(n, v_set(0))), v_not_lt(ay, v_set(INFINITY)));
+  VD u = v_div(v_sel(mid, v_sub(n, den), n), v_sel(mid, v_add(n, den), den));
+  VD a = v_add(v_sel(mid, v_set(0x1.921fb54442d18p-1), v_set(0)), K(atan_u_f)(u));
+  VD bh = v_sel(swap, v_set(0x1.921fb54442d18p+0), v_sel(neg, v_set(0x1.921fb54442d18p+1), v_set(0)));
+  VD s = v_sel(swap, v_sel(neg, v_set(1), v_set(-1)), v_sel(neg, v_set(-1), v_set(1)));
+  return v_copysign(v_fma(s, a, bh), y);
+}
+/* asin v for |v| <= 1/2 within 2^-34 relatively */
+OWN_FN VD K(asin_v_f)(VD v) {
+  VD t = v_mul(v, v);
+  VD p = v_fma(v_fma(v_fma(v_fma(v_fma(v_fma(v_set(0x1.0019dd82be97cp-5), t, v_set(0x1.5371612718b57p-7)), t,
+                                       v_set(0x1.83d8b505b35aep-6)), t, v_set(0x1.efcd31008cb5fp-6)), t,
+                           v_set(0x1.6dc1e5002db3dp-5)), t, v_set(0x1.33331c32b3db5p-4)), t,
+               v_set(0x1.5555555d28dfap-3));
+  return v_fma(v_mul(v, t), p, v);
+}
+/* asin and acos of an f32: |x| <= 1/2 by the polynomial (acos x = pi/2 -
+ * asin x); above, s = sqrt((1 - |x|) / 2) (exact to the square root) and
+ * asin |x| = pi/2 - 2 asin s, acos x = 2 asin s (x > 0) or pi - 2 asin s.
+ * |x| > 1 and NaN go to own_slow (NaN). */
+OWN_FN VD K(asinacos_f)(VD x, VM *out, bool acos) {
+  VD a = v_abs(x);
+  VM big = v_lt(v_set(0.5), a);
+  *out = v_not_lt(a, v_set(0x1.0000001p0));
+  VD s = v_sqrt(v_mul(v_sub(v_set(1), a), v_set(0.5)));
+  VD w = K(asin_v_f)(v_sel(big, s, acos ? x : a));
+  if (!acos) return v_copysign(v_sel(big, v_fma(w, v_set(-2), v_set(0x1.921fb54442d18p+0)), w), x);
+  VD b = v_sel(big, v_sel(v_lt(x, v_set(0)), v_set(0x1.921fb54442d18p+1), v_set(0)), v_set(0x1.921fb54442d18p+0));
+  return v_fma(w, v_sel(big, v_sel(v_lt(x, v_set(0)), v_set(-2), v_set(2)), v_set(-1)), b);
+}
+OWN_FN VD K(asin_f)(VD x, VM *out) { return K(asinacos_f)(x, out, false); }
+OWN_FN VD K(acos_f)(VD x, VM *out) { return K(asinacos_f)(x, out, true); }
+/* log1p of an f32: v = 1 + x in f64 (exact unless |x| < 2^-29, where vl
+ * = x - (v - 1) is what it left, and 1 / v within 2^-29 of 1), log v by
+ * log2_core_f times ln 2, + vl; x's sign last (log1p(-0) = -0) */
+OWN_FN VD K(log1p_f)(VD x, VM *out) {
+  VD v = v_add(v_set(1), x), vl = v_sub(x, v_sub(v, v_set(1)));
+  return v_copysign(v_fma(K(log2_core_f)(v, out), v_set(0x1.62e42fefa39efp-1), vl), x);
+}
+
 /* this build's parameters, for the next */
 #undef VD
 #undef VM
