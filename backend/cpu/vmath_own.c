@@ -161,10 +161,8 @@ static const double own_logc[7][16] = {
 
 /* atan_q's 16 intervals of q in [0, 1]: [0, b0) and 15 of equal width
  * from b0 = 2^-5 + 2^-12 to 1; by rows, c (a multiple of 2^-10 near the
- * interval's centre, 0 for the first), atan c as hi and lo, 1 / (1 + c^2)
- * as hi and lo, and R_c(d) = (atan(c + d) - atan c - d / (1 + c^2)) / d^2
- * from d^0 to d^8 (within 2^-55 over the interval, fitted in mpmath) */
-static const double own_atanc[14][16] = {
+ * interval's centre, 0 for the first) and atan c as hi and lo */
+static const double own_atanc[3][16] = {
   {0x0.0p+0, 0x1.0400000000000p-4, 0x1.0600000000000p-3, 0x1.8c00000000000p-3, 0x1.0800000000000p-2,
    0x1.4a00000000000p-2, 0x1.8c00000000000p-2, 0x1.ce00000000000p-2, 0x1.0800000000000p-1, 0x1.2900000000000p-1,
    0x1.4a00000000000p-1, 0x1.6b00000000000p-1, 0x1.8c80000000000p-1, 0x1.ad80000000000p-1, 0x1.ce80000000000p-1,
@@ -177,50 +175,6 @@ static const double own_atanc[14][16] = {
    -0x1.acb4238e9b952p-56, 0x1.b7413a0ef606dp-61, 0x1.9def31e8d05d0p-56, 0x1.0e53dc1bf3435p-56,
    -0x1.e0009a16dbbd6p-55, 0x1.56aa88c1b679cp-55, 0x1.7e2b5dee49a59p-55, -0x1.f9dc142a3af1cp-56,
    -0x1.187e7bd7fd489p-55, -0x1.34013790e4da8p-57, -0x1.430f3badcf8d2p-55},
-  {0x1.0000000000000p+0, 0x1.fdf1fe92592aep-1, 0x1.f7c16ab460a5dp-1, 0x1.ed8c1da91c265p-1, 0x1.e016f9196b776p-1,
-   0x1.cfd43801eea15p-1, 0x1.bd64217a4cbc3p-1, 0x1.a967f14581ba9p-1, 0x1.9477169044ba4p-1, 0x1.7f17c4c7665fap-1,
-   0x1.69bade145c95dp-1, 0x1.54bab7f0332b7p-1, 0x1.400e7c27d2756p-1, 0x1.2c85d0cd3d958p-1, 0x1.19f0b46e4b300p-1,
-   0x1.08620353f356ap-1},
-  {0x0.0p+0, 0x1.8bfc0b5490162p-55, 0x1.9f12792a3b013p-56, 0x1.1bc9c7f203daap-56, 0x1.1da3ab14efc08p-55,
-   -0x1.17c217e7ea560p-59, -0x1.5ee5d3200a548p-58, -0x1.43b4985ee8558p-55, -0x1.d53e292d5fbc1p-56,
-   0x1.cf4b26a184f63p-58, -0x1.732575605046dp-55, 0x1.39c8479e2b0f7p-56, 0x1.6fa9a3b76ecf4p-59,
-   0x1.48c19f2c15c7bp-55, -0x1.260e0c2f086b1p-58, -0x1.aa834850e66bep-55},
-  {-0x1.8ad91bd6a57b7p-66, -0x1.01ead8f7e4151p-4, -0x1.fb42aea3cacc6p-4, -0x1.6ff86b7df56f4p-3,
-   -0x1.d03c6cb847375p-3, -0x1.0ed35d1779717p-2, -0x1.2baaa91faa133p-2, -0x1.3ef0b41228c61p-2, -0x1.49802ba91fd89p-2,
-   -0x1.4c8c57256c542p-2, -0x1.496ffbffbe8a8p-2, -0x1.41869b4c42998p-2, -0x1.35e00bc114994p-2, -0x1.27f15ecd6d18bp-2,
-   -0x1.187d3557e6ebap-2, -0x1.083db76d7bb5dp-2},
-  {-0x1.5555555555553p-2, -0x1.4d29f433dd469p-2, -0x1.35257473b8f08p-2, -0x1.0f72f0109b314p-2, -0x1.c296ce0dbf8fep-3,
-   -0x1.5d68ebe384209p-3, -0x1.ef89eaa22d87fp-4, -0x1.30e6cb536fd3cp-4, -0x1.1074cf335468ap-5, 0x1.5ab3fd85e81d2p-10,
-   0x1.da48d2d95578bp-6, 0x1.98d1af95b3dcap-5, 0x1.0a866f5c1973dp-4, 0x1.32c4e8b3b0585p-4, 0x1.4a1bec1d14935p-4,
-   0x1.54361b8236ed5p-4},
-  {-0x1.9a4a1c317f4dbp-44, 0x1.fda41ce35a404p-5, 0x1.e304e30b3a1bcp-4, 0x1.4924146c24d6ap-3, 0x1.7d0adb4fbc38fp-3,
-   0x1.8e5bb72f9b4c3p-3, 0x1.81b57c3be3155p-3, 0x1.5eb8998f3a927p-3, 0x1.2de9c992226f3p-3, 0x1.ee1df598488fap-4,
-   0x1.8082146044123p-4, 0x1.1b469988b131bp-4, 0x1.83c145e16ff06p-5, 0x1.e35deb4850e8fp-6, 0x1.f4d397aa8ac10p-7,
-   0x1.1df434b4b4aaep-8},
-  {0x1.9999999a9ef09p-3, 0x1.814dd6c07ef52p-3, 0x1.3c5d2d2c7b4abp-3, 0x1.afae92e1065c8p-4, 0x1.a87ad44492273p-5,
-   0x1.ebf0c306989d3p-10, -0x1.3926a4a6937fap-5, -0x1.0cb6d88b0461fp-4, -0x1.48f5afa0a5933p-4, -0x1.59923c01c85dcp-4,
-   -0x1.4a688572f774dp-4, -0x1.2777a6f75b298p-4, -0x1.f443e3edc393ep-5, -0x1.96791e0ee88dap-5, -0x1.3dc8f5224af9ep-5,
-   -0x1.dec840bd49101p-6},
-  {-0x1.4d942adf3913fp-28, -0x1.f4cb72c53dafap-5, -0x1.c190200ce4c92p-4, -0x1.1691fd5218e41p-3,
-   -0x1.18f3d97318902p-3, -0x1.e4e98982ec6c0p-4, -0x1.67959d428ca64p-4, -0x1.b94e0fc739069p-5, -0x1.7ab74bc79a437p-6,
-   0x1.c0c6ed551c7ffp-11, 0x1.169f60d6ffde3p-6, 0x1.aaac20786332bp-6, 0x1.e410cb9990d34p-6, 0x1.ddfca0dfef008p-6,
-   0x1.b2fc863d5bdcep-6, 0x1.7629533cacd9cp-6},
-  {-0x1.24920d56ed7e7p-3, -0x1.048b1b747185fp-3, -0x1.5baa6e612e424p-4, -0x1.dcd76364e8b86p-6, 0x1.6ad9453ba7f04p-6,
-   0x1.db6d7112c66b4p-5, 0x1.30a97856c9f0fp-4, 0x1.2d460806c41d9p-4, 0x1.f77734ac8f870p-5, 0x1.6c29bd2ede7e4p-5,
-   0x1.c17515b613619p-6, 0x1.b162721c85ea1p-7, 0x1.683d6b392c3c8p-9, -0x1.f503582600d34p-9, -0x1.e3bf0ddc4c7ccp-8,
-   -0x1.1fe3caa58b420p-7},
-  {-0x1.932aacfc98e24p-16, 0x1.e96505d56a2fep-5, 0x1.9852d65a6409ep-4, 0x1.b9ae42a0abef1p-4, 0x1.64c9d5535e37cp-4,
-   0x1.a009c17ebd841p-5, 0x1.b9f4d068e34b0p-7, -0x1.e11d74c43c958p-7, -0x1.ed6255890f069p-6, -0x1.188929e1c8190p-5,
-   -0x1.f9cd1804e75e7p-6, -0x1.87e092e7d1596p-6, -0x1.09182033cf0c6p-6, -0x1.38e95ae384e67p-7, -0x1.297edf30c462ep-8,
-   -0x1.305574586760fp-10},
-  {0x1.ca34d3b113a6ap-4, 0x1.77821b5988712p-4, 0x1.5d181c0d37226p-5, -0x1.c4f4a35c8211ap-7, -0x1.b5d81c4570d28p-5,
-   -0x1.12f8f4922c3bdp-4, -0x1.ddd971e521ce1p-5, -0x1.3532422702d50p-5, -0x1.05e0aea335aafp-6, 0x1.0e9969978d09ep-11,
-   0x1.43f162135edabp-7, 0x1.b06feeb6948d6p-7, 0x1.9c32f46630537p-7, 0x1.4b051c00fbc1bp-7, 0x1.d6620d8d256b8p-8,
-   0x1.2b0ca6153ed67p-8},
-  {-0x1.a448539a426b2p-7, -0x1.dbd46e87d4767p-5, -0x1.685c0ae1a16e0p-4, -0x1.418e2713052a2p-4, -0x1.599464e8478c3p-5,
-   -0x1.acc179b2d1baap-10, 0x1.a7989b23a4b88p-6, 0x1.200b466388db5p-5, 0x1.f6c23ec48995fp-6, 0x1.4835efe4152c1p-6,
-   0x1.3083dfa5fbfaap-7, 0x1.86eee9333d324p-10, -0x1.7598cbb02936ap-9, -0x1.2457212df2f76p-8, -0x1.21d8a55ba2779p-8,
-   -0x1.dabee750a17aap-9},
 };
 
 /* The kernels' operations: v_add is o1_add in the one-double build and

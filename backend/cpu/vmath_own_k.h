@@ -405,19 +405,23 @@ OWN_FN VD K(pow_d)(VD x, VD y, VM *out) {
 /* ---- f64 arctangents ---- */
 /* atan(q + ql) for q in [0, 1] (|ql| <= 2^-52 q) as the return value +
  * *lo: q's interval by q s + o (s a little below 1 / its width, so that
- * q = 1 is in the last), d = q - c exact (c a multiple of 2^-10, and q >=
- * 2^-5 where c != 0), atan c + d / (1 + c^2) + d^2 R_c(d) with atan c +
- * (1 + c^2)_hi d a Fast2Sum of the product split exactly (|atan c| > |d|
- * where c != 0), and ql / (1 + c^2) (ql / (1 + q^2) within 2^-5 of it). */
+ * q = 1 is in the last), atan q = atan c + atan u, u = (q - c) / (1 + q c)
+ * with q - c exact (c a multiple of 2^-10, and q >= 2^-5 where c != 0)
+ * and 1 + q c as dh + dl exactly (the FMA's error is a 14-bit multiple of
+ * 2^-67), u + ul by one division and its remainder (ql in it too),
+ * |u| < 0.0323: atan u = u + u^3 P(u^2), P Taylor's to u^11 (2^-53);
+ * atan c (hi and lo) + u a Fast2Sum (|atan c| > |u| where c != 0). */
 OWN_FN VD K(atan_q)(VD q, VD ql, VD *lo) {
   VI j = v_bits(v_add(v_fma(q, v_set(0x1.ef9bd88192cfbp+3), v_set(0x1.909df9ad02e80p-7)), v_set(0x1.8p52)));
-  VD d = v_sub(q, v_lut16(own_atanc[0], j)), a0 = v_lut16(own_atanc[1], j), a1 = v_lut16(own_atanc[3], j);
-  VD r = v_lut16(own_atanc[13], j);
-  for (int k = 12; k >= 5; k--) r = v_fma(r, d, v_lut16(own_atanc[k], j));
-  VD ph = v_mul(a1, d), hi = v_add(a0, ph);
-  VD l = v_add(v_sub(ph, v_sub(hi, a0)), v_fms(a1, d, ph));
-  l = v_add(l, v_fma(v_lut16(own_atanc[4], j), d, v_fma(a1, ql, v_lut16(own_atanc[2], j))));
-  *lo = v_fma(v_mul(d, d), r, l);
+  VD c = v_lut16(own_atanc[0], j), a0 = v_lut16(own_atanc[1], j);
+  VD d = v_sub(q, c), dh = v_fma(q, c, v_set(1)), dl = v_fma(q, c, v_sub(v_set(1), dh));
+  VD inv = v_div(v_set(1), dh), u = v_mul(d, inv);
+  VD ul = v_mul(v_sub(v_add(v_fnma(u, dh, d), ql), v_mul(u, dl)), inv);
+  VD t = v_mul(u, u);
+  VD p = v_fma(v_fma(v_fma(v_fma(v_set(-1.0 / 11), t, v_set(1.0 / 9)), t, v_set(-1.0 / 7)), t, v_set(0.2)), t,
+               v_set(-0x1.5555555555555p-2));
+  VD hi = v_add(a0, u);
+  *lo = v_add(v_add(v_sub(u, v_sub(hi, a0)), v_lut16(own_atanc[2], j)), v_fma(v_mul(u, t), p, ul));
   return hi;
 }
 /* n / den (0 <= n <= den) as q + *ql, ql = (n - q den) / den with the
