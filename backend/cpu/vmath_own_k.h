@@ -286,10 +286,11 @@ OWN_FN VD K(sigmoid_f)(VD x, VM *out) {
 }
 
 /* ---- f64 logarithms ---- */
-/* x = 2^e z for normal x > 0, by x's bits: z in [0.734375, 1.46875),
- * whose 16 intervals of equal width in z's bits (1/32 below 1, 1/16
- * above) are told by the top 4 bits of u's significand, the eighth
- * [0.984375, 1.03125) around 1. log z = log c + log1p(r), r = z / c - 1 =
+/* x = 2^e z for normal x > 0, by x's bits u = bits(x) + 0x0008800000000000
+ * (e + 1023 is u's exponent field): z in [0.734375, 1.46875), whose 16
+ * intervals of equal width in z's bits (1/32 below 1, 1/16 above) are
+ * told by the top 4 bits of u's significand, the eighth [0.984375,
+ * 1.03125) around 1. log z = log c + log1p(r), r = z / c - 1 =
  * z invc - 1 carried exactly as *r + *rl (z invc rounded, 1 off it
  * exactly, and the product's rounding error by FMA), c the interval's
  * centre and 1 on the one around 1 (so that log x keeps its relative
