@@ -201,30 +201,28 @@ VM_FUNCS(VM_STAMP)
   VM_KERNEL(vm_##F##_f_base, TGT_BASE, float, 1, float, Sleef_##F##f1_u10purec, OP)
 VM_FUNCS(VM_STAMP1)
 
-/* rsqrt. f64: y = 1/sqrt(x), then y + y/2 * (1 - x*y*y) with x*y split
+/* rsqrt: y = 1/sqrt(x), then y + y/2 * (1 - x*y*y) with x*y split
  * exactly into p + q by FMA, so that the correction is computed to far
  * below an ulp and the result is rounded once more; 0, inf, NaN and
- * negative x keep 1/sqrt(x). f32: 1/sqrt in f64, rounded to f32. Without
- * FMA the same formula runs through libm's fma (exact, so the same bits).
+ * negative x keep 1/sqrt(x). f32 the same in f32 (16 lanes with AVX-512,
+ * where 1/sqrt in f64 rounded to f32 had 8). Without FMA the same formula
+ * runs through libm's fma (exact, so the same bits).
  * A NaN (of NaN or negative x) is the quiet NaN, as SLEEF's are made. */
-#define RSQRT_D(TGT, NAME) \
+/* T the type, S its sqrt, F its fma */
+#define RSQRT(TGT, NAME, T, S, F) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    double *o = (double *)(void *)o_; \
-    const double *a = (const double *)(const void *)a_; \
+    T *o = (T *)(void *)o_; \
+    const T *a = (const T *)(const void *)a_; \
     for (int64_t i = 0; i < len; i++) { \
-      double x = a[i * sa], y = 1.0 / sqrt(x); \
-      double p = x * y, q = fma(x, y, -p); \
-      double r = fma(-p, y, 1.0) - q * y; \
-      double z = fma(0.5 * y, r, y); \
-      o[i] = y != 0 && y - y == 0 ? z : vm_canon_double(y); \
+      T x = a[i * sa], y = 1 / S(x); \
+      T p = x * y, q = F(x, y, -p); \
+      T r = F(-p, y, 1) - q * y; \
+      T z = F(y / 2, r, y); \
+      o[i] = y != 0 && y - y == 0 ? z : vm_canon_##T(y); \
     } \
   }
-#define RSQRT_F(TGT, NAME) \
-  TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    float *o = (float *)(void *)o_; \
-    const float *a = (const float *)(const void *)a_; \
-    for (int64_t i = 0; i < len; i++) o[i] = vm_canon_float((float)(1.0 / sqrt((double)a[i * sa]))); \
-  }
+#define RSQRT_D(TGT, NAME) RSQRT(TGT, NAME, double, sqrt, fma)
+#define RSQRT_F(TGT, NAME) RSQRT(TGT, NAME, float, sqrtf, fmaf)
 #if VM_X86
 RSQRT_D(TGT_512, rsqrt_d_avx512)
 RSQRT_F(TGT_512, rsqrt_f_avx512)

@@ -52,6 +52,35 @@ static double own_slow_sigmoid_d(double x) { return x != x ? NAN : x > 0 ? 1.0 :
 /* log2 and log10 of 0 (-inf), x < 0 and NaN (NaN), +inf */
 static double own_slow_log2_f(double x) { return x == 0 ? -INFINITY : x > 0 ? x : NAN; }
 #define own_slow_log10_f own_slow_log2_f
+/* f64 logarithms of 0 (-inf), x < 0 and NaN (NaN), +inf, and of the
+ * subnormals: the C library's long double functions, rounded once */
+static double own_slow_log_d(double x) { return x == 0 ? -INFINITY : x > 0 ? (double)logl(x) : NAN; }
+static double own_slow_log2_d(double x) { return x == 0 ? -INFINITY : x > 0 ? (double)log2l(x) : NAN; }
+static double own_slow_log10_d(double x) { return x == 0 ? -INFINITY : x > 0 ? (double)log10l(x) : NAN; }
+/* log1p of x <= -1 (-inf, NaN), of x >= 1e308 and NaN */
+static double own_slow_log1p_d(double x) { return x == -1 ? -INFINITY : x > -1 ? (double)log1pl(x) : NAN; }
+/* atan of NaN and +-inf; atan2 where an operand is 0, infinite or NaN,
+ * the larger magnitude is 2^1020 or more, the smaller 2^-969 or less, or
+ * |y / x| is below 2^-1020: the C library's
+ * long double functions rounded once (C99's special values) */
+static double own_slow_atan_d(double x) { return x != x ? NAN : (double)atanl(x); }
+static double own_slow_atan2_d(double y, double x) {
+  double r = (double)atan2l(y, x);
+  return r != r ? NAN : r;
+}
+/* f32 atan of NaN and +-inf, atan2 of zeros, infinities and NaN: the C
+ * library's f32 functions (C99's special values); asin and acos of |x| > 1
+ * and NaN: NaN; log1p of x <= -1, +inf and NaN */
+static double own_slow_atan_f(double x) { return x != x ? NAN : (double)atanf((float)x); }
+static double own_slow_atan2_f(double y, double x) {
+  float r = atan2f((float)y, (float)x);
+  return r != r ? NAN : r;
+}
+static double own_slow_asin_f(double x) { (void)x; return NAN; }
+#define own_slow_acos_f own_slow_asin_f
+#define own_slow_asin_d own_slow_asin_f
+#define own_slow_acos_d own_slow_asin_f
+static double own_slow_log1p_f(double x) { return x == -1 ? -INFINITY : x > -1 ? x : NAN; }
 /* x * x, 1 / x and sqrt(x) are rounded once more to f32 as they are, and
  * so rounded correctly (a quotient or root of f32 operands rounded to f64
  * and then to f32 is their value rounded to f32; the square is exact in
@@ -60,8 +89,15 @@ static double own_slow_pow_f(double x, double y) {
   double r = y == 2 ? x * x : y == -1 ? 1 / x : y == 0.5 ? (x == -INFINITY ? INFINITY : sqrt(x) + 0) : pow(x, y);
   return r != r ? NAN : r;
 }
+/* f64 the same: those three exponents rounded correctly, and the C
+ * library's pow for zeros, x < 0, subnormals, infinities, NaN and results
+ * near or past overflow and underflow */
+#define own_slow_pow_d own_slow_pow_f
+#define OWN_EXACT_pow_d OWN_EXACT_pow_f
 /* a broadcast exponent that own_slow_pow_f computes for every element */
 #define OWN_EXACT_pow_f(y) ((y) == 2 || (y) == -1 || (y) == 0.5)
+#define OWN_EXACT_atan2_d(x) 0
+#define OWN_EXACT_atan2_f(x) 0
 
 /* 2^(j/16), j = 0..15: the values rounded to f64, and what that leaves */
 static const double own_exp16[2][16] = {
@@ -89,6 +125,58 @@ static const double own_log2c[2][16] = {
    0x0.0p+0},
 };
 
+/* log_red's table: 1/c for its 16 intervals of z in [0.734375, 1.46875)
+ * (c the interval's centre, 1 on the eighth, around 1), then log c, log2 c
+ * and log10 c, each -log_b(1/c) as hi, a multiple of 2^-42, and lo */
+static const double own_logc[7][16] = {
+  {0x1.5555555555555p+0, 0x1.47ae147ae147bp+0, 0x1.3b13b13b13b14p+0, 0x1.2f684bda12f68p+0, 0x1.2492492492492p+0,
+   0x1.1a7b9611a7b96p+0, 0x1.1111111111111p+0, 0x1.0842108421084p+0, 0x1.0000000000000p+0, 0x1.e1e1e1e1e1e1ep-1,
+   0x1.c71c71c71c71cp-1, 0x1.af286bca1af28p-1, 0x1.999999999999ap-1, 0x1.8618618618618p-1, 0x1.745d1745d1746p-1,
+   0x1.642c8590b2164p-1},
+  {-0x1.269621134e000p-2, -0x1.f991c6cb3c000p-3, -0x1.a93ed3c8ae000p-3, -0x1.5bf406b544000p-3, -0x1.1178e8227e000p-3,
+   -0x1.9335e5d594000p-4, -0x1.08598b59e4000p-4, -0x1.0415d89e78000p-5, 0x0.0p+0, 0x1.f0a30c0118000p-5,
+   0x1.e27076e2b0000p-4, 0x1.5ff3070a7a000p-3, 0x1.c8ff7c79aa000p-3, 0x1.1675cababa000p-2, 0x1.4618bc21c6000p-2,
+   0x1.739d7f6bbd000p-2},
+  {0x1.1ba1f10522625p-44, 0x1.90b84cd7cc834p-44, 0x1.86a4350562169p-45, 0x1.28023eb68981cp-46, -0x1.1e778ce2d07f2p-45,
+   -0x1.30f5c3abd47dap-45, 0x1.7e9dd7009902cp-46, 0x1.ddfc7f461c516p-44, 0x0.0p+0, -0x1.d579e83368e91p-45,
+   -0x1.a2c2c2af0003cp-45, -0x1.8546f183bebf2p-44, -0x1.7814f689f8434p-45, 0x1.83c0e731f55c4p-44, -0x1.3e02f484c84ccp-46,
+   0x1.c7389314feb50p-52},
+  {-0x1.a8ff971811000p-2, -0x1.6cb0f6865d000p-2, -0x1.32bfee370f000p-2, -0x1.f5fd8a9064000p-3, -0x1.8a8980abfc000p-3,
+   -0x1.22dadc2ab4000p-3, -0x1.7d60496cfc000p-4, -0x1.77394c9d98000p-5, 0x0.0p+0, 0x1.663f6fac90000p-4,
+   0x1.5c01a39fbe000p-3, 0x1.fbc16b9026000p-3, 0x1.49a784bcd2000p-2, 0x1.91bba891f1000p-2, 0x1.d6753e032f000p-2,
+   0x1.0c10500d63800p-1},
+  {0x1.68d64f1e45cebp-44, 0x1.c55c84aae3be6p-44, 0x1.962909403469ap-46, 0x1.ce5218fd407f7p-47, 0x1.683e1f2893a13p-46,
+   0x1.6d3cbb0006c6ap-44, 0x1.2d42864c502fep-46, 0x1.39833b60ae4f1p-44, 0x0.0p+0, 0x1.317ee20c9d519p-44,
+   -0x1.2eafb6e10910bp-44, 0x1.01a0ca38c7c30p-44, -0x1.1d9cc2d296ee4p-44, 0x1.c28981cad608fp-44, -0x1.7c6e9adf43f2fp-44,
+   0x1.535a6bba73a4bp-44},
+  {-0x1.ffbfc2bbc8000p-4, -0x1.b721cd1714000p-4, -0x1.715d0ce368000p-4, -0x1.2e3a740b78000p-4, -0x1.db11ed7668000p-5,
+   -0x1.5e3966b7e8000p-5, -0x1.cb38fccd90000p-6, -0x1.c3d0837780000p-7, 0x0.0p+0, 0x1.af5f92b010000p-6,
+   0x1.a30a9d60a0000p-5, 0x1.31b3055c48000p-4, 0x1.8cf1838864000p-4, 0x1.e3bc1ab0e0000p-4, 0x1.1b3e71ec94000p-3,
+   0x1.42c7e7fe40000p-3},
+  {0x1.ff91cd0d41d8bp-46, -0x1.7e33cbb4338c4p-44, 0x1.40a56a54960abp-46, -0x1.9af15fdc3bc70p-53, -0x1.5f85cb66cbb6cp-44,
+   -0x1.2943d5df48680p-45, 0x1.00994d322030ep-44, -0x1.30e6a783022c9p-45, 0x0.0p+0, -0x1.9ee9c6a443feap-46,
+   -0x1.012c40f052da5p-45, -0x1.dcc83285be7bfp-45, 0x1.015bce2014e1fp-45, 0x1.9fffa0ddba65fp-44, 0x1.ef4991a8da00bp-44,
+   -0x1.fee58bb5ae5e1p-46},
+};
+
+/* atan_q's 16 intervals of q in [0, 1]: [0, b0) and 15 of equal width
+ * from b0 = 2^-5 + 2^-12 to 1; by rows, c (a multiple of 2^-10 near the
+ * interval's centre, 0 for the first) and atan c as hi and lo */
+static const double own_atanc[3][16] = {
+  {0x0.0p+0, 0x1.0400000000000p-4, 0x1.0600000000000p-3, 0x1.8c00000000000p-3, 0x1.0800000000000p-2,
+   0x1.4a00000000000p-2, 0x1.8c00000000000p-2, 0x1.ce00000000000p-2, 0x1.0800000000000p-1, 0x1.2900000000000p-1,
+   0x1.4a00000000000p-1, 0x1.6b00000000000p-1, 0x1.8c80000000000p-1, 0x1.ad80000000000p-1, 0x1.ce80000000000p-1,
+   0x1.ef80000000000p-1},
+  {0x0.0p+0, 0x1.03a6d1c06693dp-4, 0x1.0495a6bb1c022p-3, 0x1.872c322f0a8ccp-3, 0x1.025fa510665b6p-2,
+   0x1.3f3d2a6967464p-2, 0x1.79dc6899118d1p-2, 0x1.b1fff9aec98c4p-2, 0x1.e77eb7f175a34p-2, 0x1.0d20fb29b4a33p-1,
+   0x1.25217dd17e501p-1, 0x1.3bc413ee20537p-1, 0x1.5161182aee55bp-1, 0x1.655fa336c5e5bp-1, 0x1.782396204c702p-1,
+   0x1.89bd4fb5edc0dp-1},
+  {0x0.0p+0, -0x1.28a02d4e7f128p-59, 0x1.0b5d7d6052b80p-57, 0x1.3c6ab3a279db5p-57, -0x1.672df6832fa48p-56,
+   -0x1.acb4238e9b952p-56, 0x1.b7413a0ef606dp-61, 0x1.9def31e8d05d0p-56, 0x1.0e53dc1bf3435p-56,
+   -0x1.e0009a16dbbd6p-55, 0x1.56aa88c1b679cp-55, 0x1.7e2b5dee49a59p-55, -0x1.f9dc142a3af1cp-56,
+   -0x1.187e7bd7fd489p-55, -0x1.34013790e4da8p-57, -0x1.430f3badcf8d2p-55},
+};
+
 /* The kernels' operations: v_add is o1_add in the one-double build and
  * o8_add in the AVX-512 one (OWN_PRE names the build being included). */
 #define OWN_CAT(a, b) a##b
@@ -101,6 +189,8 @@ static const double own_log2c[2][16] = {
 #define v_div OWN_OP(div)
 #define v_eq OWN_OP(eq)
 #define v_fma OWN_OP(fma)
+#define v_fms OWN_OP(fms)
+#define v_fnma OWN_OP(fnma)
 #define v_from_bits OWN_OP(from_bits)
 #define v_getexp OWN_OP(getexp)
 #define v_getmant OWN_OP(getmant)
@@ -122,6 +212,7 @@ static const double own_log2c[2][16] = {
 #define v_scalef OWN_OP(scalef)
 #define v_sel OWN_OP(sel)
 #define v_set OWN_OP(set)
+#define v_sqrt OWN_OP(sqrt)
 #define v_sub OWN_OP(sub)
 
 /* ---- one double ---- */
@@ -136,7 +227,11 @@ OWN_FN VD o1_add(VD a, VD b) { return a + b; }
 OWN_FN VD o1_sub(VD a, VD b) { return a - b; }
 OWN_FN VD o1_mul(VD a, VD b) { return a * b; }
 OWN_FN VD o1_div(VD a, VD b) { return a / b; }
+OWN_FN VD o1_sqrt(VD a) { return sqrt(a); }
 OWN_FN VD o1_fma(VD a, VD b, VD c) { return fma(a, b, c); }
+/* a b - c and c - a b, rounded once */
+OWN_FN VD o1_fms(VD a, VD b, VD c) { return fma(a, b, -c); }
+OWN_FN VD o1_fnma(VD a, VD b, VD c) { return fma(-a, b, c); }
 OWN_FN VD o1_abs(VD a) { return fabs(a); }
 OWN_FN VD o1_copysign(VD a, VD b) { return copysign(a, b); }
 OWN_FN VM o1_not_lt(VD a, VD b) { return !(a < b); }
@@ -173,7 +268,10 @@ OWN_FN VD o1_scalef(VD a, VD q) { return a * o1_from_bits((o1_bits(q + 0x1.8p52)
   OWN_FN VD P##sub(VD a, VD b) { return M##_sub_pd(a, b); } \
   OWN_FN VD P##mul(VD a, VD b) { return M##_mul_pd(a, b); } \
   OWN_FN VD P##div(VD a, VD b) { return M##_div_pd(a, b); } \
+  OWN_FN VD P##sqrt(VD a) { return M##_sqrt_pd(a); } \
   OWN_FN VD P##fma(VD a, VD b, VD c) { return M##_fmadd_pd(a, b, c); } \
+  OWN_FN VD P##fms(VD a, VD b, VD c) { return M##_fmsub_pd(a, b, c); } \
+  OWN_FN VD P##fnma(VD a, VD b, VD c) { return M##_fnmadd_pd(a, b, c); } \
   OWN_FN VI P##bits(VD a) { return M##_castpd_si##N(a); } \
   OWN_FN VD P##from_bits(VI u) { return M##_castsi##N##_pd(u); }
 
@@ -445,7 +543,10 @@ OWN_FN VD o4_scalef(VD a, VD q) {
   X(EXPM1, expm1_f, float) X(TANH, tanh_f, float) X(COSH, cosh_f, float) X(SINH, sinh_f, float) X(CBRT, cbrt_f, float) \
   X(EXPM1, expm1_d, double) X(TANH, tanh_d, double) X(COSH, cosh_d, double) X(SINH, sinh_d, double) \
   X(CBRT, cbrt_d, double) X(LOG2, log2_f, float) X(LOG10, log10_f, float) \
-  X(SIGMOID, sigmoid_f, float) X(SIGMOID, sigmoid_d, double)
+  X(SIGMOID, sigmoid_f, float) X(SIGMOID, sigmoid_d, double) X(LOG, log_d, double) X(LOG2, log2_d, double) \
+  X(LOG10, log10_d, double) X(LOG1P, log1p_d, double) \
+  X(ATAN, atan_d, double) X(ATAN, atan_f, float) X(ASIN, asin_f, float) X(ACOS, acos_f, float) \
+  X(LOG1P, log1p_f, float) X(ASIN, asin_d, double) X(ACOS, acos_d, double)
 
 #define OWN_STAMP1(OP, F, T) \
   OWN_LOOP1(own_##F##_base, , T, F)
@@ -473,23 +574,23 @@ static const cpu_vmath_fn own_table[4][TC_OP_COUNT][2] = {
 #endif
 };
 
-/* pow: [path][0 f32, 1 f64] */
-#define OWN_BIN_FUNCS(X) X(pow_f, float)
-#define OWN_BSTAMP1(F, T) OWN_BIN_LOOP1(own_##F##_base, , T, F)
+/* pow and atan2: [path][0 pow, 1 atan2][0 f32, 1 f64] */
+#define OWN_BIN_FUNCS(X) X(POW, pow_f, float) X(POW, pow_d, double) X(ATAN2, atan2_f, float) X(ATAN2, atan2_d, double)
+#define OWN_BSTAMP1(OP, F, T) OWN_BIN_LOOP1(own_##F##_base, , T, F)
 OWN_BIN_FUNCS(OWN_BSTAMP1)
 #if OWN_X86
-#define OWN_BSTAMPX(F, T) \
+#define OWN_BSTAMPX(OP, F, T) \
   OWN_BIN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
   OWN_BIN_LOOPV(own_##F##_avx2, 4, T, F) \
   OWN_BIN_LOOPV(own_##F##_avx512, 8, T, F)
 OWN_BIN_FUNCS(OWN_BSTAMPX)
 #endif
-#define OWN_BENTRY(F, T, P) [sizeof(T) == 8] = own_##F##_##P,
-#define OWN_BENTRY_BASE(F, T) OWN_BENTRY(F, T, base)
-#define OWN_BENTRY_FMA(F, T) OWN_BENTRY(F, T, fma)
-#define OWN_BENTRY_AVX2(F, T) OWN_BENTRY(F, T, avx2)
-#define OWN_BENTRY_AVX512(F, T) OWN_BENTRY(F, T, avx512)
-static const cpu_vmath_bin_fn own_pow_table[4][2] = {
+#define OWN_BENTRY(OP, F, T, P) [TC_OP_##OP == TC_OP_ATAN2][sizeof(T) == 8] = own_##F##_##P,
+#define OWN_BENTRY_BASE(OP, F, T) OWN_BENTRY(OP, F, T, base)
+#define OWN_BENTRY_FMA(OP, F, T) OWN_BENTRY(OP, F, T, fma)
+#define OWN_BENTRY_AVX2(OP, F, T) OWN_BENTRY(OP, F, T, avx2)
+#define OWN_BENTRY_AVX512(OP, F, T) OWN_BENTRY(OP, F, T, avx512)
+static const cpu_vmath_bin_fn own_bin_table[4][2][2] = {
   {OWN_BIN_FUNCS(OWN_BENTRY_BASE)},
 #if OWN_X86
   {OWN_BIN_FUNCS(OWN_BENTRY_FMA)},
@@ -499,8 +600,9 @@ static const cpu_vmath_bin_fn own_pow_table[4][2] = {
 };
 
 cpu_vmath_bin_fn cpu_vmath_own_bin(tc_op op, tc_dtype dt, int path) {
-  if (op != TC_OP_POW || (dt != TC_DT_F32 && dt != TC_DT_F64) || path < 0 || path >= 4) return NULL;
-  return own_pow_table[path][dt == TC_DT_F64];
+  if ((op != TC_OP_POW && op != TC_OP_ATAN2) || (dt != TC_DT_F32 && dt != TC_DT_F64) || path < 0 || path >= 4)
+    return NULL;
+  return own_bin_table[path][op == TC_OP_ATAN2][dt == TC_DT_F64];
 }
 
 cpu_vmath_fn cpu_vmath_own(tc_op op, tc_dtype dt, int path) {

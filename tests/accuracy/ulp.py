@@ -72,19 +72,22 @@ TRIG_RANGES = [(-1, 1), (-10, 10), (-100, 100), (-1e4, 1e4), (-1e6, 1e6), (-2.0 
 FUNCS = {
     "exp": (mpmath.exp, None, [(-750, 750), (-105, 90), (-1, 1)]),
     "expm1": (mpmath.expm1, None, [(-40, 710), (-1e-5, 1e-5), (-1, 1), (-95, 95), (-0.4, 0.4)]),
-    "log": (mpmath.log, "pos", [(0, 10), (0.5, 2)]),
-    "log2": (mpmath.log2 if hasattr(mpmath, "log2") else (lambda x: mpmath.log(x, 2)), "pos", [(0, 10), (0.5, 2), (0.96, 1.07)]),
-    "log10": (mpmath.log10, "pos", [(0, 10), (0.5, 2), (0.96, 1.07)]),
-    "log1p": (mpmath.log1p, "gt-1", [(-1, 1), (-1e-5, 1e-5), (0, 1e6)]),
+    "log": (mpmath.log, "pos", [(0, 10), (0.5, 2), (0.96, 1.07), (0.7, 0.76), (1.4, 1.5)]),
+    "log2": (mpmath.log2 if hasattr(mpmath, "log2") else (lambda x: mpmath.log(x, 2)), "pos",
+             [(0, 10), (0.5, 2), (0.96, 1.07), (0.7, 0.76), (1.4, 1.5)]),
+    "log10": (mpmath.log10, "pos", [(0, 10), (0.5, 2), (0.96, 1.07), (0.7, 0.76), (1.4, 1.5)]),
+    "log1p": (mpmath.log1p, "gt-1", [(-1, 1), (-1e-5, 1e-5), (0, 1e6), (-0.02, 0.04), (-1e-15, 1e-15),
+                                     (1e307, 1.7e308), (-4e-9, 4e-9)]),
     "sqrt": (mpmath.sqrt, "nonneg", [(0, 10)]),
     "rsqrt": (mp_rsqrt, "pos", [(0, 10), (1e-300, 1e-290)]),
     "cbrt": (lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), None, [(-10, 10), (-1e-3, 1e-3), (-1e6, 1e6)]),
     "sin": (mpmath.sin, None, TRIG_RANGES),
     "cos": (mpmath.cos, None, TRIG_RANGES),
     "tan": (mpmath.tan, None, TRIG_RANGES),
-    "asin": (mpmath.asin, "unit", [(-1, 1)]),
-    "acos": (mpmath.acos, "unit", [(-1, 1)]),
-    "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10)]),
+    "asin": (mpmath.asin, "unit", [(-1, 1), (0.45, 0.55), (-0.55, -0.45), (0.999, 1), (-1, -0.999)]),
+    "acos": (mpmath.acos, "unit", [(-1, 1), (0.45, 0.55), (-0.55, -0.45), (0.999, 1), (-1, -0.999)]),
+    "atan": (mpmath.atan, None, [(-10, 10), (-1e10, 1e10), (-1.1, -0.9), (0.02, 0.05), (25, 40), (0.35, 0.5),
+                                 (2, 3)]),
     "sinh": (mpmath.sinh, None, [(-5, 5), (-712, 712), (-90, 90), (-0.5, 0.5), (85, 101)]),
     "cosh": (mpmath.cosh, None, [(-5, 5), (-712, 712), (-90, 90), (-0.5, 0.5), (-101, -85)]),
     "tanh": (mpmath.tanh, None, [(-5, 5), (-20, 20), (-0.01, 0.01), (-0.4, 0.4), (8.5, 10)]),
@@ -239,6 +242,11 @@ def pow_inputs(dt, rng):
         y = to_dt(dt, rng.uniform(1, 60))
         pairs.append((to_dt(dt, math.exp((math.log(top) - rng.uniform(0, 1e-4)) / y)), y))
         pairs.append((to_dt(dt, math.exp((emin - rng.uniform(0, p)) * math.log(2) / y)), y))
+        # y log x on each side of the f64 kernel's bounds (-660 and 708, and
+        # between them), and x about the smallest normal
+        t = rng.choice([rng.uniform(700, 712), rng.uniform(-712, -650)]) * (1 if dt == "f64" else 0.125)
+        pairs.append((to_dt(dt, math.exp(t / y)), y))
+        pairs.append((to_dt(dt, 2.0 ** emin * rng.uniform(0.5, 2)), to_dt(dt, rng.uniform(-0.7, 0.7))))
     return pairs
 
 
@@ -287,6 +295,10 @@ def atan2_inputs(dt, rng):
         pairs.append((to_dt(dt, x * (1 + rng.uniform(-1e-3, 1e-3)) * rng.choice([1, -1])), x))
         pairs.append((to_dt(dt, rng.uniform(-1e-3, 1e-3) * x), x))
         pairs.append((to_dt(dt, 10 ** rng.uniform(-big, -big / 2)), to_dt(dt, rng.choice([1, -1]) * 10 ** rng.uniform(big / 2, big))))
+        # about the f64 kernel's bounds: the smaller magnitude near 2^-969,
+        # the larger near 2^1020
+        pairs.append((to_dt(dt, 2.0 ** -969 * rng.uniform(0.5, 2)), to_dt(dt, rng.uniform(-1, 1) * 2.0 ** rng.uniform(-969, 0))))
+        pairs.append((to_dt(dt, rng.choice([1, -1]) * 2.0 ** 1020 * rng.uniform(0.5, 2)), to_dt(dt, rng.uniform(-1, 1) * 1e300)))
     return pairs
 
 

@@ -2,7 +2,10 @@
 # Printing, byte for byte: cases.tc through text mode (several options)
 # and JSON, hold.tc through JSON, and the files csv.tc saves, each output
 # compared by SHA-256 and length with expected.txt, which the printers of
-# 5b95464 (before output went through one fixed buffer) wrote.
+# 5b95464 (before output went through one fixed buffer) wrote; the 11
+# outputs with f64 values made by 10.0 ** k re-recorded when f64 pow became
+# tcalc's own (SLEEF's 10.0 ** -5 was 1 ulp off; the bytes otherwise the
+# same).
 #   tests/print/run.sh path/to/tcalc           compare
 #   tests/print/run.sh path/to/tcalc --record  rewrite expected.txt
 # PRINT_KEEP=DIR keeps the outputs in DIR (to diff two builds' outputs).

@@ -26,7 +26,8 @@ static uint64_t next(void) { return tt_xorshift(&seed); }
  * values of moderate size, alternating */
 static void fill(tc_dtype dt, void *buf, int64_t n) {
   static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 1.0, -1.0, 0.5, 1e-310, -1e-40,
-                                    88.5, -89.2, 709.5, -710.2, 1e300, 1e30, 3.0e38, 1e-8, 6.5e-8, 1e22};
+                                    88.5, -89.2, 709.5, -710.2, 1e300, 1e30, 3.0e38, 1e-8, 6.5e-8, 1e22,
+                                    0.984375, 1.03125, 1e308, 1.5e308, 2.2250738585072014e-308, 0x1p-53};
   int64_t ns = (int64_t)(sizeof specials / sizeof *specials);
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = next();
@@ -476,4 +477,73 @@ Test(vmath, trig_special_and_huge_values) {
       }
     }
   TT_DONE();
+}
+
+/* The error of got against want (long double) in ulps of want's binade in
+ * f64 or f32 (the subnormals' spacing below the normal range); 0 where
+ * both are NaN, or equal (infinities, zeros of either sign) */
+static double ulps(double got, long double want, bool d) {
+  if (isnan(got) && isnan(want)) return 0;
+  if ((long double)got == want) return 0;
+  if (isnan(got) || isnan(want) || isinf(got) || isinf(want)) return INFINITY;
+  int e;
+  frexpl(fabsl(want), &e);
+  int lo = d ? -1021 : -125;
+  long double u = ldexpl(1, (e < lo ? lo : e) - (d ? 53 : 24));
+  return (double)(fabsl((long double)got - want) / u);
+}
+
+/* tcalc's own kernels (vmath_own.c) are within 1 ulp of the C library's
+ * long double functions on every path, for fill()'s values and values
+ * where each does its work: the paths' agreement alone would pass a
+ * formula wrong the same way on all of them. */
+static long double l_rsqrt(long double x) { return 1 / sqrtl(x); }
+Test(vmath, own_kernels_within_one_ulp) {
+  static const struct { tc_op op; long double (*f)(long double); double lo, hi; } fs[] = {
+    {TC_OP_LOG, logl, 0.5, 2}, {TC_OP_LOG2, log2l, 0.5, 2}, {TC_OP_LOG10, log10l, 0.5, 2},
+    {TC_OP_LOG1P, log1pl, -0.5, 1}, {TC_OP_ATAN, atanl, -4, 4}, {TC_OP_ASIN, asinl, -1, 1},
+    {TC_OP_ACOS, acosl, -1, 1}, {TC_OP_RSQRT, l_rsqrt, 0, 4},
+  };
+  int lv[CPU_ISA_COUNT], nl = levels(lv);
+  enum { N = 20011 };
+  double *in = malloc(N * 8), *in2 = malloc(N * 8), *out = malloc(N * 8);
+  cr_assert(in && in2 && out);
+  int bad = 0;
+  for (int d = 0; d < 2; d++) {
+    tc_dtype dt = d ? TC_DT_F64 : TC_DT_F32;
+    for (size_t k = 0; k < sizeof fs / sizeof *fs + 2; k++) {
+      bool pair = k >= sizeof fs / sizeof *fs;   /* pow, then atan2 */
+      tc_op op = !pair ? fs[k].op : k == sizeof fs / sizeof *fs ? TC_OP_POW : TC_OP_ATAN2;
+      fill(dt, in, N);
+      fill(dt, in2, N);
+      for (int64_t i = 0; i < N; i += 2) {   /* every other value in the range of interest */
+        double u = (double)(next() >> 11) * 0x1p-53, v = (double)(next() >> 11) * 0x1p-53;
+        double x = pair ? (op == TC_OP_POW ? 0.25 + 4 * u : 8 * u - 4) : fs[k].lo + (fs[k].hi - fs[k].lo) * u;
+        double y = op == TC_OP_POW ? 40 * v - 20 : 8 * v - 4;
+        if (d) in[i] = x, in2[i] = y; else ((float *)in)[i] = (float)x, ((float *)in2)[i] = (float)y;
+      }
+      for (int l = 0; l < nl; l++) {
+        cpu_matmul_isa(lv[l]);
+        if (pair) cpu_vmath_bin_kernel(op, dt)(N, (char *)out, (const char *)in, 1, (const char *)in2, 1);
+        else cpu_vmath_kernel(op, dt)(N, (char *)out, (const char *)in, 1);
+        for (int64_t i = 0; i < N; i++) {
+          long double x = d ? in[i] : ((float *)in)[i], y = d ? in2[i] : ((float *)in2)[i];
+          double got = d ? out[i] : ((float *)out)[i];
+          long double want = op == TC_OP_POW ? powl(x, y) : op == TC_OP_ATAN2 ? atan2l(x, y) : fs[k].f(x);
+          /* beyond the dtype's range: its zero or infinity */
+          if (d && ((double)want == 0 || isinf((double)want))) want = (double)want;
+          if (!d && ((float)want == 0 || isinf((float)want))) want = (float)want;
+          double e = ulps(got, want, d);
+          if (e > 1 && ++bad <= 20)
+            cr_log_error("%s %s (%s) of %La, %La: %a, want %La (%.3f ulp)", tc_op_name(op), tt_name(dt),
+                         cpu_vmath_path_name(), x, y, got, want, e);
+        }
+      }
+    }
+  }
+  cpu_matmul_isa(99);
+  cr_assert_eq(bad, 0, "%d results more than 1 ulp off", bad);
+  free(in);
+  free(in2);
+  free(out);
 }
