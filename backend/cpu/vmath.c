@@ -134,56 +134,23 @@ TGT_256 static inline __m256 vm_canon___m256(__m256 r) {
  * its unused lanes zero, so every element sees the same code. Results
  * pass through vm_canon_* as they leave SLEEF. */
 #define VM_BLOCK 256
-/* The input and output VM_PF_AHEAD bytes ahead of the vector in hand are
- * prefetched (a hint: it never faults, past the end included): between
- * calls of tens of cycles the hardware prefetchers fell behind, and tanh
- * of 10^7 f64 ran at 4.2 ns an element against 2.9 from the caches. */
-#define VM_PF_AHEAD 2048
-/* Only in runs of VM_PF_MIN bytes or more: a shorter one is usually in the
- * caches already (the result of the op before), and there the prefetches
- * were some 3% of exp of 1000 f64. */
-#define VM_PF_MIN ((int64_t)64 << 10)
-#define VM_PREFETCH(s, d) \
-  do { \
-    if (len * (int64_t)sizeof *(s) >= VM_PF_MIN) { \
-      __builtin_prefetch((const char *)(s) + VM_PF_AHEAD); \
-      __builtin_prefetch((char *)(d) + VM_PF_AHEAD, 1); \
-    } \
-  } while (0)
+#define VM_STEP(d, s, VT, CALL, OP) VM_VEC(VT, CALL, d, s)
+/* after a block, its elements in vm_fix_range's bounds redone by vm_fix */
+#define VM_FIX(T, VT, CALL, OP) \
+  double tiny_, huge_; \
+  vm_fix_range(TC_OP_##OP, sizeof(T) == 4, &tiny_, &huge_); \
+  int fix_ = 0; \
+  for (int64_t k = 0; (tiny_ > 0 || huge_ < INFINITY) && k < n; k++) { \
+    T x_ = src[k], ax_ = x_ < 0 ? -x_ : x_; \
+    fix_ |= ((ax_ < (T)tiny_) & (x_ != 0)) | (ax_ > (T)huge_); \
+  } \
+  for (int64_t k = 0; fix_ && k < n; k++) { \
+    double r; \
+    if (vm_fix(TC_OP_##OP, (double)src[k], sizeof(T) == 4, &r)) o[i0 + k] = (T)r; \
+  }
 #define VM_KERNEL(NAME, TGT, T, W, VT, CALL, OP) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    T *o = (T *)(void *)o_; \
-    const T *a = (const T *)(const void *)a_; \
-    T buf[VM_BLOCK]; \
-    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
-      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK, j = 0; \
-      const T *src = a + i0 * sa; \
-      if (sa != 1) { \
-        for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
-        src = buf; \
-      } \
-      for (; j + W <= n; j += W) { \
-        VM_PREFETCH(src + j, o + i0 + j); \
-        VM_VEC(VT, CALL, o + i0 + j, src + j); \
-      } \
-      if (j < n) { \
-        T t[W] = {0}; \
-        memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
-        VM_VEC(VT, CALL, t, t); \
-        memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
-      } \
-      double tiny_, huge_; \
-      vm_fix_range(TC_OP_##OP, sizeof(T) == 4, &tiny_, &huge_); \
-      int fix_ = 0; \
-      for (int64_t k = 0; (tiny_ > 0 || huge_ < INFINITY) && k < n; k++) { \
-        T x_ = src[k], ax_ = x_ < 0 ? -x_ : x_; \
-        fix_ |= ((ax_ < (T)tiny_) & (x_ != 0)) | (ax_ > (T)huge_); \
-      } \
-      for (int64_t k = 0; fix_ && k < n; k++) { \
-        double r; \
-        if (vm_fix(TC_OP_##OP, (double)src[k], sizeof(T) == 4, &r)) o[i0 + k] = (T)r; \
-      } \
-    } \
+    CPU_VM_BLOCKS(T, VM_BLOCK, W, 1, CPU_VM_NONE, VM_STEP, VM_FIX, VT, CALL, OP) \
   }
 
 #if VM_X86
@@ -299,6 +266,15 @@ SIGMOID_PATH(TGT_BASE, base)
   for (int64_t k = 0; hit && k < n; k++) q[k] = VM_CANON(T, VM_POW_EXACT(T, pa[k], pb[k], q[k]));
 #define VM_NO_BCAST(T, y)
 #define VM_NO_FIX(T, q, pa, pb, n, sb)
+#define VM_BSTEP(d, x, y, VT, CALL, FIX) \
+  do { \
+    VT va_, vb_, r_; \
+    memcpy(&va_, x, sizeof va_); \
+    memcpy(&vb_, y, sizeof vb_); \
+    r_ = vm_canon_##VT(CALL(va_, vb_)); \
+    memcpy(d, &r_, sizeof r_); \
+  } while (0)
+#define VM_BEND(T, VT, CALL, FIX) FIX(T, (o + i0), pa, pb, n, sb)
 #define VM_BIN_KERNEL(NAME, TGT, T, W, VT, CALL, BCAST, FIX) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
@@ -309,32 +285,7 @@ SIGMOID_PATH(TGT_BASE, base)
       BCAST(T, y) \
       for (int k = 0; k < VM_BLOCK; k++) gb[k] = y; \
     } \
-    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
-      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK, j = 0; \
-      const T *pa = a + i0 * sa, *pb = sb == 0 ? gb : b + i0 * sb; \
-      if (sa != 1) { for (int64_t k = 0; k < n; k++) ga[k] = a[(i0 + k) * sa]; pa = ga; } \
-      if (sb > 1 || sb < 0) { for (int64_t k = 0; k < n; k++) gb[k] = b[(i0 + k) * sb]; pb = gb; } \
-      VT va, vb, r; \
-      for (; j + W <= n; j += W) { \
-        VM_PREFETCH(pa + j, o + i0 + j); \
-        memcpy(&va, pa + j, sizeof va); \
-        memcpy(&vb, pb + j, sizeof vb); \
-        r = vm_canon_##VT(CALL(va, vb)); \
-        memcpy(o + i0 + j, &r, sizeof r); \
-      } \
-      if (j < n) { \
-        T ta[W], tb[W]; \
-        for (int l = 0; l < W; l++) ta[l] = tb[l] = 1; \
-        memcpy(ta, pa + j, sizeof(T) * (size_t)(n - j)); \
-        memcpy(tb, pb + j, sizeof(T) * (size_t)(n - j)); \
-        memcpy(&va, ta, sizeof va); \
-        memcpy(&vb, tb, sizeof vb); \
-        r = vm_canon_##VT(CALL(va, vb)); \
-        memcpy(ta, &r, sizeof r); \
-        memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
-      } \
-      FIX(T, (o + i0), pa, pb, n, sb) \
-    } \
+    CPU_VM_BIN_BLOCKS(T, VM_BLOCK, W, VM_BSTEP, VM_BEND, VT, CALL, FIX) \
   }
 /* pow and atan2 of one path P: its target, the f64 lanes and vector type,
  * the f32 lanes and vector type, SLEEF's suffixes (f64, f32) */

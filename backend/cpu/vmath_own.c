@@ -361,17 +361,8 @@ OWN_FN VD o4_scalef(VD a, VD q) {
 
 /* ---- the loops ---- */
 /* Blocks of OWN_BLOCK elements; a strided input is gathered into a buffer
- * first. The inputs and outputs VM_PF_AHEAD bytes ahead are prefetched in
- * long runs, as vmath.c's loops do. */
+ * first; long runs prefetched as vmath.c's are (CPU_VM_PREFETCH). */
 #define OWN_BLOCK 256
-#define OWN_PF_AHEAD 2048
-#define OWN_PREFETCH(s, d) \
-  do { \
-    if (len * (int64_t)sizeof *(s) >= ((int64_t)64 << 10)) { \
-      __builtin_prefetch((const char *)(s) + OWN_PF_AHEAD); \
-      __builtin_prefetch((char *)(d) + OWN_PF_AHEAD, 1); \
-    } \
-  } while (0)
 
 /* One double at a time: a
  * block's results, then the elements whose *out was set redone by the
@@ -437,29 +428,10 @@ OWN_FN VD o4_scalef(VD a, VD q) {
     } \
   } while (0)
 /* a block's last elements: through the same vectors, zeros after them */
+#define OWN_STEPV(d, s, W, T, F) OWN_VEC2(W, T, F, d, s)
 #define OWN_LOOPV(NAME, W, T, F) \
   OWN_TGT_##W static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    T *o = (T *)(void *)o_; \
-    const T *a = (const T *)(const void *)a_; \
-    T buf[OWN_BLOCK]; \
-    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
-      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK, j = 0; \
-      const T *src = a + i0 * sa; \
-      if (sa != 1) { \
-        for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
-        src = buf; \
-      } \
-      for (; j + 2 * W <= n; j += 2 * W) { \
-        OWN_PREFETCH(src + j, o + i0 + j); \
-        OWN_VEC2(W, T, F, o + i0 + j, src + j); \
-      } \
-      if (j < n) { \
-        T t[2 * W] = {0}; \
-        memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
-        OWN_VEC2(W, T, F, t, t); \
-        memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
-      } \
-    } \
+    CPU_VM_BLOCKS(T, OWN_BLOCK, 2 * W, 1, CPU_VM_NONE, OWN_STEPV, CPU_VM_NONE, W, T, F) \
   }
 #endif
 
@@ -509,6 +481,7 @@ OWN_FN VD o4_scalef(VD a, VD q) {
         if (om_ >> l_ & 1) (d)[l_] = (T)own_slow_##F(xs_[l_], ys_[l_]); \
     } \
   } while (0)
+#define OWN_BSTEP(d, x, y, W, T, F) OWN_BVEC(W, T, F, d, x, y)
 #define OWN_BIN_LOOPV(NAME, W, T, F) \
   OWN_TGT_##W static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
@@ -517,24 +490,7 @@ OWN_FN VD o4_scalef(VD a, VD q) {
     OWN_BIN_EXACT(T, F) \
     if (sb == 0) \
       for (int k = 0; k < OWN_BLOCK; k++) gb[k] = b[0]; \
-    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
-      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK, j = 0; \
-      const T *pa = a + i0 * sa, *pb = sb == 0 ? gb : b + i0 * sb; \
-      if (sa != 1) { for (int64_t k = 0; k < n; k++) ga[k] = a[(i0 + k) * sa]; pa = ga; } \
-      if (sb != 0 && sb != 1) { for (int64_t k = 0; k < n; k++) gb[k] = b[(i0 + k) * sb]; pb = gb; } \
-      for (; j + W <= n; j += W) { \
-        OWN_PREFETCH(pa + j, o + i0 + j); \
-        OWN_BVEC(W, T, F, o + i0 + j, pa + j, pb + j); \
-      } \
-      if (j < n) { \
-        T ta[W], tb[W]; \
-        for (int l = 0; l < W; l++) ta[l] = tb[l] = 1; \
-        memcpy(ta, pa + j, sizeof(T) * (size_t)(n - j)); \
-        memcpy(tb, pb + j, sizeof(T) * (size_t)(n - j)); \
-        OWN_BVEC(W, T, F, ta, ta, tb); \
-        memcpy(o + i0 + j, ta, sizeof(T) * (size_t)(n - j)); \
-      } \
-    } \
+    CPU_VM_BIN_BLOCKS(T, OWN_BLOCK, W, OWN_BSTEP, CPU_VM_NONE, W, T, F) \
   }
 #endif
 
@@ -548,61 +504,43 @@ OWN_FN VD o4_scalef(VD a, VD q) {
   X(ATAN, atan_d, double) X(ATAN, atan_f, float) X(ASIN, asin_f, float) X(ACOS, acos_f, float) \
   X(LOG1P, log1p_f, float) X(ASIN, asin_d, double) X(ACOS, acos_d, double)
 
-#define OWN_STAMP1(OP, F, T) \
-  OWN_LOOP1(own_##F##_base, , T, F)
-OWN_FUNCS(OWN_STAMP1)
 #if OWN_X86
-#define OWN_STAMPX(OP, F, T) \
-  OWN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
-  OWN_LOOPV(own_##F##_avx2, 4, T, F) \
-  OWN_LOOPV(own_##F##_avx512, 8, T, F)
-OWN_FUNCS(OWN_STAMPX)
+#define OWN_IF_X86(...) __VA_ARGS__
+#else
+#define OWN_IF_X86(...)
 #endif
+/* a kernel on each path: OWN_LOOP1 and OWN_LOOPV, or (K = BIN_) their
+ * two-operand forms */
+#define OWN_STAMP(K, F, T) \
+  OWN_##K##LOOP1(own_##F##_base, , T, F) \
+  OWN_IF_X86(OWN_##K##LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) OWN_##K##LOOPV(own_##F##_avx2, 4, T, F) \
+               OWN_##K##LOOPV(own_##F##_avx512, 8, T, F))
+#define OWN_STAMP_UN(OP, F, T) OWN_STAMP(, F, T)
+#define OWN_STAMP_BIN(OP, F, T) OWN_STAMP(BIN_, F, T)
+OWN_FUNCS(OWN_STAMP_UN)
 
-/* [path][op][0 f32, 1 f64], paths as vmath.c's: base, FMA, AVX2, AVX-512 */
+/* [path][op][0 f32, 1 f64] of the kernels FUNCS stamps, paths as
+ * vmath.c's: base, FMA, AVX2, AVX-512 */
 #define OWN_ENTRY(OP, F, T, P) [TC_OP_##OP][sizeof(T) == 8] = own_##F##_##P,
 #define OWN_ENTRY_BASE(OP, F, T) OWN_ENTRY(OP, F, T, base)
 #define OWN_ENTRY_FMA(OP, F, T) OWN_ENTRY(OP, F, T, fma)
 #define OWN_ENTRY_AVX2(OP, F, T) OWN_ENTRY(OP, F, T, avx2)
 #define OWN_ENTRY_AVX512(OP, F, T) OWN_ENTRY(OP, F, T, avx512)
-static const cpu_vmath_fn own_table[4][TC_OP_COUNT][2] = {
-  {OWN_FUNCS(OWN_ENTRY_BASE)},
-#if OWN_X86
-  {OWN_FUNCS(OWN_ENTRY_FMA)},
-  {OWN_FUNCS(OWN_ENTRY_AVX2)},
-  {OWN_FUNCS(OWN_ENTRY_AVX512)},
-#endif
-};
+#define OWN_TABLE(NAME, FN_T, FUNCS) \
+  static const FN_T NAME[4][TC_OP_COUNT][2] = { \
+    {FUNCS(OWN_ENTRY_BASE)}, \
+    OWN_IF_X86({FUNCS(OWN_ENTRY_FMA)}, {FUNCS(OWN_ENTRY_AVX2)}, {FUNCS(OWN_ENTRY_AVX512)})};
+OWN_TABLE(own_table, cpu_vmath_fn, OWN_FUNCS)
 
-/* pow and atan2: [path][0 pow, 1 atan2][0 f32, 1 f64] */
+/* pow and atan2 */
 #define OWN_BIN_FUNCS(X) X(POW, pow_f, float) X(POW, pow_d, double) X(ATAN2, atan2_f, float) X(ATAN2, atan2_d, double)
-#define OWN_BSTAMP1(OP, F, T) OWN_BIN_LOOP1(own_##F##_base, , T, F)
-OWN_BIN_FUNCS(OWN_BSTAMP1)
-#if OWN_X86
-#define OWN_BSTAMPX(OP, F, T) \
-  OWN_BIN_LOOP1(own_##F##_fma, OWN_TGT_FMA, T, F) \
-  OWN_BIN_LOOPV(own_##F##_avx2, 4, T, F) \
-  OWN_BIN_LOOPV(own_##F##_avx512, 8, T, F)
-OWN_BIN_FUNCS(OWN_BSTAMPX)
-#endif
-#define OWN_BENTRY(OP, F, T, P) [TC_OP_##OP == TC_OP_ATAN2][sizeof(T) == 8] = own_##F##_##P,
-#define OWN_BENTRY_BASE(OP, F, T) OWN_BENTRY(OP, F, T, base)
-#define OWN_BENTRY_FMA(OP, F, T) OWN_BENTRY(OP, F, T, fma)
-#define OWN_BENTRY_AVX2(OP, F, T) OWN_BENTRY(OP, F, T, avx2)
-#define OWN_BENTRY_AVX512(OP, F, T) OWN_BENTRY(OP, F, T, avx512)
-static const cpu_vmath_bin_fn own_bin_table[4][2][2] = {
-  {OWN_BIN_FUNCS(OWN_BENTRY_BASE)},
-#if OWN_X86
-  {OWN_BIN_FUNCS(OWN_BENTRY_FMA)},
-  {OWN_BIN_FUNCS(OWN_BENTRY_AVX2)},
-  {OWN_BIN_FUNCS(OWN_BENTRY_AVX512)},
-#endif
-};
+OWN_BIN_FUNCS(OWN_STAMP_BIN)
+OWN_TABLE(own_bin_table, cpu_vmath_bin_fn, OWN_BIN_FUNCS)
 
 cpu_vmath_bin_fn cpu_vmath_own_bin(tc_op op, tc_dtype dt, int path) {
   if ((op != TC_OP_POW && op != TC_OP_ATAN2) || (dt != TC_DT_F32 && dt != TC_DT_F64) || path < 0 || path >= 4)
     return NULL;
-  return own_bin_table[path][op == TC_OP_ATAN2][dt == TC_DT_F64];
+  return own_bin_table[path][op][dt == TC_DT_F64];
 }
 
 cpu_vmath_fn cpu_vmath_own(tc_op op, tc_dtype dt, int path) {

@@ -168,31 +168,16 @@ VT_TGT static inline VD VT_N(vt_fast_f)(int fn, VD x, VU *big) {
  * VT_BLOCK elements (a strided input gathered first), VT_W at a time, the
  * tail padded with zeros; then, where a block had lanes above VT_BIG, those
  * redone one by one: NaN for NaN and inf, vt_huge for the finite ones. */
+#define VT_BEGIN(FN, SUF) VU big = VT_U(0);
+#define VT_STEP(d, s, FN, SUF) VT_STEP_##SUF(FN, d, s, big)
+#define VT_END(T, FN, SUF) \
+  bool any = false; \
+  for (int l = 0; l < VT_W; l++) any |= VT_LANE(big, l) > vt_asu_s(VT_BIG); \
+  for (int64_t k = 0; any && k < n; k++) \
+    if (!(fabs((double)src[k]) <= VT_BIG)) o[i0 + k] = (T)vt_huge(FN, src[k]);
 #define VT_KERNEL(NAME, FN, T, SUF) \
   VT_TGT static void VT_N(NAME##_##SUF)(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    T *o = (T *)(void *)o_; \
-    const T *a = (const T *)(const void *)a_; \
-    T buf[VT_BLOCK]; \
-    for (int64_t i0 = 0; i0 < len; i0 += VT_BLOCK) { \
-      int64_t n = len - i0 < VT_BLOCK ? len - i0 : VT_BLOCK, j = 0; \
-      const T *src = a + i0 * sa; \
-      if (sa != 1) { \
-        for (int64_t k = 0; k < n; k++) buf[k] = a[(i0 + k) * sa]; \
-        src = buf; \
-      } \
-      VU big = VT_U(0); \
-      for (; j + VT_W <= n; j += VT_W) VT_STEP_##SUF(FN, o + i0 + j, src + j, big); \
-      if (j < n) { \
-        T t[VT_W] = {0}; \
-        memcpy(t, src + j, sizeof(T) * (size_t)(n - j)); \
-        VT_STEP_##SUF(FN, t, t, big); \
-        memcpy(o + i0 + j, t, sizeof(T) * (size_t)(n - j)); \
-      } \
-      bool any = false; \
-      for (int l = 0; l < VT_W; l++) any |= VT_LANE(big, l) > vt_asu_s(VT_BIG); \
-      for (int64_t k = 0; any && k < n; k++) \
-        if (!(fabs((double)src[k]) <= VT_BIG)) o[i0 + k] = (T)vt_huge(FN, src[k]); \
-    } \
+    CPU_VM_BLOCKS(T, VT_BLOCK, VT_W, 0, VT_BEGIN, VT_STEP, VT_END, FN, SUF) \
   }
 #define VT_STEP_d(FN, d, s, big) \
   do { \
@@ -220,6 +205,9 @@ static const cpu_vmath_fn VT_N(vt_table)[3][2] = {
   {VT_N(vt_sin_f), VT_N(vt_sin_d)}, {VT_N(vt_cos_f), VT_N(vt_cos_d)}, {VT_N(vt_tan_f), VT_N(vt_tan_d)}};
 
 #undef VT_KERNEL
+#undef VT_BEGIN
+#undef VT_STEP
+#undef VT_END
 #undef VT_STEP_d
 #undef VT_STEP_f
 #undef VT_P
