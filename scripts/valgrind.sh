@@ -42,8 +42,15 @@ vg_only_wrong="$vg_only_wrong|elementwise/math_and_rounding_all_claimed_dtypes|e
 # test and make check.
 vg_only_wrong="$vg_only_wrong|vmath/every_path_gives_the_same_bits|vmath/trig_lane_alone_whatever_neighbours_and_path"
 vg_only_wrong="$vg_only_wrong|vmath/trig_special_and_huge_values|elementwise/arithmetic_all_claimed_dtypes"
-echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice, u64 -> f64 wrongly, its AVX compares give sign(NaN) = 1, and its FMAs -0 for +0)"
-$vg --trace-children=yes "$build/unit-tests" --jobs 2 --filter "!($vg_only_wrong)" > "$logs/unit.out" 2>&1 || { fail=1; tail -20 "$logs/unit.out"; }
+# And its x87: long double is computed in double precision under valgrind,
+# so the test that measures tcalc's own kernels against the C library's
+# long double functions (ulps) finds 12514 results "off" there alone.
+vg_only_wrong="$vg_only_wrong|vmath/own_kernels_within_one_ulp"
+# The heaviest tests run a sample of their cases here (TT_SAMPLED, see
+# tests/unit/tt.h: fewer sizes and thread counts, every kind of case):
+# memcheck's 20-50x slowdown made them 9 of the step's 10 minutes.
+echo "valgrind: unit tests except $vg_only_wrong (valgrind rounds i64 -> f32 twice, u64 -> f64 wrongly, its AVX compares give sign(NaN) = 1, its FMAs -0 for +0, its long double is a double; the heaviest tests sampled: TT_SAMPLED=1)"
+TT_SAMPLED=1 $vg --trace-children=yes "$build/unit-tests" --jobs 2 --filter "!($vg_only_wrong)" > "$logs/unit.out" 2>&1 || { fail=1; tail -20 "$logs/unit.out"; }
 grep -h 'Synthesis' "$logs/unit.out"
 
 bad=$(grep -l -E 'ERROR SUMMARY: [1-9]|definitely lost|indirectly lost|possibly lost|Invalid|uninitialised' "$logs"/*.log 2>/dev/null)

@@ -20,6 +20,11 @@ void tt_fail(const char *fmt, ...) {
   cr_log_error("%s", buf);
 }
 
+bool tt_sampled(void) {
+  const char *s = getenv("TT_SAMPLED");
+  return s && *s && strcmp(s, "0") != 0;
+}
+
 int tt_failures(void) {
   int n = nfail;
   nfail = 0;

@@ -13,6 +13,11 @@
 /* ---- failure accounting: log the first failures, assert at the end ---- */
 void tt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tt_failures(void);
+/* Whether the heaviest tests run a sample of their cases (every kind of
+ * case, fewer sizes and thread counts): under valgrind, where
+ * scripts/valgrind.sh sets TT_SAMPLED=1; make test and make check run
+ * them all. */
+bool tt_sampled(void);
 #define TT_CHECK(cond, ...) do { if (!(cond)) tt_fail(__VA_ARGS__); } while (0)
 #define TT_DONE() do { int n_ = tt_failures(); cr_assert_eq(n_, 0, "%d failed checks (the first are logged above)", n_); } while (0)
 
