@@ -193,17 +193,17 @@ static const char *const engine_words[] = {
   NULL};
 
 const command runner_commands[] = {
-  {"help", {NULL}, cmd_help, NULL, false, ":help [NAME]", false},
-  {"vars", {NULL}, cmd_vars, NULL, false, ":vars", false},
-  {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]", false},
-  {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]", false},
-  {"caps", {NULL}, cmd_caps, NULL, false, ":caps", false},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate]", false},
-  {"time", {NULL}, cmd_timing, NULL, false, ":time STMT", true},
-  {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT", true},
-  {"run", {NULL}, cmd_run, NULL, false, ":run FILE", false},
-  {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit", false},
-  {NULL, {NULL}, NULL, NULL, false, NULL, false},
+  {"help", {NULL}, cmd_help, NULL, false, ":help [NAME]", "describe a function, operator, reserved word or session command (:help alone lists them all)", false},
+  {"vars", {NULL}, cmd_vars, NULL, false, ":vars", "the variables with their dtype and shape (and whether they are weak)", false},
+  {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]", "forget one variable, or all", false},
+  {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]", "show the engine that runs statements, or choose cpu or cuda", false},
+  {"caps", {NULL}, cmd_caps, NULL, false, ":caps", "the capability table: each op and the dtypes each engine runs it on (--caps)", false},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate]", "show the settings, or set one: digits shown (precision), line width, a memory limit for one\n  value (max_memory, e.g. 2G), and what integer overflow does (wrap, check or saturate)", false},
+  {"time", {NULL}, cmd_timing, NULL, false, ":time STMT", "run STMT repeatedly (at least 5 runs and 0.2 s) and print the median time of one run", true},
+  {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT", "run an expression statement on the CPU and on the CUDA engine and compare the results:\n  integers and bools identical, floats within the tolerance of the loosest op", true},
+  {"run", {NULL}, cmd_run, NULL, false, ":run FILE", "run the statements of FILE in this session, as if typed", false},
+  {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit", "end the session (also :q, :exit, Ctrl-D)", false},
+  {NULL, {NULL}, NULL, NULL, false, NULL, NULL, false},
 };
 
 static const command *find_command(const char *name) {

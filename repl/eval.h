@@ -51,8 +51,10 @@ typedef struct session {
   bool err_claimed;
   trace_entry trace[TC_MAX_CALL_DEPTH];
   int ntrace;
-  /* print(): writes a value as a top-level result would be */
-  void (*emit)(void *ud, value *v);
+  /* print(): writes a value as a top-level result would be; more: another
+   * item of the same print follows (text mode: on the same line); v NULL:
+   * print() of nothing */
+  void (*emit)(void *ud, value *v, bool more);
   void *emit_ud;
   const char *stack_top;       /* for the C stack guard of deep calls */
   /* output options */

@@ -1,12 +1,38 @@
 /* :help, :caps and the function list, written from the tables: the op
  * table, the capability rows and the session command table. */
 #include <string.h>
+#include "lexer.h"
 #include "runner_int.h"
+
+/* :help of each reserved word (the lexer's TC_KEYWORDS) */
+static const char *const keyword_help[KW_COUNT] = {
+  [KW_DEF] = "def NAME(P, Q=1) = EXPR    def NAME(P) ... return EXPR ... end\n"
+             "  define a function (top level only); parameters and names assigned inside are local,\n"
+             "  Q=1 a default; a later def of the same name replaces it",
+  [KW_IF] = "if C then ... elif C then ... else ... end\n"
+            "  run the first block whose condition holds; a condition has one element (nonzero and NaN\n"
+            "  are true); otherwise bad_argument (use any or all)",
+  [KW_THEN] = "then: begins the block of if C and of elif C (:help if)",
+  [KW_ELIF] = "elif C then: another condition of an if block (:help if)",
+  [KW_ELSE] = "else: the block of an if that runs when no condition held (:help if)",
+  [KW_END] = "end: closes a def, if, while or for block",
+  [KW_WHILE] = "while C do ... end\n  run the block while the condition C is true",
+  [KW_DO] = "do: begins the block of while C and of for NAME in EXPR (:help while, :help for)",
+  [KW_FOR] = "for NAME in EXPR do ... end\n"
+             "  run the block with NAME bound to each slice of EXPR along its first axis\n"
+             "  (for i in arange(10) do ... end)",
+  [KW_IN] = "in: for NAME in EXPR do ... end (:help for)",
+  [KW_BREAK] = "break: leave the innermost while or for loop",
+  [KW_CONTINUE] = "continue: go on with the next iteration of the innermost while or for loop",
+  [KW_RETURN] = "return EXPR: end the function being run, with EXPR as its value (return alone: none)",
+  [KW_NONE] = "none: no value; as an argument, 'not given' (the parameter's default)",
+};
 
 /* :help: the functions by family, the aliases, the casts, the operators
  * and the session commands. */
 static void help_all(FILE *f) {
-  fputs("Functions by family (:help NAME describes one; its operator in parentheses):\n", f);
+  fputs("Functions by family (:help NAME describes one, or an operator, reserved word or :command;\n"
+        "its operator in parentheses):\n", f);
   /* families in the order their first op appears in the table */
   const char *titles[TC_OP_COUNT];
   int nt = 0;
@@ -68,14 +94,60 @@ static void help_all(FILE *f) {
   fputc('\n', f);
 }
 
+static int help_op(FILE *f, tc_op op);
+
+/* :help SYM for what the lexer reads as an operator (both ops of a symbol
+ * that is infix and prefix, as -), a compound assignment (x += e), =, a
+ * reserved word, or a session command (:set or set); 1 when name is none
+ * of them. */
+static int help_syntax(FILE *f, const char *name) {
+  if (name[0] == ':' || !fn_find(name)) {
+    const char *cname = name[0] == ':' ? name + 1 : name;
+    for (const command *c = runner_commands; c->name; c++) {
+      bool hit = !strcmp(c->name, cname);
+      for (int k = 0; k < 3 && c->aliases[k] && !hit; k++) hit = !strcmp(c->aliases[k], cname);
+      if (hit) {
+        fprintf(f, "%s\n  %s\n", c->usage, c->doc);
+        return 0;
+      }
+    }
+  }
+  lexer lx;
+  int32_t n = (int32_t)strlen(name);
+  lex_init(&lx, name, n);
+  token t = lex_next(&lx);
+  if (t.end != n) return 1;   /* more than one token */
+  if (t.kind == T_KW && keyword_help[t.kw]) {
+    fprintf(f, "%s\n", keyword_help[t.kw]);
+    return 0;
+  }
+  if (t.kind == T_ASSIGN) {
+    fputs("NAME = EXPR    NAME[INDEX] = EXPR\n  bind a name to a value, or write the elements an index selects "
+          "(the value broadcast to them, cast to the tensor's dtype)\n", f);
+    return 0;
+  }
+  if (t.kind == T_OPASSIGN && t.infix >= 0) {
+    fprintf(f, "x %s e is x = x %.*s e (x may be indexed: x[i] %s e)\n", name, (int)(n - 1), name, name);
+    return help_op(f, (tc_op)t.infix);
+  }
+  if (t.kind != T_OP || (t.infix < 0 && t.prefix < 0)) return 1;
+  if (t.infix >= 0 && strcmp(tc_op_symbol((tc_op)t.infix), name))
+    fprintf(f, "%s is %s, the operator of %s\n", name, tc_op_symbol((tc_op)t.infix), tc_op_name((tc_op)t.infix));
+  if (t.infix >= 0) help_op(f, (tc_op)t.infix);
+  if (t.prefix >= 0) help_op(f, (tc_op)t.prefix);
+  return 0;
+}
+
 /* Writes :help (all) or :help NAME. Everything comes from the tables. */
 int help_text(FILE *f, const char *name) {
   if (!name || !*name) {
     help_all(f);
     return 0;
   }
+  if (help_syntax(f, name) == 0) return 0;
   if (!strcmp(name, "print")) {   /* a statement of the language, not a row of the op table */
-    fputs("print(x, ...)\n  print each value now, as a top-level result would be (text, or one JSON line each);\n"
+    fputs("print(x, ...)\n  print the values now, as top-level results would be: in text on one line separated by\n"
+          "  a space (print() an empty line), with --json one JSON line each;\n"
           "  inside a block, expression statements print nothing: print is how a block shows a value\n", f);
     return 0;
   }
@@ -87,7 +159,11 @@ int help_text(FILE *f, const char *name) {
     if (!e) return 0;
   } else if (strcmp(e->name, tc_op_name((tc_op)e->op)))
     fprintf(f, "%s is another name for %s\n", e->name, tc_op_name((tc_op)e->op));
-  tc_op op = (tc_op)e->op;
+  return help_op(f, (tc_op)e->op);
+}
+
+/* One op's help: its signature, operator, text and dtypes per engine. */
+static int help_op(FILE *f, tc_op op) {
   fprintf(f, "%s(%s)", tc_op_name(op), tc_op_signature(op));
   if (*tc_op_symbol(op)) {
     fprintf(f, tc_op_assoc(op) == TC_ASSOC_PREFIX ? "    operator: %sx" : "    operator: a %s b", tc_op_symbol(op));

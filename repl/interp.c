@@ -488,15 +488,24 @@ int call_user(ctx *c, ufunc *u, node *call, value *out) {
 }
 
 /* print(EXPR, ...): each value as a top-level result. */
+/* print(a, b, ...): every argument evaluated first (an error prints
+ * nothing), then written as Python's print writes them: in text mode on one
+ * line, separated by a space; print() writes an empty line. */
 int call_print(ctx *c, node *call) {
-  for (int i = 0; i < call->nkids; i++) {
+  int n = call->nkids, rc = 0;
+  value *vs = calloc((size_t)(n ? n : 1), sizeof *vs);
+  if (!vs) return fail_node(c, call, TC_E_OOM, "%s", "out of memory");
+  for (int i = 0; i < n && rc == 0; i++) {
     node *k = call->kids[i];
-    if (k->kind == N_KWARG) return fail_node(c, k, TC_E_BAD_ARG, "%s", "print takes no keyword arguments");
-    value v = {0};
-    if (eval(c, k, &v) != 0) return -1;
-    if (v.kind == V_NONE) return fail_node(c, k, TC_E_BAD_ARG, "%s", "print: the argument gives no value");
-    if (c->s->emit) c->s->emit(c->s->emit_ud, &v);
-    value_free(&v);
+    if (k->kind == N_KWARG) rc = fail_node(c, k, TC_E_BAD_ARG, "%s", "print takes no keyword arguments");
+    else if (eval(c, k, &vs[i]) != 0) rc = -1;
+    else if (vs[i].kind == V_NONE) rc = fail_node(c, k, TC_E_BAD_ARG, "%s", "print: the argument gives no value");
   }
-  return 0;
+  if (rc == 0 && c->s->emit) {
+    if (!n) c->s->emit(c->s->emit_ud, NULL, false);
+    for (int i = 0; i < n; i++) c->s->emit(c->s->emit_ud, &vs[i], i + 1 < n);
+  }
+  for (int i = 0; i < n; i++) value_free(&vs[i]);
+  free(vs);
+  return rc;
 }

@@ -178,7 +178,7 @@ static bool set_kids(parser *p, node *n, kids *k) {
   free(k->v);
   k->v = NULL;
   if (!n->kids || k->oom) { fail_oom(p, n->start, n->end); return false; }
-  if (n->depth > TC_MAX_DEPTH) {
+  if (n->depth > TC_MAX_DEPTH + 1) {   /* a leaf is depth 1, and nests nothing */
     fail_at(p, n->start, n->end, "expression nested too deeply (limit %s)", "1000");
     return false;
   }
@@ -201,7 +201,8 @@ static int find_op(const parser *p, bool prefix) {
 static node *parse_expr(parser *p, int rbp);
 
 static node *enter(parser *p) {
-  if (++p->depth > TC_MAX_DEPTH) return fail_at(p, p->tok.start, p->tok.end, "expression nested too deeply (limit %s)", "1000");
+  /* the statement's expression is depth 1: TC_MAX_DEPTH levels inside it */
+  if (++p->depth > TC_MAX_DEPTH + 1) return fail_at(p, p->tok.start, p->tok.end, "expression nested too deeply (limit %s)", "1000");
   return (node *)p;   /* any non-NULL */
 }
 

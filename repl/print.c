@@ -511,7 +511,8 @@ static void emit(tctx *c, int d, int64_t off) {
 }
 
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
-  if (v->kind == V_STR) { fprintf(f, "%s\n", v->s); return 0; }
+  char end = o->end ? o->end : '\n';
+  if (v->kind == V_STR) { fprintf(f, "%s%c", v->s, end); return 0; }
   if (v->kind != V_TENSOR) return 0;
   tc_tensor *t = v->t;
   bool summarise = !o->full && cells(t) > SUMMARY_THRESHOLD;
@@ -551,18 +552,17 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
       sink_dims(out, t);
     }
   }
-  *out->p++ = '\n';
+  *out->p++ = end;
   host_done(&hb);
   return sink_close(out, err);
 }
 
 /* ---- JSON ---- */
-/* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs,
- * no surrogates, nothing above U+10FFFF). */
-static int utf8_len(const unsigned char *s) {
+int utf8_len(const unsigned char *s, size_t avail) {
+  if (!avail) return 0;
   if (s[0] < 0x80) return 1;
   int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
-  if (!n) return 0;
+  if (!n || (size_t)n > avail) return 0;
   for (int i = 1; i < n; i++)
     if ((s[i] & 0xC0) != 0x80) return 0;
   if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
@@ -576,7 +576,7 @@ char *utf8_sanitize(const char *s) {
   if (!out) return NULL;
   size_t o = 0;
   for (const unsigned char *p = (const unsigned char *)s; *p;) {
-    int k = utf8_len(p);
+    int k = utf8_len(p, SIZE_MAX);
     if (k) { memcpy(out + o, p, (size_t)k); o += (size_t)k; p += k; }
     else { memcpy(out + o, "\xEF\xBF\xBD", 3); o += 3; p++; }
   }
@@ -615,7 +615,7 @@ static void json_nest(sink *s, const tc_tensor *t, elem_kind k, const char **pos
 static void json_str(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; *p;) {
-    int k = utf8_len(p);
+    int k = utf8_len(p, SIZE_MAX);
     if (!k) { fputs("\xEF\xBF\xBD", f); p++; continue; }   /* U+FFFD */
     if (k > 1) { fwrite(p, 1, (size_t)k, f); p += k; continue; }
     unsigned c = *p++;

@@ -8,6 +8,7 @@ typedef struct print_opts {
   int precision;
   bool full;
   int width;     /* text rows wrap at this column (0: never); JSON never wraps */
+  char end;      /* what follows a value in text (0: a newline) */
 } print_opts;
 
 /* Shortest text that reads back to the same value in dtype dt (Python's
@@ -27,6 +28,9 @@ int print_json(FILE *f, const value *v, tc_err *err);
 /* A copy of s with every invalid UTF-8 sequence replaced by U+FFFD, so that
  * JSON output stays valid whatever bytes the user typed; NULL when out of memory. */
 char *utf8_sanitize(const char *s);
+/* Length of the valid UTF-8 sequence at s within avail bytes, or 0 (RFC
+ * 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
+int utf8_len(const unsigned char *s, size_t avail);
 /* Writes an error as one JSON object line. line/column are 1-based or 0;
  * tr: the trace through user functions (ntr entries, innermost first). */
 void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr);

@@ -6,8 +6,13 @@
 #include "runner_int.h"
 
 /* ---- error reports ---- */
-/* Columns count characters, not bytes: UTF-8 continuation bytes are skipped. */
-static bool utf8_cont(char c) { return ((unsigned char)c & 0xC0) == 0x80; }
+/* Columns count characters, not bytes: a valid UTF-8 sequence is one
+ * column, and so is each byte of invalid UTF-8 (shown as '?'). The bytes
+ * of the unit at src[i], the line ending at le. */
+static int32_t unit_len(const char *src, int32_t i, int32_t le) {
+  int k = utf8_len((const unsigned char *)src + i, (size_t)(le - i));
+  return k ? k : 1;
+}
 
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
   int line = 0, col = 0;
@@ -38,7 +43,7 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
       const char *nl = memchr(src + ls, '\n', (size_t)(len - ls));
       le = nl ? (int32_t)(nl - src) : len;
     }
-    for (int32_t i = cfrom; i < e->start; i++) col += !utf8_cont(src[i]);
+    for (int32_t i = cfrom; i < e->start; i += unit_len(src, i, le)) col++;
     r->loc_src = src;
     r->loc_len = len;
     r->loc_line0 = line0;
@@ -69,20 +74,27 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
   if (line > 0 && r->source) fprintf(f, "  --> %s:%d:%d\n", r->source, line, col);
   if (src && line > 0 && le - ls < 4096) {
     fputs("  ", f);
-    for (int32_t i = ls; i < le; i++) fputc(src[i] == '\t' ? ' ' : (unsigned char)src[i] < 0x20 ? '?' : src[i], f);
+    for (int32_t i = ls; i < le;) {   /* tabs as spaces; control characters and invalid UTF-8 as '?' */
+      int k = utf8_len((const unsigned char *)src + i, (size_t)(le - i));
+      unsigned char c = (unsigned char)src[i];
+      if (k > 1) fwrite(src + i, 1, (size_t)k, f);
+      else fputc(c == '\t' ? ' ' : !k || c < 0x20 || c == 0x7f ? '?' : c, f);
+      i += k ? k : 1;
+    }
     fputs("\n  ", f);
-    for (int32_t i = ls; i < e->start; i++)
-      if (!utf8_cont(src[i])) fputc(' ', f);
+    for (int32_t i = ls; i < e->start && i < le; i += unit_len(src, i, le)) fputc(' ', f);
     int32_t end = e->end > e->start ? e->end : e->start + 1;
     if (end > le) end = le > e->start ? le : e->start + 1;
     if (r->color) fputs("\033[1;31m", f);
-    for (int32_t i = e->start; i < end; i++)
-      if (i >= le || !utf8_cont(src[i])) fputc('^', f);
+    for (int32_t i = e->start; i < end; i += i < le ? unit_len(src, i, le) : 1) fputc('^', f);
     if (r->color) fputs("\033[0m", f);
     fputc('\n', f);
   }
+  /* each call, innermost first: the function called, and the function
+   * that made the call (the next entry's) at the line of the call */
   for (int i = 0; i < r->ntrace; i++) {
-    fprintf(f, "  called from %s at line %d", r->trace[i].fn, r->trace[i].line);
+    const char *caller = i + 1 < r->ntrace ? r->trace[i + 1].fn : "the top level";
+    fprintf(f, "  in %s, called from %s at line %d", r->trace[i].fn, caller, r->trace[i].line);
     if (r->trace[i].repeat > 1) fprintf(f, " (%d times)", r->trace[i].repeat);
     fputc('\n', f);
   }

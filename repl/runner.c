@@ -62,10 +62,17 @@ static void show(runner *r, value *v) {
   if (rc != 0) runner_fail(r, &err, NULL, 0, 0);
 }
 
-/* print(): a value written now, as a top-level result. */
-static void emit(void *ud, value *v) {
+/* print(): a value written now, as a top-level result; in text mode an
+ * item with more after it ends with a space instead of the newline. */
+static void emit(void *ud, value *v, bool more) {
   runner *r = ud;
-  show(r, v);
+  if (!v) {
+    if (!r->json) fputc('\n', r->out);
+  } else {
+    r->po.end = more && !r->json ? ' ' : '\n';
+    show(r, v);
+    r->po.end = '\n';
+  }
   check_output(r);
 }
 
@@ -204,6 +211,10 @@ static void keep_comment(runner *r, const char *c, size_t n) {
 
 void runner_line(runner *r, const char *line, size_t n) {
   if (r->stop) return;
+  if (r->line == 0 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {   /* a UTF-8 byte-order mark opening a source */
+    line += 3;
+    n -= 3;
+  }
   r->line++;
   if (r->len == 0) {
     size_t i = 0;

@@ -29,6 +29,7 @@ typedef struct command {
   const char *const *words;       /* the words its argument completes to, or NULL */
   bool more;                      /* a value follows the word (:set precision N) */
   const char *usage;              /* for :help */
+  const char *doc;                /* for :help :NAME */
   bool stmt;                      /* the argument is a statement, whose # comment its lexer ends */
 } command;
 extern const command runner_commands[];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lexer.h"
 #include "runner_int.h"
 
 /* Runs one line through a JSON runner; returns what it printed. */
@@ -97,4 +98,73 @@ Test(commands, a_comment_ends_a_command_line) {
   cr_expect(strstr(out, "unknown") == NULL && strstr(out, "syntax") == NULL, "%s", out);
   cr_expect(strstr(out, "median") != NULL, "%s", out);
   free(out);
+}
+
+/* :help SUBJECT into a string; *rc its result */
+static char *help_of(const char *subject, int *rc) {
+  char *out = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&out, &n);
+  cr_assert_not_null(f);
+  *rc = help_text(f, subject);
+  fclose(f);
+  return out;
+}
+
+/* Every operator spelling (infix and prefix, ^ and the compound
+ * assignments), every reserved word and every session command (with and
+ * without its colon) has a :help entry, from the tables; no entry cites an
+ * internal document. */
+Test(commands, help_for_every_operator_word_and_command) {
+  int rc, bad = 0;
+  for (int op = 0; op < TC_OP_COUNT; op++) {
+    const char *sym = tc_op_symbol((tc_op)op);
+    char *out = help_of(tc_op_name((tc_op)op), &rc);
+    cr_expect(rc == 0 && !strstr(out, "SPEC"), ":help %s: rc %d, or cites the SPEC: %s", tc_op_name((tc_op)op), rc, out);
+    free(out);
+    if (!*sym) continue;
+    out = help_of(sym, &rc);
+    if (rc != 0 || !strstr(out, tc_op_name((tc_op)op))) bad++, cr_log_error(":help %s: rc %d: %s", sym, rc, out);
+    free(out);
+    if (tc_op_assoc((tc_op)op) == TC_ASSOC_PREFIX) continue;
+    char assign[16];
+    snprintf(assign, sizeof assign, "%s=", sym);
+    if (strcmp(sym, "==") && strcmp(sym, "!=") && strcmp(sym, "<") && strcmp(sym, ">") && strcmp(sym, "<=") &&
+        strcmp(sym, ">=")) {
+      char *a = help_of(assign, &rc);
+      bool compound = rc == 0 && strstr(a, tc_op_name((tc_op)op));
+      free(a);
+      /* the compound assignments the lexer reads (T_OPASSIGN) are documented */
+      lexer lx;
+      lex_init(&lx, assign, (int32_t)strlen(assign));
+      token t = lex_next(&lx);
+      if (t.kind == T_OPASSIGN && t.end == (int32_t)strlen(assign) && !compound)
+        bad++, cr_log_error(":help %s: no entry", assign);
+    }
+  }
+  char *out = help_of("^", &rc);
+  if (rc != 0 || !strstr(out, "pow")) bad++, cr_log_error(":help ^: %s", out);
+  free(out);
+  out = help_of("-", &rc);
+  if (rc != 0 || !strstr(out, "sub(") || !strstr(out, "neg(")) bad++, cr_log_error(":help -: both ops: %s", out);
+  free(out);
+  for (int kw = KW_NOT + 1; kw < KW_COUNT; kw++) {
+    out = help_of(keyword_name((keyword)kw), &rc);
+    if (rc != 0 || !strstr(out, keyword_name((keyword)kw))) bad++, cr_log_error(":help %s: %s", keyword_name((keyword)kw), out);
+    free(out);
+  }
+  for (const command *c = runner_commands; c->name; c++) {
+    char colon[32];
+    snprintf(colon, sizeof colon, ":%s", c->name);
+    for (int k = 0; k < 2; k++) {
+      out = help_of(k ? colon : c->name, &rc);
+      if (rc != 0 || !strstr(out, c->usage) || !c->doc || !strstr(out, c->doc))
+        bad++, cr_log_error(":help %s: %s", k ? colon : c->name, out);
+      free(out);
+    }
+  }
+  out = help_of("=", &rc);
+  if (rc != 0 || !strstr(out, "NAME = EXPR")) bad++, cr_log_error(":help =: %s", out);
+  free(out);
+  cr_assert_eq(bad, 0, "%d subjects without a :help entry", bad);
 }
