@@ -53,7 +53,7 @@ static int bad_usage(const char *msg, const char *arg) {
  * ends the process at once. The REPL installs its own handler. */
 static void on_batch_sigint(int sig) {
   (void)sig;
-  tc_interrupt_flag = 1;
+  tc_interrupt_signal();
 }
 
 /* SIGTERM and SIGHUP remove the temporary file of a save in progress (the

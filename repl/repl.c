@@ -81,7 +81,7 @@ static char **complete(const char *text, int start, int end) {
 
 static void on_sigint(int sig) {
   (void)sig;
-  tc_interrupt_flag = 1;
+  tc_interrupt_signal();
 }
 
 /* Set when Ctrl-C ended the line being typed (prompt_getc). */

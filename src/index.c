@@ -552,14 +552,36 @@ tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *e
   return out;
 }
 
+/* Whether x can be written in place: nothing else holds it or its storage
+ * (no other name, view or value), the storage is writable memory (not a
+ * file mapping) on the engine in use. */
+static bool writable_alone(const tc_tensor *x) {
+  return x->refcnt == 1 && x->storage->refcnt == 1 && !x->storage->map && x->storage->engine == tc_get_engine();
+}
+
+/* x with the selected elements replaced by val: x itself, written in place,
+ * where nothing else can see it (writable_alone), so that setting one
+ * element costs that element, not a copy of x; else a copy (copy on
+ * write). Everything that can fail is checked before the first write, and
+ * interrupts are held off while writing in place (tc_interrupt_hold), so
+ * a failed assignment leaves x as it was. */
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
   sub_info si;
   if (classify(x, n, items, &si, err) != 0) return NULL;
   if (!tc_op_supported(TC_OP_SCATTER, x->dtype, tc_get_engine())) { tc_unsupported(TC_OP_SCATTER, x->dtype, err); return NULL; }
-  tc_tensor *xe = tc_operand(x, x->dtype, err), *out = NULL, *w = NULL, *nz = NULL;
-  if (xe) out = tc_clone(xe, err);
-  tc_tensor_free(xe);
-  if (!out) return NULL;
+  tc_tensor *out = NULL, *w = NULL, *nz = NULL;
+  bool inplace = writable_alone(x) && (!si.mask || tc_is_contiguous(x));   /* a mask writes through a flat view */
+  if (inplace && !tc_interrupt_hold()) {
+    tc_err_set(err, TC_E_INTERRUPTED, TC_OP_SCATTER, (int)x->dtype, "interrupted; variables are unchanged");
+    return NULL;
+  }
+  if (inplace) out = tc_tensor_ref(x);
+  else {
+    tc_tensor *xe = tc_operand(x, x->dtype, err);
+    if (xe) out = tc_clone(xe, err);
+    tc_tensor_free(xe);
+    if (!out) return NULL;
+  }
   int rc = 0;
   if (si.mask) {
     w = flat(out, err);
@@ -582,6 +604,7 @@ tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor
   }
   tc_tensor_free(nz);
   tc_tensor_free(w);
+  if (inplace) tc_interrupt_release();
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   out->weak = false;
   return out;

@@ -170,6 +170,13 @@ uint64_t tc_physical_memory(void);
 /* Set asynchronously (SIGINT); kernels poll it between blocks. */
 extern volatile int tc_interrupt_flag;
 void tc_interrupt_clear(void);
+/* What a SIGINT handler calls (async-signal-safe): raises the flag, or,
+ * while an interrupt is held, keeps it pending until tc_interrupt_release.
+ * tc_interrupt_hold holds interrupts off so that a write in place is made
+ * whole, never half (false, nothing held, when the flag is up already). */
+void tc_interrupt_signal(void);
+bool tc_interrupt_hold(void);
+void tc_interrupt_release(void);
 
 /* ---- tensors ---- */
 /* Size arithmetic that cannot overflow silently: returns false on overflow. */
@@ -283,7 +290,9 @@ typedef struct tc_index_item {
   tc_tensor *t;
 } tc_index_item;
 tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err);
-/* x with x[items] replaced by v: scatter "set", mode "error". */
+/* x with x[items] replaced by v: scatter "set", mode "error"; x itself,
+ * written in place, where nothing else holds x or its storage (else a copy).
+ * On failure x is unchanged. */
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *v, tc_err *err);
 /* fill: the value for mode FILL (NULL: NaN for floats; required for other dtypes). */
 tc_tensor *tc_take(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill, tc_err *err);

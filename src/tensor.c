@@ -1,5 +1,6 @@
 /* Tensors and storage: refcounting, memory accounting against the limit,
  * views (broadcast, permute), host transfer, and the session context. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,27 @@ volatile int tc_interrupt_flag;
 
 void tc_set_engine(tc_engine_id id) { current_engine = id; }
 tc_engine_id tc_get_engine(void) { return current_engine; }
-void tc_interrupt_clear(void) { tc_interrupt_flag = 0; }
+/* seq_cst atomics: the handler may run on another thread, and each side
+ * stores then loads (the store must be seen before the other's load) */
+static atomic_int interrupt_holding, interrupt_pending;
+void tc_interrupt_clear(void) {
+  atomic_store(&interrupt_pending, 0);
+  tc_interrupt_flag = 0;
+}
+void tc_interrupt_signal(void) {
+  atomic_store(&interrupt_pending, 1);
+  if (!atomic_load(&interrupt_holding)) tc_interrupt_flag = 1;
+}
+void tc_interrupt_release(void) {
+  atomic_store(&interrupt_holding, 0);
+  if (atomic_load(&interrupt_pending)) tc_interrupt_flag = 1;
+}
+bool tc_interrupt_hold(void) {
+  atomic_store(&interrupt_holding, 1);
+  if (!tc_interrupt_flag) return true;
+  tc_interrupt_release();
+  return false;
+}
 
 int tc_engine_check(tc_engine_id id, tc_err *err) {
   const tc_engine *e = tc_engines[id];

@@ -155,6 +155,7 @@ Test(index, integer_tensor_and_mask) {
 
 Test(index, setitem_copies_and_keeps_dtype) {
   tc_tensor *x = t_as(T_I64(1, 2, 3), TC_DT_I16), *v = tc_scalar_i64(-7, true, &e);
+  tc_tensor *keep = tc_tensor_ref(x);   /* held twice: copied on write */
   tc_index_item it = it_int(-1);
   tc_tensor *r = tc_setitem(x, 1, &it, v, &e);
   cr_assert_eq(r->dtype, TC_DT_I16);
@@ -165,7 +166,46 @@ Test(index, setitem_copies_and_keeps_dtype) {
   expect_err(tc_setitem(x, 1, &it, big, &e), &e, TC_E_LITERAL);
   tc_index_item out = it_int(3);
   expect_err(tc_setitem(x, 1, &out, v, &e), &e, TC_E_INDEX);
-  TT_FREE(big, v, x);
+  TT_FREE(big, v, x, keep);
+}
+
+/* Held by nothing else, x is written in place (the same tensor back);
+ * held by a view, copied; failed or interrupted, unchanged. A SIGINT while
+ * interrupts are held is raised when they are released. */
+Test(index, setitem_in_place_alone_whole_or_not_at_all) {
+  tc_tensor *x = T_I64(1, 2, 3), *v = tc_scalar_i64(9, true, &e), *big = tc_scalar_i64(1, true, &e);
+  tc_index_item it = it_int(-1), all = {.kind = TC_IDX_SLICE};
+  tc_tensor *r = tc_setitem(x, 1, &it, v, &e);
+  cr_assert(r == x, "not written in place");
+  tc_tensor_free(r);
+  EXPECT_I64(x, SHAPE(3), 1, 2, 9);
+  tc_tensor *view = tc_getitem(x, 1, &all, &e);
+  cr_assert_not_null(view);
+  tc_index_item first = it_int(0);
+  r = tc_setitem(x, 1, &first, v, &e);
+  cr_assert(r && r != x, "a tensor a view shares was written in place");
+  EXPECT_I64(x, SHAPE(3), 1, 2, 9);
+  EXPECT_I64(view, SHAPE(3), 1, 2, 9);
+  EXPECT_I64(r, SHAPE(3), 9, 2, 9);
+  TT_FREE(r, view);
+  tc_index_item idx2 = {.kind = TC_IDX_TENSOR, .t = T_I64(0, 3)};
+  expect_err(tc_setitem(x, 1, &idx2, big, &e), &e, TC_E_INDEX);
+  EXPECT_I64(x, SHAPE(3), 1, 2, 9);
+  tc_interrupt_signal();
+  expect_err(tc_setitem(x, 1, &first, big, &e), &e, TC_E_INTERRUPTED);
+  EXPECT_I64(x, SHAPE(3), 1, 2, 9);
+  tc_interrupt_clear();
+  cr_assert(tc_interrupt_hold());
+  tc_interrupt_signal();
+  cr_assert_eq(tc_interrupt_flag, 0, "an interrupt held off raised the flag");
+  tc_interrupt_release();
+  cr_assert_eq(tc_interrupt_flag, 1, "a held interrupt was lost");
+  cr_assert(!tc_interrupt_hold(), "held with the flag up");
+  tc_interrupt_clear();
+  cr_assert(tc_interrupt_hold());
+  tc_interrupt_release();
+  cr_assert_eq(tc_interrupt_flag, 0, "release raised an interrupt that never came");
+  TT_FREE(idx2.t, big, v, x);
 }
 
 Test(index, setitem_with_duplicates_keeps_last) {
