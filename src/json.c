@@ -171,7 +171,8 @@ static int skip_value(jp *p, size_t *i, int depth) {
     }
   }
   if (c == '"') { *i = k; return scan_string(p, i); }
-  for (const char *const *w = (const char *const[]){"true", "false", "null", NULL}; *w; w++)
+  for (const char *const *w = (const char *const[]){"true", "false", "null", "NaN", "Infinity", "-Infinity", NULL}; *w;
+       w++)
     if (word_at(p, k, *w)) { *i = k + strlen(*w); return 0; }
   if (c == '-' || digit(c)) {
     bool integer;
@@ -242,6 +243,11 @@ static int leaf(jp *p, size_t *i) {
     for (const char *const *w = (const char *const[]){"nan", "inf", "-inf", NULL}; *w; w++)
       if (strlen(*w) == len && !memcmp(s + 1, *w, len)) special = *w;
     if (!special) return jfail(p, TC_E_BAD_ARG, at, "a string is not a number (only \"nan\", \"inf\" and \"-inf\" are)");
+    kind = LEAF_FLT;
+  } else if (word_at(p, at, "NaN") || word_at(p, at, "Infinity") || word_at(p, at, "-Infinity")) {
+    /* Python's json writes these by default (allow_nan): read as nan, inf and -inf */
+    special = *s == 'N' ? "nan" : *s == '-' ? "-inf" : "inf";
+    *i += *s == 'N' ? 3 : *s == '-' ? 9 : 8;
     kind = LEAF_FLT;
   } else if (*s == '-' || digit(*s)) {
     if (scan_number(p, i, &integer) != 0) return -1;
