@@ -320,6 +320,10 @@ static int bind_args(runner *r, const options *o) {
 
 /* Statements from -e, then the files, else stdin (a REPL on a terminal). */
 static int run_inputs(runner *r, const options *o, int first, int argc, char **argv) {
+  /* load("-") reads standard input when the statements come from elsewhere */
+  bool stdin_statements = o->nevals == 0 && first >= argc;
+  for (int i = first; i < argc; i++) stdin_statements |= !strcmp(argv[i], "-");
+  tc_io_stdin_is_data(!stdin_statements);
   for (int i = 0; i < o->nevals && !r->stop; i++) {
     r->source = NULL;
     runner_text(r, o->evals[i]);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -74,15 +75,83 @@ static FILE *open_file(const char *path, int flags, const char *mode, struct sta
   return f;
 }
 
-/* Opens a regular file for reading and gets its size. */
+static bool stdin_is_data;
+void tc_io_stdin_is_data(bool yes) { stdin_is_data = yes; }
+
+/* A stream that is no regular file (a pipe, a FIFO) read to
+ * its end into an anonymous temporary file (at most the memory limit), which the readers can size,
+ * seek and map; NULL with err set. Ctrl-C stops a read that waits. */
+static FILE *spool(FILE *in, const char *path, tc_op op, uint64_t *size, tc_err *err) {
+  /* A FIFO opened before its writer reads as empty: wait for the writer
+   * (data, or its close), as cat does, looking at the interrupt flag every
+   * 0.1 s, so that Ctrl-C ends the wait whichever thread took the signal. */
+  struct pollfd pf = {.fd = fileno(in), .events = POLLIN};
+  int pr;
+  while ((pr = poll(&pf, 1, 100)) == 0 || (pr < 0 && errno == EINTR))
+    if (tc_interrupt_flag) {
+      tc_err_set(err, TC_E_INTERRUPTED, (int)op, -1, "%s", "interrupted while waiting for a writer; variables are unchanged");
+      return NULL;
+    }
+  FILE *t = tmpfile();
+  if (!t) { tc_io_fail(err, op, -1, path, "cannot make a temporary file to read it into: %s", strerror(errno)); return NULL; }
+  char buf[65536];
+  uint64_t n = 0;
+  for (;;) {
+    size_t got = fread(buf, 1, sizeof buf, in);
+    if (got && fwrite(buf, 1, got, t) != got) {
+      tc_io_fail(err, op, -1, path, "cannot write the temporary file: %s", strerror(errno));
+      break;
+    }
+    n += got;
+    if (n > tc_get_max_memory()) {   /* an endless writer */
+      tc_err_set(err, TC_E_OOM, (int)op, -1, "%s", "more than the memory limit (:set max_memory) came from the pipe");
+      break;
+    }
+    if (tc_interrupt_flag) { tc_err_set(err, TC_E_INTERRUPTED, (int)op, -1, "interrupted; variables are unchanged"); break; }
+    if (got < sizeof buf) {
+      if (feof(in)) {
+        if (fflush(t) == 0 && fseek(t, 0, SEEK_SET) == 0) { *size = n; return t; }
+        tc_io_fail(err, op, -1, path, "cannot read the temporary file back: %s", strerror(errno));
+        break;
+      }
+      if (ferror(in) && errno != EINTR && errno != EAGAIN) { tc_io_fail(err, op, -1, path, "cannot read: %s", strerror(errno)); break; }
+      clearerr(in);
+    }
+  }
+  fclose(t);
+  return NULL;
+}
+
+/* Opens a file for reading and gets its size: a regular file as it is,
+ * a pipe or FIFO (and "-", standard input, where the statements
+ * come from elsewhere) read whole first (spool). */
 FILE *tc_io_open_read(const char *path, tc_op op, uint64_t *size, tc_err *err) {
   struct stat st;
-  FILE *f = open_file(path, O_RDONLY, "rb", &st);
+  FILE *f = NULL;
+  if (!strcmp(path, "-")) {
+    if (!stdin_is_data) {
+      tc_io_fail(err, op, -1, path, "%s", "standard input holds the statements: \"-\" reads it only when they come from -e or a file");
+      return NULL;
+    }
+    int fd = dup(STDIN_FILENO);
+    if (fd >= 0 && fstat(fd, &st) == 0) f = fdopen(fd, "rb");
+    else if (fd >= 0) close(fd);
+  } else f = open_file(path, O_RDONLY, "rb", &st);
   if (!f) { tc_io_fail(err, op, -1, path, "cannot open: %s", strerror(errno)); return NULL; }
-  if (!S_ISREG(st.st_mode)) {
-    tc_io_fail(err, op, -1, path, "%s", S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+  if (S_ISDIR(st.st_mode)) {
+    tc_io_fail(err, op, -1, path, "%s", "is a directory");
     fclose(f);
     return NULL;
+  }
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+    tc_io_fail(err, op, -1, path, "%s", "is not a regular file, pipe or FIFO");
+    fclose(f);
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    FILE *t = spool(f, path, op, size, err);
+    fclose(f);
+    return t;
   }
   *size = (uint64_t)st.st_size;
   return f;

@@ -325,6 +325,10 @@ tc_tensor *tc_randint(tc_tensor *lo, tc_tensor *hi, int ndim, const int64_t *sha
 
 /* ---- files (SPEC 5.7) ---- */
 tc_tensor *tc_load_npy(const char *path, tc_err *err);
+/* Whether the loads may read standard input for the path "-" (the caller
+ * says so when the statements do not come from it; default false). Pipes,
+ * FIFOs and /dev/stdin are read whole into a temporary file first. */
+void tc_io_stdin_is_data(bool yes);
 /* The .npy file mapped read-only (its data is never copied or written; an
  * op's result is a new tensor). Little-endian files only. */
 tc_tensor *tc_map_npy(const char *path, tc_err *err);

@@ -233,6 +233,25 @@ check ":time error column points into the command" 9 "$($PY -c 'import json,sys;
 "$bin" -e ':time' > /dev/null 2>&1
 check ":time without a statement" 1 $?
 
+# ---- reading pipes, FIFOs and standard input ("-") (issue 53) ----
+check "load_json(\"-\") from a pipe" 3 "$(echo '[1, 2]' | "$bin" -e 'sum(load_json("-"))')"
+check "load_csv(\"-\") from a pipe" "10.0" "$(printf '1,2\n3,4\n' | "$bin" -e 'sum(load_csv("-"))')"
+"$bin" -e 'save("'"$tmp"'/p.npy", [1.5, 2])'
+check "load(\"-\") of .npy from a pipe" "[1.5, 2.0]  f64[2]" "$(cat "$tmp/p.npy" | "$bin" -e 'load("-")')"
+check "load(\"-\", mmap=true) from a pipe" "[1.5, 2.0]  f64[2]" "$(cat "$tmp/p.npy" | "$bin" -e 'load("-", mmap=true)')"
+check "/dev/stdin from a pipe" "[10]  i64[1]" "$(echo '[5]' | "$bin" -e 'load_json("/dev/stdin") * 2')"
+mkfifo "$tmp/fifo"
+(echo '[7, 8]' > "$tmp/fifo" &)
+check "a FIFO" "[7, 8]  i64[2]" "$("$bin" -e 'load_json("'"$tmp"'/fifo")')"
+timeout -s INT 1 "$bin" -e 'load_json("'"$tmp"'/fifo")' > /dev/null 2> "$tmp/err"
+grep -q 'interrupted while waiting for a writer' "$tmp/err" && ok || bad "Ctrl-C ends the wait for a FIFO's writer: $(cat "$tmp/err")"
+echo 'load_json("-")' | "$bin" > /dev/null 2> "$tmp/err"
+check "\"-\" while the statements come from stdin: a failed statement" 1 $?
+grep -q 'standard input holds the statements' "$tmp/err" && ok || bad "\"-\" with statements on stdin: message"
+(head -c 3000000 /dev/zero | tr '\0' '1' > "$tmp/fifo" &)
+"$bin" -e ':set max_memory 1M' -e 'load_csv("'"$tmp"'/fifo")' > /dev/null 2> "$tmp/err"
+grep -q 'out_of_memory.*memory limit' "$tmp/err" && ok || bad "an endless pipe stops at the memory limit: $(cat "$tmp/err")"
+
 # ---- robustness: nothing typed crashes or hangs ----
 printf '1 +\0 2\n[1, 2\0]\n:help \0\n' > "$tmp/in"
 run -k
