@@ -487,7 +487,6 @@ int call_user(ctx *c, ufunc *u, node *call, value *out) {
   return rc;
 }
 
-/* print(EXPR, ...): each value as a top-level result. */
 /* print(a, b, ...): every argument evaluated first (an error prints
  * nothing), then written as Python's print writes them: in text mode on one
  * line, separated by a space; print() writes an empty line. */

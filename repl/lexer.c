@@ -71,23 +71,21 @@ int lex_op_len(const char *s, int32_t avail) {
   return o ? o->len : 0;
 }
 
-/* RFC 3629 UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF. */
+int utf8_len(const unsigned char *s, size_t avail) {
+  if (!avail) return 0;
+  if (s[0] < 0x80) return 1;
+  int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  if (!n || (size_t)n > avail) return 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+  if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+  return n;
+}
+
 static bool utf8_valid(const char *str, int32_t n) {
-  const unsigned char *p = (const unsigned char *)str;
-  for (int32_t i = 0; i < n;) {
-    unsigned c = p[i];
-    if (c < 0x80) { i++; continue; }
-    int k = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : 0;
-    if (!k || n - i <= k) return false;
-    unsigned v = c & (0x3Fu >> k);
-    for (int j = 1; j <= k; j++) {
-      if ((p[i + j] & 0xC0) != 0x80) return false;
-      v = (v << 6) | (p[i + j] & 0x3Fu);
-    }
-    unsigned min = k == 1 ? 0x80 : k == 2 ? 0x800 : 0x10000;
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return false;
-    i += k + 1;
-  }
+  for (int32_t i = 0, k; i < n; i += k)
+    if (!(k = utf8_len((const unsigned char *)str + i, (size_t)(n - i)))) return false;
   return true;
 }
 

@@ -54,4 +54,8 @@ void lex_init(lexer *lx, const char *src, int32_t len);
 token lex_next(lexer *lx);
 /* The longest operator symbol of the op table at s, or 0. */
 int lex_op_len(const char *s, int32_t avail);
+/* Length of the valid UTF-8 sequence at s within avail bytes, or 0 (RFC
+ * 3629: no overlongs, no surrogates, nothing above U+10FFFF): what the
+ * lexer accepts in a string, and what the printers and error quotes show. */
+int utf8_len(const unsigned char *s, size_t avail);
 #endif

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lexer.h"
 #include "print.h"
 
 /* ---- numbers ----
@@ -558,18 +559,6 @@ int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
 }
 
 /* ---- JSON ---- */
-int utf8_len(const unsigned char *s, size_t avail) {
-  if (!avail) return 0;
-  if (s[0] < 0x80) return 1;
-  int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
-  if (!n || (size_t)n > avail) return 0;
-  for (int i = 1; i < n; i++)
-    if ((s[i] & 0xC0) != 0x80) return 0;
-  if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
-  if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
-  return n;
-}
-
 char *utf8_sanitize(const char *s) {
   size_t n = strlen(s);
   char *out = malloc(n * 3 + 1);

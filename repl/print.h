@@ -28,9 +28,6 @@ int print_json(FILE *f, const value *v, tc_err *err);
 /* A copy of s with every invalid UTF-8 sequence replaced by U+FFFD, so that
  * JSON output stays valid whatever bytes the user typed; NULL when out of memory. */
 char *utf8_sanitize(const char *s);
-/* Length of the valid UTF-8 sequence at s within avail bytes, or 0 (RFC
- * 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
-int utf8_len(const unsigned char *s, size_t avail);
 /* Writes an error as one JSON object line. line/column are 1-based or 0;
  * tr: the trace through user functions (ntr entries, innermost first). */
 void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr);

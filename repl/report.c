@@ -3,6 +3,7 @@
  * the run, and JSON outcome lines built with cJSON. */
 #include <stdlib.h>
 #include <string.h>
+#include "lexer.h"
 #include "runner_int.h"
 
 /* ---- error reports ---- */
