@@ -23,7 +23,7 @@ static int check_node(const node *n, int32_t len, int level) {
   CHECK(n->start >= 0 && n->start <= n->end && n->end <= len);
   CHECK(n->ostart >= 0 && n->ostart <= n->oend && n->oend <= len);
   CHECK(n->nkids >= 0);
-  CHECK(n->depth >= 1 && n->depth <= TC_MAX_DEPTH);
+  CHECK(n->depth >= 1 && n->depth <= TC_MAX_DEPTH + 1);   /* a leaf is 1, TC_MAX_DEPTH levels above it */
   int h = 1;
   /* the left operand of a left-associative operator does not add a level
    * (a chain 1 + 1 + ... + 1 is not nesting, SPEC 11) */
