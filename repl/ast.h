@@ -28,6 +28,7 @@ typedef struct node {
   bool ubig;               /* INT above the i64 maximum that fits u64 (uval) */
   uint64_t uval;
   bool paren;              /* written in parentheses (comparisons may not chain otherwise) */
+  bool tuple;              /* LIST written as a tuple (a, b): NumPy's shapes and axes; x[(i, j)] is x[i, j] */
   double fval;             /* FLOAT */
   const char *str;         /* NAME, STR, KWARG name, CALL name (NUL-terminated, arena) */
   int nkids;

@@ -422,7 +422,7 @@ int set_tensor(value *out, tc_tensor *t) {
   return 0;
 }
 
-/* dtype, shape, ndim and size: answered from the tensor header. */
+/* dtype, shape, ndim, size and len: answered from the tensor header. */
 static int call_info(ctx *c, tc_op op, tc_tensor *x, value *out) {
   if (op == TC_OP_DTYPE) {
     out->kind = V_STR;
@@ -433,7 +433,10 @@ static int call_info(ctx *c, tc_op op, tc_tensor *x, value *out) {
     int64_t n = x->ndim;
     return set_tensor(out, tc_tensor_from_host(TC_DT_I64, 1, &n, x->shape, c->err));
   }
-  return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : tc_numel(x), false, c->err));
+  if (op == TC_OP_LEN && x->ndim == 0)
+    return tc_err_set(c->err, TC_E_BAD_ARG, op, (int)x->dtype, "a 0-d tensor has no length (its size is 1)");
+  return set_tensor(out, tc_scalar_i64(op == TC_OP_NDIM ? x->ndim : op == TC_OP_LEN ? x->shape[0] : tc_numel(x), false,
+                                       c->err));
 }
 
 /* clip(x, lo, hi): an absent lo is x itself (maximum(x, x) is x), an

@@ -23,6 +23,12 @@ static int slice_int(ctx *c, node *n, int64_t *out) {
 
 typedef struct { int n; tc_index_item items[TC_MAX_DIMS + 1]; } item_list;
 
+/* Whether the name newaxis is a variable of the user's (else NumPy's). */
+static bool newaxis_bound(ctx *c, const char *name) {
+  bool is_fn;
+  return scope_get(c, name, &is_fn) != NULL;
+}
+
 static void items_free(item_list *l) {
   for (int i = 0; i < l->n; i++) tc_tensor_free(l->items[i].t);
   l->n = 0;
@@ -30,13 +36,21 @@ static void items_free(item_list *l) {
 
 static int eval_items(ctx *c, node *n, item_list *l) {
   l->n = 0;
-  if (n->nkids - 1 > TC_MAX_DIMS + 1)
+  node **kids = n->kids + 1;
+  int nk = n->nkids - 1;
+  if (nk == 1 && kids[0]->kind == N_LIST && kids[0]->tuple) {   /* x[(i, j)] is x[i, j], as in Python */
+    nk = kids[0]->nkids;
+    kids = kids[0]->kids;
+  }
+  if (nk > TC_MAX_DIMS + 1)
     return fail_node(c, n, TC_E_BAD_ARG, "%s", "too many index items");
-  for (int i = 1; i < n->nkids; i++) {
-    node *k = n->kids[i];
+  for (int i = 0; i < nk; i++) {
+    node *k = kids[i];
     tc_index_item *it = &l->items[l->n];
     memset(it, 0, sizeof *it);
     if (k->kind == N_ELLIPSIS) it->kind = TC_IDX_ELLIPSIS;
+    else if (k->kind == N_NONE || (k->kind == N_NAME && !strcmp(k->str, "newaxis") && !newaxis_bound(c, k->str)))
+      it->kind = TC_IDX_NEWAXIS;   /* None, none, newaxis: NumPy's newaxis */
     else if (k->kind == N_SLICE) {
       it->kind = TC_IDX_SLICE;
       if (k->kids[0] && slice_int(c, k->kids[0], &it->lo)) return -1;

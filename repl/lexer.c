@@ -94,6 +94,7 @@ static const char *const kw_names[KW_COUNT] = {[KW_NOT] = "", TC_KEYWORDS(TC_KW_
 #undef TC_KW_NAME
 
 keyword keyword_find(const char *s, size_t n) {
+  if (n == 4 && !memcmp(s, "None", 4)) return KW_NONE;   /* Python's spelling */
   for (int k = 1; k < KW_COUNT; k++)
     if (strlen(kw_names[k]) == n && !memcmp(kw_names[k], s, n)) return (keyword)k;
   return KW_NOT;
@@ -297,6 +298,7 @@ token lex_next(lexer *lx) {
       lx->pos += 2;
       return make(lx, T_ELLIPSIS, start);
     }
+    if (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA)) return make(lx, T_DOT, start);
     return error_tok(lx, start, "unexpected '.'");
   default: break;
   }

@@ -10,7 +10,8 @@ typedef enum {
   T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK, T_COMMA, T_ASSIGN, T_COLON,
   T_ELLIPSIS, T_ERROR,
   T_OPASSIGN,             /* += -= *= /= //= %= **= ^= @=: the operator, then '=' */
-  T_KW                    /* a reserved word (SPEC 10): token.kw says which */
+  T_KW,                   /* a reserved word (SPEC 10): token.kw says which */
+  T_DOT                   /* '.' before a name: an attribute (x.T, x.shape) */
 } tok_kind;
 
 /* The reserved words: the block keywords and none. The lexer tells them

@@ -223,6 +223,27 @@ static node *parse_list(parser *p) {
   return set_kids(p, n, &k) ? n : NULL;
 }
 
+/* A tuple (a, b, ...), (a,) or (): a list (N_LIST marked tuple) whose
+ * first element, if any, is parsed; the current token is the ',' or ')'
+ * after it. */
+static node *parse_tuple(parser *p, int32_t open, node *first) {
+  node *n = new_node(p, N_LIST, open, p->tok.end);
+  if (!n) return NULL;
+  n->tuple = true;
+  kids k = {0};
+  if (first && !kids_push(&k, first)) return fail_oom(p, n->start, n->end);
+  while (first && p->tok.kind == T_COMMA) {
+    advance(p);
+    if (p->tok.kind == T_RPAREN) break;   /* (a,) and (a, b,) */
+    node *e = parse_expr(p, 0);
+    if (!e || !kids_push(&k, e)) { free(k.v); return e ? fail_oom(p, n->start, n->end) : NULL; }
+  }
+  if (p->tok.kind != T_RPAREN) { free(k.v); return unexpected(p); }
+  n->end = p->tok.end;
+  advance(p);
+  return set_kids(p, n, &k) ? n : NULL;
+}
+
 /* A string literal, its backslash escapes undone. */
 static node *parse_string(parser *p) {
   token t = p->tok;
@@ -243,15 +264,16 @@ static node *parse_string(parser *p) {
   return n;
 }
 
-/* A name, or the literals true, false, inf and nan. */
+/* A name, or the literals true, false (also True, False, as Python spells
+ * them), inf and nan. */
 static node *parse_name(parser *p) {
   token t = p->tok;
   char *s = copy_text(p, t.start, t.end);
   if (!s) return fail_oom(p, t.start, t.end);
   node *n;
-  if (!strcmp(s, "true") || !strcmp(s, "false")) {
+  if (!strcmp(s, "true") || !strcmp(s, "false") || !strcmp(s, "True") || !strcmp(s, "False")) {
     n = new_node(p, N_BOOL, t.start, t.end);
-    if (n) n->ival = s[0] == 't';
+    if (n) n->ival = s[0] == 't' || s[0] == 'T';
   } else if (!strcmp(s, "inf") || !strcmp(s, "nan")) {
     n = new_node(p, N_FLOAT, t.start, t.end);
     if (n) n->fval = s[0] == 'i' ? __builtin_inf() : __builtin_nan("");
@@ -332,9 +354,12 @@ static node *parse_prefix(parser *p) {
     return n;
   }
   case T_LPAREN: {
+    int32_t open = t.start;
     advance(p);
+    if (p->tok.kind == T_RPAREN) return parse_tuple(p, open, NULL);   /* () */
     node *e = parse_expr(p, 0);   /* one level of the depth limit, as each nesting below */
     if (!e) return NULL;
+    if (p->tok.kind == T_COMMA) return parse_tuple(p, open, e);
     if (p->tok.kind != T_RPAREN) return unexpected(p);
     advance(p);
     e->paren = true;
@@ -467,10 +492,39 @@ static node *pair_node(parser *p, node_kind k, node *a, node *b, const token *t,
   return set_kids(p, n, &ks) ? n : NULL;
 }
 
+/* NumPy's read-only attributes, each the function it calls. */
+static const struct { const char *attr, *fn; } attributes[] = {
+  {"T", "transpose"}, {"shape", "shape"}, {"ndim", "ndim"}, {"size", "size"}, {"dtype", "dtype"},
+};
+
+/* x.attr: the call fn(x) of its attributes[] row. */
+static node *parse_attr(parser *p, node *x) {
+  advance(p);   /* the '.' (the lexer made one only before a letter or '_') */
+  token t = p->tok;
+  const char *fn = NULL;
+  for (size_t i = 0; i < sizeof attributes / sizeof attributes[0] && t.kind == T_NAME; i++)
+    if ((size_t)(t.end - t.start) == strlen(attributes[i].attr) &&
+        !memcmp(p->lx.src + t.start, attributes[i].attr, strlen(attributes[i].attr)))
+      fn = attributes[i].fn;
+  if (!fn)
+    return fail_at(p, t.start, t.end, "%s",
+                   "unknown attribute: a tensor has .T, .shape, .ndim, .size and .dtype (call functions as f(x))");
+  node *n = new_node(p, N_CALL, x->start, t.end);
+  if (!n) return NULL;
+  n->ostart = t.start;
+  n->oend = t.end;
+  n->str = fn;
+  advance(p);
+  kids k = {0};
+  if (!kids_push(&k, x)) return fail_oom(p, n->start, n->end);
+  return set_kids(p, n, &k) ? n : NULL;
+}
+
 static node *parse_expr(parser *p, int rbp) {
   if (!enter(p)) return NULL;
   node *left = parse_prefix(p);
   while (left) {
+    if (p->tok.kind == T_DOT) { left = parse_attr(p, left); continue; }
     if (p->tok.kind == T_LPAREN) { left = parse_call(p, left); continue; }
     if (p->tok.kind == T_LBRACK) { left = parse_index(p, left); continue; }
     int op = find_op(p, false);
@@ -748,6 +802,8 @@ static node *parse_header(parser *p, bool *opened) {
 /* x = e, x[i] = e, x += e, x[i] += e */
 static node *parse_assign(parser *p, node *e) {
   token t = p->tok;
+  if (e->kind == N_CALL && e->ostart > 0 && p->lx.src[e->ostart - 1] == '.')   /* x.shape = ... */
+    return fail_at(p, e->ostart, e->oend, "%s", "attributes are read-only (use reshape, transpose or a cast to change them)");
   if (e->kind != N_NAME && !(e->kind == N_INDEX && e->kids[0]->kind == N_NAME))
     return fail_at(p, t.start, t.end, "%s", "only a name or name[index] can be assigned to");
   int op = -1;

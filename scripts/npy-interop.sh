@@ -169,6 +169,41 @@ try:
 except Exception as e:
     check(False, f"NumPy cannot load tcalc's t.npz: {e}")
 
+# ---- numpy.savetxt's files, and spreadsheet CSV, read by load_csv as numpy.loadtxt reads them ----
+# savetxt's defaults (space separated, %.18e), a delimiter, a header (a #
+# comment), integer formats, CRLF line ends; then quoted values with
+# commas and doubled quotes, empty cells (NaN), usecols and skiprows,
+# compared with numpy.loadtxt's answer on the same file.
+texts = []
+for i, (shape, kw) in enumerate([((4, 3), {}), ((5,), {}), ((3, 4), {"delimiter": ","}), ((2, 5), {"header": "a b c d e"}),
+                                  ((3, 3), {"fmt": "%d"}), ((3, 2), {"delimiter": ",", "newline": "\r\n"}),
+                                  ((4, 2), {"delimiter": "\t", "fmt": "%.6g"}), ((1, 4), {"delimiter": ";"})]):
+    a = np.round(rng.standard_normal(size=shape) * 1e3) if kw.get("fmt") == "%d" else rng.standard_normal(size=shape) * 1e3
+    name = f"txt_{i}.txt"
+    np.savetxt(os.path.join(tmp, name), a, **kw)
+    want = np.loadtxt(os.path.join(tmp, name), delimiter=kw.get("delimiter"))
+    texts.append((name, kw.get("delimiter"), want))
+with open(os.path.join(tmp, "sheet.csv"), "w", newline="") as f:
+    f.write('\ufeffname,x,y\r\n"Smith, J",1.5,-2\r\n"O""Neil",,3e2\r\n# note\r\n\r\n"Lee", 7 ,"8"\r\n')
+sheet = np.array([[1.5, -2.0], [np.nan, 300.0], [7.0, 8.0]])
+stmts = "".join(f"load_csv(\"{n}\")\n" + (f"load_csv(\"{n}\", delimiter=\"{d}\")\n" if d else "") for n, d, _ in texts)
+stmts += 'load_csv("sheet.csv", skiprows=1, usecols=[1, 2])\nload_csv("sheet.csv", skiprows=1, usecols=-1)\n'
+outs = run(stmts)
+k = 0
+for n, d, want in texts:
+    for _ in range(2 if d else 1):
+        o = outs[k] if k < len(outs) else {}
+        k += 1
+        if d == ";" and _ == 0:   # a ';' file without delimiter= is not comma or blank separated: refused
+            check(not o.get("ok") and o["error"]["code"] == "io_error", f"{n} without delimiter: {o}")
+            continue
+        check(o.get("ok") and o["shape"] == list(want.shape) and values_match(want, o["data"]),
+              f"{n} (delimiter {d!r}{', given' if _ else ''}): numpy.loadtxt {want.tolist()}, tcalc {o}")
+for want in [sheet, sheet[:, 1]]:
+    o = outs[k] if k < len(outs) else {}
+    k += 1
+    check(o.get("ok") and o["shape"] == list(want.shape) and values_match(want, o["data"]), f"sheet.csv: {o}")
+
 # ---- arange and linspace match NumPy bit for bit ----
 ranges = [("arange(10)", np.arange(10)), ("arange(-3, 17, 4)", np.arange(-3, 17, 4)),
           ("arange(5, -5, -3)", np.arange(5, -5, -3)), ("arange(0.1, 1.0, 0.1)", np.arange(0.1, 1.0, 0.1)),

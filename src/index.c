@@ -306,44 +306,57 @@ static bool can_broadcast(int nf, const int64_t *sf, int nt, const int64_t *st) 
   return true;
 }
 
+/* updates (what) cast to dt by the weak rules and broadcast to a
+ * selection of shape shape[nd], on the current engine. */
+static tc_tensor *updates_view(int op, tc_dtype dt, tc_tensor *updates, int nd, const int64_t *shape, const char *what,
+                               tc_err *err) {
+  int lead = 0;   /* leading axes of length 1 beyond the selection's go, as in NumPy (a[:] = [[1, 2, 3]]) */
+  while (updates->ndim - lead > nd && updates->shape[lead] == 1) lead++;
+  if (!can_broadcast(updates->ndim - lead, updates->shape + lead, nd, shape)) {
+    char su[256], ss[256];
+    tc_format_dims(su, sizeof su, updates->ndim, updates->shape);
+    tc_format_dims(ss, sizeof ss, nd, shape);
+    tc_err_set(err, TC_E_SHAPE, op, (int)dt, "%s of shape %s do not broadcast to the selection %s", what, su, ss);
+    return NULL;
+  }
+  tc_tensor *u = tc_value_as(updates, dt, (tc_op)(op < 0 ? TC_OP_SCATTER : op), err);
+  tc_tensor *ue = u ? tc_operand(u, dt, err) : NULL;
+  tc_tensor *ul = ue ? tc_view(ue, ue->ndim - lead, ue->shape + lead, ue->strides + lead, ue->offset, err) : NULL;
+  tc_tensor *uv = ul ? tc_view_broadcast(ul, nd, shape, err) : NULL;
+  tc_tensor_free(u);
+  tc_tensor_free(ue);
+  tc_tensor_free(ul);
+  return uv;
+}
+
+/* The scatter kernel over operands in selection coordinates: element p of
+ * the selection is wv's element p + k * ast, k = iv[p] along an axis of
+ * length len. */
+static int scatter_run(int op, tc_tensor *wv, tc_tensor *iv, tc_tensor *uv, int64_t ast, int64_t len,
+                       tc_scatter_red red, tc_index_mode mode, tc_err *err) {
+  if (tc_numel(wv) == 0) return 0;
+  if (len == 0 && mode == TC_MODE_CLIP)
+    return tc_err_set(err, TC_E_INDEX, op, (int)wv->dtype, "cannot scatter into an empty axis (mode \"clip\")");
+  tc_call c = {.kind = TC_CALL_SCATTER, .dtype = wv->dtype, .nin = 2, .in = {iv, uv}, .out = wv,
+               .axis_stride = ast, .axis_len = len, .mode = mode, .red = red};
+  return tc_run_call(&c, err);
+}
+
 /* Scatters updates into the view w (in place) along axis a. */
 static int scatter_into(int op, tc_tensor *w, tc_tensor *idx, tc_tensor *updates, int64_t a, tc_scatter_red red,
                         tc_index_mode mode, bool checked, tc_err *err) {
   int64_t shape[TC_MAX_DIMS];
   int nd;
   if (selection_shape(op, w, a, idx, &nd, shape, err) != 0) return -1;
-  int64_t n = w->shape[a], numel;
+  int64_t n = w->shape[a];
   if (!checked && mode == TC_MODE_ERROR && check_range(op, idx, a, n, (int)w->dtype, err) != 0) return -1;
-  if (!can_broadcast(updates->ndim, updates->shape, nd, shape)) {
-    char su[256], ss[256];
-    tc_format_dims(su, sizeof su, updates->ndim, updates->shape);
-    tc_format_dims(ss, sizeof ss, nd, shape);
-    return tc_err_set(err, TC_E_SHAPE, op, (int)w->dtype, "updates of shape %s do not broadcast to the selection %s", su, ss);
-  }
-  tc_tensor *u = tc_value_as(updates, w->dtype, (tc_op)(op < 0 ? TC_OP_SCATTER : op), err), *ue = NULL, *uv = NULL;
-  if (!u) return -1;
-  ue = tc_operand(u, w->dtype, err);
-  tc_tensor_free(u);
-  if (!ue) return -1;
-  uv = tc_view_broadcast(ue, nd, shape, err);
-  tc_tensor_free(ue);
+  tc_tensor *uv = updates_view(op, w->dtype, updates, nd, shape, "updates", err);
   if (!uv) return -1;
-  tc_shape_numel(nd, shape, &numel);
-  int rc = 0;
-  if (numel > 0 && n == 0 && mode == TC_MODE_CLIP)
-    rc = tc_err_set(err, TC_E_INDEX, op, (int)w->dtype, "cannot scatter into an empty axis (mode \"clip\")");
-  tc_tensor *ie = NULL, *iv = NULL, *wv = NULL;
-  if (rc == 0 && numel > 0) {
-    ie = index_i64(idx, n, mode, err);
-    if (ie) iv = idx_in_selection(ie, a, nd, shape, err);
-    if (iv) wv = x_in_selection(w, a, idx->ndim, nd, shape, err);
-    if (!wv) rc = -1;
-    else {
-      tc_call c = {.kind = TC_CALL_SCATTER, .dtype = w->dtype, .nin = 2, .in = {iv, uv}, .out = wv,
-                   .axis_stride = w->strides[a], .axis_len = n, .mode = mode, .red = red};
-      rc = tc_run_call(&c, err);
-    }
-  }
+  int rc = -1;
+  tc_tensor *ie = index_i64(idx, n, mode, err), *iv = NULL, *wv = NULL;
+  if (ie) iv = idx_in_selection(ie, a, nd, shape, err);
+  if (iv) wv = x_in_selection(w, a, idx->ndim, nd, shape, err);
+  if (wv) rc = scatter_run(op, wv, iv, uv, w->strides[a], n, red, mode, err);
   tc_tensor_free(wv);
   tc_tensor_free(iv);
   tc_tensor_free(ie);
@@ -402,56 +415,44 @@ tc_tensor *tc_mask_positions(tc_tensor *mask, tc_err *err) {
   return out;
 }
 
+/* ---- subscripts, as NumPy reads them ----
+ * x[items] is first a basic view v: integers pick (and drop) an axis,
+ * slices narrow one, None adds one of length 1, '...' stands for the
+ * axes no item names. An index tensor (integers, or a bool mask, read as
+ * the integer coordinates of its true elements) keeps its axis whole in v
+ * and is an advanced item; once there is one, integers are advanced items
+ * too (0-d index tensors), as in NumPy. The advanced items broadcast
+ * together to a shape B, which replaces their axes: where the advanced
+ * axes are next to each other B stands where they stood, else B comes
+ * first. The selection is then a gather (read) or scatter (write) of
+ * one index tensor K in selection coordinates: with one advanced axis K is
+ * that item (stride ast, length len along its axis); with several K is the
+ * element offset sum_j idx_j * stride_j, shifted to be >= 0, so that one
+ * gather or scatter with ast = 1 serves every combination. */
 typedef struct {
-  int nconsume;            /* items that consume an axis */
-  int ellipsis;            /* index of `...`, or -1 */
-  tc_tensor *adv;          /* an integer tensor at item 0 (selects along axis 0) */
-  tc_tensor *mask;         /* a bool mask (the only item) */
-} sub_info;
+  int vaxis, xaxis;     /* the axis it indexes in v, and in x (-1: a 0-d bool's new axis) */
+  int item;             /* the index item it comes from */
+  tc_tensor *idx;       /* i64 (owned), or the item's tensor before the range check */
+  bool checked;         /* known to be in [0, n) */
+} adv_item;
 
-static int classify(tc_tensor *x, int n, const tc_index_item *items, sub_info *si, tc_err *err) {
-  memset(si, 0, sizeof *si);
-  si->ellipsis = -1;
-  for (int i = 0; i < n; i++) {
-    const tc_index_item *it = &items[i];
-    if (it->kind == TC_IDX_ELLIPSIS) {
-      if (si->ellipsis >= 0) return bad(err, -1, -1, "an index can have only one '...'");
-      si->ellipsis = i;
-      continue;
-    }
-    if (it->kind == TC_IDX_TENSOR && it->t->ndim > 0) {
-      tc_class c = tc_dtype_class(it->t->dtype);
-      if (c == TC_CLASS_BOOL) {
-        if (n != 1) return bad(err, -1, -1, "a bool mask must be the only index item");
-        if (it->t->ndim != x->ndim || memcmp(it->t->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim)) {
-          char sm[256], sx[256];
-          tc_format_dims(sm, sizeof sm, it->t->ndim, it->t->shape);
-          tc_format_dims(sx, sizeof sx, x->ndim, x->shape);
-          return tc_err_set(err, TC_E_SHAPE, -1, -1, "a bool mask of shape %s does not match the tensor's shape %s", sm, sx);
-        }
-        si->mask = it->t;
-        return 0;
-      }
-      if (c != TC_CLASS_INT && tc_numel(it->t) > 0)
-        return tc_err_set(err, TC_E_BAD_ARG, -1, (int)it->t->dtype,
-                          "an index must be an integer, a slice, '...', an integer tensor or a bool mask, not %s",
-                          tc_dtype_name(it->t->dtype));
-      if (i != 0)
-        return bad(err, -1, -1, "an integer tensor index is only allowed as the first item (it selects along axis 0); "
-                                "use take(x, idx, axis=k) for other axes");
-      si->adv = it->t;
-    } else if (it->kind == TC_IDX_TENSOR && tc_dtype_class(it->t->dtype) == TC_CLASS_FLT) {
-      return tc_err_set(err, TC_E_BAD_ARG, -1, (int)it->t->dtype, "an index must be an integer, not %s",
-                        tc_dtype_name(it->t->dtype));
-    } else if (it->kind == TC_IDX_TENSOR && it->t->dtype == TC_DT_BOOL) {
-      return bad(err, -1, -1, "a bool index must be a mask of the tensor's shape");
-    }
-    si->nconsume++;
-  }
-  if (si->nconsume > x->ndim)
-    return tc_err_set(err, TC_E_BAD_ARG, -1, -1, "too many indices: %d for a tensor of %d dimension%s", si->nconsume,
-                      x->ndim, x->ndim == 1 ? "" : "s");
-  return 0;
+typedef struct {
+  tc_tensor *v;                 /* the basic view */
+  int nadv;
+  adv_item adv[TC_MAX_DIMS];
+  int nd;                       /* the selection's shape */
+  int64_t shape[TC_MAX_DIMS];
+  tc_tensor *xv, *kv;           /* gather/scatter operands in selection coordinates (advanced items only) */
+  int64_t ast, len;
+  int item;                     /* the item being read */
+} selection;
+
+static void sel_free(selection *s) {
+  for (int i = 0; i < s->nadv; i++) tc_tensor_free(s->adv[i].idx);
+  tc_tensor_free(s->v);
+  tc_tensor_free(s->xv);
+  tc_tensor_free(s->kv);
+  memset(s, 0, sizeof *s);
 }
 
 /* Python's slice.indices(n): bounds clamped, never an error. */
@@ -477,39 +478,175 @@ static int slice_bounds(const tc_index_item *it, int64_t n, int64_t *start, int6
   return 0;
 }
 
-/* The view x[items] for basic items (an integer tensor item counts as `:`). */
-static tc_tensor *basic_view(tc_tensor *x, int n, const tc_index_item *items, const sub_info *si, tc_err *err) {
+/* The items' first reading: the axes they consume and add, whether one is
+ * advanced, and every item a valid kind. */
+static int classify(tc_tensor *x, int n, const tc_index_item *items, int *consume, bool *any_adv, tc_err *err) {
+  int ell = -1, added = 0;
+  *consume = 0;
+  *any_adv = false;
+  for (int i = 0; i < n; i++) {
+    const tc_index_item *it = &items[i];
+    if (it->kind == TC_IDX_ELLIPSIS) {
+      if (ell >= 0) return bad(err, -1, -1, "an index can have only one '...'");
+      ell = i;
+    } else if (it->kind == TC_IDX_NEWAXIS) added++;
+    else if (it->kind != TC_IDX_TENSOR) ++*consume;
+    else {
+      tc_tensor *t = it->t;
+      tc_class c = tc_dtype_class(t->dtype);
+      if (c == TC_CLASS_BOOL) {
+        *any_adv = true;
+        if (t->ndim == 0) added++;
+        *consume += t->ndim;
+      } else if (t->ndim == 0) {
+        if (c != TC_CLASS_INT)
+          return tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "an index must be an integer, not %s",
+                            tc_dtype_name(t->dtype));
+        ++*consume;
+      } else {
+        /* an empty index of any dtype (the literal [] is f64) selects nothing */
+        if (c != TC_CLASS_INT && tc_numel(t) > 0)
+          return tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype,
+                            "an index must be an integer, a slice, '...', None, an integer tensor or a bool mask, not %s",
+                            tc_dtype_name(t->dtype));
+        *any_adv = true;
+        ++*consume;
+      }
+    }
+  }
+  if (*consume > x->ndim) {
+    for (int i = 0; i < n; i++) {   /* a mask with more axes than are left: the shapes differ */
+      const tc_tensor *t = items[i].kind == TC_IDX_TENSOR ? items[i].t : NULL;
+      if (t && t->dtype == TC_DT_BOOL && t->ndim > 0) {
+        char sm[256], sx[256];
+        tc_format_dims(sm, sizeof sm, t->ndim, t->shape);
+        tc_format_dims(sx, sizeof sx, x->ndim, x->shape);
+        return tc_err_set(err, TC_E_SHAPE, -1, -1, "a bool mask of shape %s does not fit a tensor of shape %s (%d index%s for %d dimension%s)",
+                          sm, sx, *consume, *consume == 1 ? "" : "es", x->ndim, x->ndim == 1 ? "" : "s");
+      }
+    }
+    return tc_err_set(err, TC_E_BAD_ARG, -1, -1, "too many indices: %d for a tensor of %d dimension%s", *consume,
+                      x->ndim, x->ndim == 1 ? "" : "s");
+  }
+  if (x->ndim + added > TC_MAX_DIMS)
+    return tc_err_set(err, TC_E_BAD_ARG, -1, -1, "the result would have %d dimensions (at most %d)", x->ndim + added,
+                      TC_MAX_DIMS);
+  return 0;
+}
+
+static int add_adv(selection *s, int vaxis, int xaxis, tc_tensor *idx, bool checked) {
+  if (!idx) return -1;
+  s->adv[s->nadv++] = (adv_item){vaxis, xaxis, s->item, idx, checked};
+  return 0;
+}
+
+/* The integer at a scalar item, in [0, sz) (index_out_of_bounds else). */
+static int scalar_item(const tc_index_item *it, tc_dtype dt, int d, int64_t sz, int64_t *out, tc_err *err) {
+  int64_t k = it->i;
+  if (it->kind == TC_IDX_TENSOR && tc_scalar_to_i64(it->t, &k, err) != 0) return -1;
+  if (it->kind == TC_IDX_TENSOR && tc_dtype_is_unsigned(it->t->dtype) && k < 0)   /* a u64 above the i64 maximum */
+    return out_of_bounds(err, -1, (int)dt, k, true, d, sz, 0, NULL);
+  if (k < -sz || k >= sz) return out_of_bounds(err, -1, (int)dt, k, false, d, sz, 0, NULL);
+  *out = k < 0 ? k + sz : k;
+  return 0;
+}
+
+/* The coordinates along its k axes of a k-d mask's true elements, as k
+ * advanced items (of one length each: they broadcast together). */
+static int mask_items(selection *s, tc_tensor *mask, int vaxis, int xaxis, tc_err *err) {
+  tc_tensor *pos = tc_mask_positions(mask, err);
+  if (!pos) return -1;
+  int64_t inner = 1;
+  for (int j = mask->ndim - 1; j >= 0 && inner > 0; j--) inner *= mask->shape[j];
+  int rc = 0;
+  for (int j = 0; j < mask->ndim && rc == 0; j++) {
+    inner /= mask->shape[j];   /* the mask has true elements: no axis is 0 */
+    if (mask->ndim == 1) { rc = add_adv(s, vaxis, xaxis, tc_tensor_ref(pos), true); break; }
+    tc_tensor *p = tc_scalar_i64(inner, true, err), *m = tc_scalar_i64(mask->shape[j], true, err);
+    tc_tensor *q = p && m ? tc_binary(TC_OP_FLOOR_DIV, pos, p, err) : NULL;
+    rc = add_adv(s, vaxis + j, xaxis + j, q ? tc_binary(TC_OP_MOD, q, m, err) : NULL, true);
+    tc_tensor_free(q);
+    tc_tensor_free(p);
+    tc_tensor_free(m);
+  }
+  tc_tensor_free(pos);
+  return rc;
+}
+
+/* The basic view and the advanced items (see above). */
+static int basic_view(tc_tensor *x, int n, const tc_index_item *items, int consume, bool any_adv, selection *s,
+                      tc_err *err) {
   int64_t shape[TC_MAX_DIMS], strides[TC_MAX_DIMS], off = x->offset;
   int d = 0, nd = 0;
   bool empty = tc_numel(x) == 0;   /* its strides may be saturated: no offset arithmetic */
   for (int i = 0; i < n; i++) {
     const tc_index_item *it = &items[i];
+    tc_tensor *t = it->kind == TC_IDX_TENSOR ? it->t : NULL;
+    s->item = i;
     if (it->kind == TC_IDX_ELLIPSIS) {
-      for (int k = 0; k < x->ndim - si->nconsume; k++, d++) {
+      for (int k = 0; k < x->ndim - consume; k++, d++) {
         shape[nd] = x->shape[d];
         strides[nd++] = x->strides[d];
       }
       continue;
     }
-    int64_t sz = x->shape[d], s = x->strides[d];
-    if (it->kind == TC_IDX_INT || (it->kind == TC_IDX_TENSOR && it->t->ndim == 0)) {
-      int64_t k = it->i;
-      if (it->kind == TC_IDX_TENSOR && tc_scalar_to_i64(it->t, &k, err) != 0) return NULL;
-      if (it->kind == TC_IDX_TENSOR && tc_dtype_is_unsigned(it->t->dtype) && k < 0) {   /* a u64 above the i64 maximum */
-        out_of_bounds(err, -1, (int)x->dtype, k, true, d, sz, 0, NULL);
-        return NULL;
+    if (it->kind == TC_IDX_NEWAXIS || (t && t->dtype == TC_DT_BOOL && t->ndim == 0)) {
+      if (t) {   /* x[True] adds an axis and takes its one element, x[False] takes none */
+        int64_t b = 0, len = 0;
+        if (tc_scalar_to_i64(t, &b, err) != 0) return -1;
+        tc_tensor *z = b ? tc_scalar_i64(0, false, err) : tc_tensor_new(TC_DT_I64, 1, &len, err);
+        len = 1;
+        tc_tensor *z1 = z && b ? tc_reshape(z, 1, &len, err) : z ? tc_tensor_ref(z) : NULL;
+        tc_tensor_free(z);
+        if (add_adv(s, nd, -1, z1, true) != 0) return -1;
       }
-      if (k < -sz || k >= sz) { out_of_bounds(err, -1, (int)x->dtype, k, false, d, sz, 0, NULL); return NULL; }
-      if (!empty) off += (k < 0 ? k + sz : k) * s;
+      shape[nd] = 1;
+      strides[nd++] = 0;
+      continue;
+    }
+    if (t && t->dtype == TC_DT_BOOL) {   /* a mask over the next t->ndim axes */
+      if (d + t->ndim > x->ndim || memcmp(t->shape, x->shape + d, sizeof(int64_t) * (size_t)t->ndim)) {
+        char sm[256], sx[256], sa[256], axes[64];
+        int last = d + t->ndim - 1 < x->ndim ? d + t->ndim - 1 : x->ndim - 1;
+        tc_format_dims(sm, sizeof sm, t->ndim, t->shape);
+        tc_format_dims(sx, sizeof sx, x->ndim, x->shape);
+        tc_format_dims(sa, sizeof sa, last - d + 1, x->shape + d);
+        if (last == d) snprintf(axes, sizeof axes, "axis %d", d);
+        else snprintf(axes, sizeof axes, "axes %d to %d", d, last);
+        return tc_err_set(err, TC_E_SHAPE, -1, -1, "a bool mask of shape %s does not match the shape %s of %s (the tensor's shape is %s)",
+                          sm, sa, axes, sx);
+      }
+      if (tc_numel(t) > 0 && mask_items(s, t, nd, d, err) != 0) return -1;
+      if (tc_numel(t) == 0) {   /* no true element: an empty index on each axis */
+        int64_t zero = 0;
+        for (int j = 0; j < t->ndim; j++)
+          if (add_adv(s, nd + j, d + j, tc_tensor_new(TC_DT_I64, 1, &zero, err), true) != 0) return -1;
+      }
+      for (int j = 0; j < t->ndim; j++, d++) {
+        shape[nd] = x->shape[d];
+        strides[nd++] = x->strides[d];
+      }
+      continue;
+    }
+    int64_t sz = x->shape[d], st = x->strides[d];
+    if (it->kind == TC_IDX_INT || (t && t->ndim == 0)) {
+      int64_t k = 0;
+      if (scalar_item(it, x->dtype, d, sz, &k, err) != 0) return -1;
+      if (any_adv) {   /* an advanced item of its own: keep the axis */
+        if (add_adv(s, nd, d, tc_scalar_i64(k, false, err), true) != 0) return -1;
+        shape[nd] = sz;
+        strides[nd++] = st;
+      } else if (!empty) off += k * st;
     } else if (it->kind == TC_IDX_SLICE) {
       int64_t start = 0, len = 0, step = 1;
-      if (slice_bounds(it, sz, &start, &len, &step, err) != 0) return NULL;
-      if (len > 0 && !empty) off += start * s;
+      if (slice_bounds(it, sz, &start, &len, &step, err) != 0) return -1;
+      if (len > 0 && !empty) off += start * st;
       shape[nd] = len;
-      strides[nd++] = len > 1 && !empty ? s * step : s;
-    } else {   /* the integer tensor: keep the axis whole */
+      strides[nd++] = len > 1 && !empty ? st * step : st;
+    } else {   /* an integer tensor: keep the axis whole */
+      if (add_adv(s, nd, d, tc_tensor_ref(t), false) != 0) return -1;
       shape[nd] = sz;
-      strides[nd++] = s;
+      strides[nd++] = st;
     }
     d++;
   }
@@ -519,7 +656,133 @@ static tc_tensor *basic_view(tc_tensor *x, int n, const tc_index_item *items, co
   }
   int64_t numel;
   if (tc_shape_numel(nd, shape, &numel) && numel == 0) off = x->offset;
-  return tc_view(x, nd, shape, strides, off, err);
+  s->v = tc_view(x, nd, shape, strides, off, err);
+  return s->v ? 0 : -1;
+}
+
+/* The broadcast shape of the advanced items (NumPy's message when none). */
+static int adv_shape(const selection *s, int *nb, int64_t *b, tc_err *err) {
+  *nb = 0;
+  for (int i = 0; i < s->nadv; i++) {
+    const tc_tensor *t = s->adv[i].idx;
+    int m = t->ndim > *nb ? t->ndim : *nb;
+    int64_t r[TC_MAX_DIMS];
+    for (int k = 0; k < m; k++) {
+      int64_t a = k < m - *nb ? 1 : b[k - (m - *nb)], c = k < m - t->ndim ? 1 : t->shape[k - (m - t->ndim)];
+      if (a != c && a != 1 && c != 1) {
+        char all[1024] = "", one[256];
+        for (int j = 0; j < s->nadv; j++) {
+          tc_format_dims(one, sizeof one, s->adv[j].idx->ndim, s->adv[j].idx->shape);
+          size_t l = strlen(all);
+          snprintf(all + l, sizeof all - l, "%s%s", j ? " " : "", one);
+        }
+        return tc_err_set(err, TC_E_SHAPE, -1, -1, "index tensors of shapes %s do not broadcast together", all);
+      }
+      r[k] = a == 1 ? c : a;
+    }
+    *nb = m;
+    memcpy(b, r, sizeof(int64_t) * (size_t)m);
+  }
+  return 0;
+}
+
+/* K = sum_j idx_j * stride_j - lo, lo the lowest such offset, i64. */
+static tc_tensor *offsets(const selection *s, int64_t lo, tc_err *err) {
+  tc_tensor *acc = tc_scalar_i64(-lo, true, err);
+  for (int i = 0; i < s->nadv && acc; i++) {
+    const adv_item *a = &s->adv[i];
+    int64_t n = s->v->shape[a->vaxis];
+    tc_tensor *k = tc_scalar_i64(n, true, err), *st = tc_scalar_i64(s->v->strides[a->vaxis], true, err);
+    tc_tensor *norm = k && !a->checked ? tc_binary(TC_OP_MOD, a->idx, k, err) : k ? tc_tensor_ref(a->idx) : NULL;
+    tc_tensor *term = norm && st ? tc_binary(TC_OP_MUL, norm, st, err) : NULL;
+    tc_tensor *sum = term ? tc_binary(TC_OP_ADD, acc, term, err) : NULL;
+    tc_tensor_free(k);
+    tc_tensor_free(st);
+    tc_tensor_free(norm);
+    tc_tensor_free(term);
+    tc_tensor_free(acc);
+    acc = sum;
+  }
+  return acc;
+}
+
+/* x[items] read as a selection: the basic view, and for advanced items the
+ * gather/scatter operands. On return s->nadv == 0 means s->v is the whole
+ * answer. */
+static int select_items(tc_tensor *x, int n, const tc_index_item *items, selection *s, tc_err *err) {
+  memset(s, 0, sizeof *s);
+  int consume;
+  bool any_adv;
+  if (classify(x, n, items, &consume, &any_adv, err) != 0) return -1;
+  if (basic_view(x, n, items, consume, any_adv, s, err) != 0) return -1;
+  tc_tensor *v = s->v;
+  s->nd = v->ndim;
+  memcpy(s->shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+  if (!s->nadv) return 0;
+  for (int i = 0; i < s->nadv; i++) {
+    adv_item *a = &s->adv[i];
+    if (!a->checked && check_range(-1, a->idx, a->xaxis, v->shape[a->vaxis], (int)x->dtype, err) != 0) return -1;
+    tc_tensor *w = tc_operand(a->idx, TC_DT_I64, err);
+    if (!w) return -1;
+    tc_tensor_free(a->idx);
+    a->idx = w;
+  }
+  int nb;
+  int64_t b[TC_MAX_DIMS];
+  if (adv_shape(s, &nb, b, err) != 0) return -1;
+  int total = v->ndim - s->nadv + nb;
+  if (total > TC_MAX_DIMS)
+    return tc_err_set(err, TC_E_BAD_ARG, -1, (int)x->dtype, "the result would have %d dimensions (at most %d)", total,
+                      TC_MAX_DIMS);
+  /* the selection: v's other axes, with B where the advanced items stood
+     when they follow each other in the index, else first (NumPy: any item
+     between them, even a '...' of no axes or a None, puts B first) */
+  bool adjacent = true;
+  for (int i = 1; i < s->nadv; i++) adjacent &= s->adv[i].item - s->adv[i - 1].item <= 1;
+  int bpos = adjacent ? s->adv[0].vaxis : 0;
+  int nd = 0, r = 0;
+  int64_t xst[TC_MAX_DIMS], kst[TC_MAX_DIMS] = {0};
+  bool is_adv[TC_MAX_DIMS] = {false};
+  for (int i = 0; i < s->nadv; i++) is_adv[s->adv[i].vaxis] = true;
+  for (int d = 0; d <= v->ndim; d++) {
+    if (r == bpos) {
+      for (int j = 0; j < nb; j++) { s->shape[nd] = b[j]; xst[nd++] = 0; }
+      r = -1;   /* placed */
+    }
+    if (d == v->ndim) break;
+    if (is_adv[d]) continue;
+    s->shape[nd] = v->shape[d];
+    xst[nd++] = v->strides[d];
+    if (r >= 0) r++;
+  }
+  s->nd = nd;
+  int64_t numel;
+  if (!tc_shape_numel(nd, s->shape, &numel) || numel == 0) return 0;   /* nothing to gather or scatter */
+  int64_t base = v->offset;
+  tc_tensor *k;
+  if (s->nadv == 1) {
+    k = tc_tensor_ref(s->adv[0].idx);
+    s->ast = v->strides[s->adv[0].vaxis];
+    s->len = v->shape[s->adv[0].vaxis];
+  } else {
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < s->nadv; i++) {
+      int64_t reach = v->strides[s->adv[i].vaxis] * (v->shape[s->adv[i].vaxis] - 1);
+      if (reach < 0) lo += reach; else hi += reach;
+    }
+    k = offsets(s, lo, err);
+    base += lo;
+    s->ast = 1;
+    s->len = hi - lo + 1;
+  }
+  tc_tensor *kb = k ? tc_view_broadcast(k, nb, b, err) : NULL;
+  tc_tensor_free(k);
+  if (!kb) return -1;
+  for (int j = 0; j < nb; j++) kst[bpos + j] = kb->strides[j];
+  s->kv = tc_view(kb, nd, s->shape, kst, kb->offset, err);
+  tc_tensor_free(kb);
+  if (s->kv) s->xv = tc_view(v, nd, s->shape, xst, base, err);
+  return s->xv ? 0 : -1;
 }
 
 /* A flat (1-D) view of a contiguous tensor, or a copy. */
@@ -532,23 +795,37 @@ static tc_tensor *flat(tc_tensor *x, tc_err *err) {
   return v;
 }
 
+/* Whether the items are one bool mask of x's shape (read through a flat view). */
+static bool whole_mask(tc_tensor *x, int n, const tc_index_item *items) {
+  const tc_tensor *t = n == 1 && items[0].kind == TC_IDX_TENSOR ? items[0].t : NULL;
+  return t && t->dtype == TC_DT_BOOL && t->ndim == x->ndim && t->ndim > 1 &&
+         !memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+}
+
 tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err) {
-  sub_info si;
-  if (classify(x, n, items, &si, err) != 0) return NULL;
-  if (si.mask) {
+  if (whole_mask(x, n, items)) {
     tc_tensor *xe = tc_operand(x, x->dtype, err), *f = NULL, *nz = NULL, *out = NULL;
     if (xe) f = flat(xe, err);
-    if (f) nz = tc_mask_positions(si.mask, err);
+    if (f) nz = tc_mask_positions(items[0].t, err);
     if (nz) out = take_impl(-1, f, nz, 0, TC_MODE_CLIP, NULL, err);   /* the positions are in range */
     tc_tensor_free(nz);
     tc_tensor_free(f);
     tc_tensor_free(xe);
     return out;
   }
-  tc_tensor *v = basic_view(x, n, items, &si, err);
-  if (!v || !si.adv) return v;
-  tc_tensor *out = take_impl(-1, v, si.adv, 0, TC_MODE_ERROR, NULL, err);
-  tc_tensor_free(v);
+  selection s;
+  tc_tensor *out = NULL;
+  int consume;
+  bool any_adv;
+  if (classify(x, n, items, &consume, &any_adv, err) != 0) return NULL;
+  tc_tensor *xe = any_adv ? tc_operand(x, x->dtype, err) : tc_tensor_ref(x);
+  if (xe && select_items(xe, n, items, &s, err) == 0) {
+    if (!s.nadv) out = tc_tensor_ref(s.v);
+    else if (!s.xv) out = tc_tensor_new(x->dtype, s.nd, s.shape, err);
+    else out = gather(-1, s.xv, s.kv, s.ast, s.len, TC_MODE_CLIP, NULL, err);   /* in range: checked */
+  }
+  if (xe) sel_free(&s);
+  tc_tensor_free(xe);
   return out;
 }
 
@@ -566,11 +843,12 @@ static bool writable_alone(const tc_tensor *x) {
  * interrupts are held off while writing in place (tc_interrupt_hold), so
  * a failed assignment leaves x as it was. */
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
-  sub_info si;
-  if (classify(x, n, items, &si, err) != 0) return NULL;
+  int consume;
+  bool any_adv;
+  if (classify(x, n, items, &consume, &any_adv, err) != 0) return NULL;
   if (!tc_op_supported(TC_OP_SCATTER, x->dtype, tc_get_engine())) { tc_unsupported(TC_OP_SCATTER, x->dtype, err); return NULL; }
-  tc_tensor *out = NULL, *w = NULL, *nz = NULL;
-  bool inplace = writable_alone(x) && (!si.mask || tc_is_contiguous(x));   /* a mask writes through a flat view */
+  tc_tensor *out = NULL;
+  bool inplace = writable_alone(x);
   if (inplace && !tc_interrupt_hold()) {
     tc_err_set(err, TC_E_INTERRUPTED, TC_OP_SCATTER, (int)x->dtype, "interrupted; variables are unchanged");
     return NULL;
@@ -582,28 +860,21 @@ tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor
     tc_tensor_free(xe);
     if (!out) return NULL;
   }
-  int rc = 0;
-  if (si.mask) {
-    w = flat(out, err);
-    if (w) nz = tc_mask_positions(si.mask, err);
-    rc = nz ? scatter_into(-1, w, nz, val, 0, TC_SCATTER_SET, TC_MODE_CLIP, true, err) : -1;
+  int rc = -1;
+  if (whole_mask(out, n, items) && tc_is_contiguous(out)) {   /* through a flat view */
+    tc_tensor *w = flat(out, err), *nz = w ? tc_mask_positions(items[0].t, err) : NULL;
+    if (nz) rc = scatter_into(-1, w, nz, val, 0, TC_SCATTER_SET, TC_MODE_CLIP, true, err);
+    tc_tensor_free(nz);
+    tc_tensor_free(w);
   } else {
-    w = basic_view(out, n, items, &si, err);
-    if (!w) rc = -1;
-    else if (si.adv) rc = scatter_into(-1, w, si.adv, val, 0, TC_SCATTER_SET, TC_MODE_ERROR, false, err);
-    else if (!can_broadcast(val->ndim, val->shape, w->ndim, w->shape)) {
-      char sv[256], sw[256];
-      tc_format_dims(sv, sizeof sv, val->ndim, val->shape);
-      tc_format_dims(sw, sizeof sw, w->ndim, w->shape);
-      rc = tc_err_set(err, TC_E_SHAPE, -1, (int)x->dtype, "values of shape %s do not broadcast to the selection %s", sv, sw);
-    } else {
-      tc_tensor *v = tc_value_as(val, out->dtype, TC_OP_SCATTER, err);
-      rc = v ? tc_copy_into(w, v, err) : -1;
-      tc_tensor_free(v);
-    }
+    selection s;
+    tc_tensor *u = NULL;
+    if (select_items(out, n, items, &s, err) == 0) u = updates_view(-1, out->dtype, val, s.nd, s.shape, "values", err);
+    if (u && !s.nadv) rc = tc_copy_into(s.v, u, err);
+    else if (u) rc = s.xv ? scatter_run(-1, s.xv, s.kv, u, s.ast, s.len, TC_SCATTER_SET, TC_MODE_CLIP, err) : 0;
+    tc_tensor_free(u);
+    sel_free(&s);
   }
-  tc_tensor_free(nz);
-  tc_tensor_free(w);
   if (inplace) tc_interrupt_release();
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   out->weak = false;

@@ -724,123 +724,280 @@ static bool csv_value(const char *s, tc_dtype dt, void *out, char *why, size_t w
   return true;
 }
 
+/* The reader of load_csv, numpy.loadtxt's formats: values separated by a
+ * delimiter (blanks around a value dropped) or by runs of blanks
+ * (numpy.savetxt's default), '#' comments, blank lines, CRLF, a leading
+ * UTF-8 byte-order mark, and values in double quotes as spreadsheets
+ * write them (a delimiter inside is text, "" is one quote). It reads a
+ * line's values into a row buffer and then converts the used columns:
+ * the same code counts and checks (pass 1, r->t NULL) and stores (pass 2). */
 typedef struct {
   FILE *f;
   const char *path;
   tc_dtype dt;
-  char delim;                  /* the value separator (',' by default) */
+  char delim;                  /* the value separator; ' ': runs of blanks; 0: decide at the first data line */
   int64_t skip;                /* lines to skip at the start (after a byte-order mark) */
   int64_t rows, cols;          /* data rows seen, values per row */
+  int nuse;                    /* the columns used (usecols), -1: all */
+  int64_t *use;                /* normalised at the first data row */
+  const unsigned char *fill;   /* the value of an empty field (NULL: NaN for floats, an error else) */
+  /* the line being read: its values, NUL-terminated, one after another */
+  char *text;
+  size_t tlen, tcap;
+  int64_t *at;                 /* where each value starts in text */
+  int64_t nat, atcap;
   /* pass 2: the tensor and a chunk buffer */
   tc_tensor *t;
   unsigned char *buf;
-  size_t fill, chunk;
+  size_t fill_n, chunk;
   uint64_t written;
 } csv_reader;
 
+#define CSV_MAX_LINE ((size_t)1 << 26)
+
 static int csv_flush(csv_reader *r, tc_err *err) {
-  if (!r->fill) return 0;
-  int rc = tc_engines[r->t->storage->engine]->upload(tc_tensor_data(r->t) + r->written, r->buf, r->fill, err);
-  r->written += r->fill;
-  r->fill = 0;
+  if (!r->fill_n) return 0;
+  int rc = tc_engines[r->t->storage->engine]->upload(tc_tensor_data(r->t) + r->written, r->buf, r->fill_n, err);
+  r->written += r->fill_n;
+  r->fill_n = 0;
   return rc;
+}
+
+static int csv_oom(csv_reader *r, tc_err *err) {
+  return tc_err_set(err, TC_E_OOM, TC_OP_LOAD_CSV, (int)r->dt, "out of memory reading %s", r->path);
+}
+
+static int csv_putc(csv_reader *r, char ch, int64_t line, tc_err *err) {
+  if (r->tlen + 1 >= r->tcap) {
+    if (r->tcap >= CSV_MAX_LINE)
+      return tc_io_fail(err, TC_OP_LOAD_CSV, (int)r->dt, r->path, "line %lld is longer than %zu bytes", (long long)line,
+                        CSV_MAX_LINE);
+    size_t cap = r->tcap ? r->tcap * 2 : 256;
+    char *t = realloc(r->text, cap);
+    if (!t) return csv_oom(r, err);
+    r->text = t;
+    r->tcap = cap;
+  }
+  r->text[r->tlen++] = ch;
+  return 0;
+}
+
+/* Ends the value being read: blanks after it dropped (not inside quotes). */
+static int csv_end_value(csv_reader *r, int64_t start, size_t keep, int64_t line, tc_err *err) {
+  while (r->tlen > keep && (r->text[r->tlen - 1] == ' ' || r->text[r->tlen - 1] == '\t' || r->text[r->tlen - 1] == '\r'))
+    r->tlen--;
+  if (csv_putc(r, 0, line, err) != 0) return -1;
+  if (r->nat == r->atcap) {
+    int64_t cap = r->atcap ? r->atcap * 2 : 16;
+    int64_t *at = realloc(r->at, sizeof(int64_t) * (size_t)cap);
+    if (!at) return csv_oom(r, err);
+    r->at = at;
+    r->atcap = cap;
+  }
+  r->at[r->nat++] = start;
+  return 0;
+}
+
+/* A data line's used values, converted (and, in pass 2, stored). */
+static int csv_row(csv_reader *r, int64_t line, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_CSV;
+  if (r->rows == 0) {
+    r->cols = r->nat;
+    for (int k = 0; k < r->nuse; k++) {
+      int64_t c = r->use[k];
+      if (c < -r->cols || c >= r->cols)
+        return tc_err_set(err, TC_E_BAD_ARG, op, (int)r->dt, "usecols: column %lld is out of range for the %lld column%s of %s",
+                          (long long)c, (long long)r->cols, r->cols == 1 ? "" : "s", r->path);
+      if (c < 0) r->use[k] = c + r->cols;
+    }
+  } else if (r->nat != r->cols) {
+    return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld has %lld value%s, earlier lines have %lld", (long long)line,
+                      (long long)r->nat, r->nat == 1 ? "" : "s", (long long)r->cols);
+  }
+  size_t es = tc_dtype_size(r->dt);
+  unsigned char scratch[16];
+  char why[200];
+  int64_t n = r->nuse >= 0 ? r->nuse : r->cols;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c = r->nuse >= 0 ? r->use[k] : k;
+    const char *v = r->text + r->at[c];
+    unsigned char *out = r->t ? r->buf + r->fill_n : scratch;
+    if (!*v && r->fill) memcpy(out, r->fill, es);
+    else if (!*v && tc_dtype_class(r->dt) == TC_CLASS_FLT) csv_value("nan", r->dt, out, why, sizeof why);
+    else if (!*v)
+      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, column %lld: empty value (%s columns need fill=)",
+                        (long long)line, (long long)c + 1, tc_dtype_name(r->dt));
+    else if (strlen(v) > CSV_MAX_FIELD)
+      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, column %lld: a value longer than %d characters",
+                        (long long)line, (long long)c + 1, CSV_MAX_FIELD);
+    else if (!csv_value(v, r->dt, out, why, sizeof why))
+      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, column %lld: %s%s", (long long)line, (long long)c + 1,
+                        why, r->rows == 0 && !strchr("0123456789+-.", *v) ? " (skip a header line with skiprows=1)" : "");
+    if (r->t) {
+      r->fill_n += es;
+      if (r->fill_n == r->chunk && csv_flush(r, err) != 0) return -1;
+    }
+  }
+  r->rows++;
+  return 0;
+}
+
+/* The delimiter when none was given: a comma if the first data line (not
+ * blank, not a comment) has one outside quotes, else runs of blanks. */
+static char csv_guess(csv_reader *r) {
+  bool quoted = false, data = false;
+  for (int ch; (ch = getc_unlocked(r->f)) != EOF;) {
+    if (ch == '"') quoted = !quoted;
+    else if (ch == ',' && !quoted) return ',';
+    else if ((ch == '#' && !quoted) || ch == '\n') {
+      if (data) return ' ';   /* the first data line ends without a comma */
+      if (ch == '#')
+        while ((ch = getc_unlocked(r->f)) != EOF && ch != '\n') {}
+    } else if (ch != ' ' && ch != '\t' && ch != '\r') data = true;
+  }
+  return ' ';
 }
 
 /* One pass over the file: counts and checks (r->t NULL) or stores values. */
 static int csv_pass(csv_reader *r, tc_err *err) {
   const tc_op op = TC_OP_LOAD_CSV;
-  char field[CSV_MAX_FIELD + 1], why[200];
-  size_t flen = 0;
-  int64_t line = 1, ncols = 0;
-  bool in_comment = false, blank = true;
-  size_t es = tc_dtype_size(r->dt);
+  int64_t line = 1;
   r->rows = 0;
-  /* a UTF-8 byte-order mark (spreadsheets write one), then skip_header lines */
+  /* a UTF-8 byte-order mark (spreadsheets write one), then the skipped lines */
   rewind(r->f);
   unsigned char bom[3];
   if (fread(bom, 1, 3, r->f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3)) rewind(r->f);
   for (int ch = 0; line <= r->skip && ch != EOF;)
-    if ((ch = getc(r->f)) == '\n') line++;
+    if ((ch = getc_unlocked(r->f)) == '\n') line++;
+  if (!r->delim) {
+    long at = ftell(r->f);
+    r->delim = csv_guess(r);
+    if (at < 0 || fseek(r->f, at, SEEK_SET) != 0)
+      return tc_io_fail(err, op, (int)r->dt, r->path, "cannot read it again: %s", strerror(errno));
+  }
+  bool ws = r->delim == ' ';
+  /* the line: its values so far; the value being read starts at vstart
+     (open: it has begun), keep = where its quoted text ends */
+  r->tlen = 0;
+  r->nat = 0;
+  int64_t vstart = 0, qline = 0;
+  size_t keep = 0;
+  bool open = false, in_quote = false, after_quote = false, comment = false;
   for (uint64_t nread = 1;; nread++) {
-    int ch = getc(r->f);
+    int ch = getc_unlocked(r->f);
     if (nread % (1 << 20) == 0 && tc_interrupt_flag) return tc_io_interrupted(err, op, (int)r->dt);
-    if (ch == '#' && !in_comment) in_comment = true;
-    if (in_comment && ch != '\n' && ch != EOF) continue;
-    if (ch == r->delim || ch == '\n' || ch == EOF) {
-      while (flen && (field[flen - 1] == ' ' || field[flen - 1] == '\t' || field[flen - 1] == '\r')) flen--;
-      field[flen] = 0;
-      bool end_line = ch != r->delim;
-      if (!(end_line && blank && ncols == 0)) {
-        /* a value (a line that is empty or only a comment has none) */
-        if (!r->t && !csv_value(field, r->dt, r->buf, why, sizeof why))
-          return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, value %lld: %s", (long long)line,
-                         (long long)ncols + 1, flen ? why : "empty value");
-        if (r->t) {
-          csv_value(field, r->dt, r->buf + r->fill, why, sizeof why);
-          r->fill += es;
-          if (r->fill == r->chunk && csv_flush(r, err) != 0) return -1;
+    if (in_quote) {
+      if (ch == EOF)
+        return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: a quoted value is never closed", (long long)qline);
+      if (ch == '"') {
+        int next = getc_unlocked(r->f);
+        if (next != '"') {   /* the closing quote */
+          if (next != EOF) ungetc(next, r->f);
+          in_quote = false;
+          after_quote = true;
+          keep = r->tlen;
+          continue;
         }
-        ncols++;
       }
-      if (end_line) {
-        if (ncols > 0) {
-          if (r->rows == 0) r->cols = ncols;
-          else if (ncols != r->cols)
-            return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld has %lld value%s, earlier lines have %lld",
-                           (long long)line, (long long)ncols, ncols == 1 ? "" : "s", (long long)r->cols);
-          r->rows++;
-        }
-        ncols = 0;
-        line++;
-        in_comment = false;
-        blank = true;
-        if (ch == EOF) break;
-      }
-      flen = 0;
+      if (ch == '\n') line++;
+      if (ch == 0) return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: a NUL byte is not CSV text", (long long)line);
+      if (csv_putc(r, (char)ch, line, err) != 0) return -1;
       continue;
     }
-    if (ch == ' ' || ch == '\t' || ch == '\r') {
-      if (flen == 0) continue;        /* leading blanks */
-    } else {
-      blank = false;
+    if (comment && ch != '\n' && ch != EOF) continue;
+    if (ch == '#') { comment = true; continue; }
+    bool blank = ch == ' ' || ch == '\t' || ch == '\r';
+    bool sep = ws ? blank : ch == r->delim;
+    if (sep || ch == '\n' || ch == EOF) {
+      bool end_line = !sep;
+      /* a value ends here: at a delimiter always; at a blank (ws) or line
+         end only when one has begun, or (delimiter mode) the line has values */
+      if (open || (!ws && (sep || r->nat > 0))) {
+        if (!open) vstart = (int64_t)(keep = r->tlen);   /* an empty value */
+        if (csv_end_value(r, vstart, keep, line, err) != 0) return -1;
+        open = after_quote = false;
+        keep = 0;
+      }
+      if (end_line) {
+        if (r->nat > 0 && csv_row(r, line, err) != 0) return -1;
+        r->tlen = 0;
+        r->nat = 0;
+        comment = false;
+        line++;
+        if (ch == EOF) break;
+      }
+      continue;
     }
-    if (ch == 0 || (ch < 0x20 && ch != '\t' && ch != '\r') || ch >= 0x7f)
+    if (blank && !open) continue;   /* blanks before a value */
+    if (after_quote && !blank)
+      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, column %lld: text after a closing quote",
+                        (long long)line, (long long)r->nat + 1);
+    if (ch == 0 || (ch < 0x20 && ch != '\t' && ch != '\r'))
       return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: byte 0x%02x is not CSV text", (long long)line, ch);
-    if (flen >= CSV_MAX_FIELD)
-      return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: a value longer than %d characters", (long long)line,
-                     CSV_MAX_FIELD);
-    field[flen++] = (char)ch;
+    if (!open) {
+      open = true;
+      vstart = (int64_t)r->tlen;
+      keep = r->tlen;
+      if (ch == '"') { in_quote = true; qline = line; continue; }
+    }
+    if (csv_putc(r, (char)ch, line, err) != 0) return -1;
+    if (!blank) keep = r->tlen;
   }
   if (ferror(r->f)) return tc_io_fail(err, op, (int)r->dt, r->path, "read failed: %s", strerror(errno));
   return r->t ? csv_flush(r, err) : 0;
 }
 
-tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) { return tc_load_csv_with(path, dt, ",", 0, err); }
+tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err) {
+  return tc_load_csv_with(path, dt, ",", 0, 0, NULL, NULL, err);
+}
 
-tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header, tc_err *err) {
+/* usecols as i64 on the host: an integer or a 1-D list of them. */
+static int csv_usecols(tc_tensor *u, int64_t **use, int *nuse, tc_err *err) {
   const tc_op op = TC_OP_LOAD_CSV;
-  char d = delimiter[0];
-  if (!d || delimiter[1] || (d != '\t' && (!ispunct((unsigned char)d) || strchr(".+-#\"'", d))))
+  if (tc_dtype_class(u->dtype) != TC_CLASS_INT || u->ndim > 1 || tc_numel(u) > INT32_MAX)
+    return tc_err_set(err, TC_E_BAD_ARG, op, -1, "usecols must be an integer or a list of integers");
+  tc_tensor *w = tc_cast(u, TC_DT_I64, err);
+  if (!w) return -1;
+  *nuse = (int)tc_numel(w);
+  *use = malloc(sizeof(int64_t) * (size_t)(*nuse ? *nuse : 1));
+  int rc = *use ? tc_tensor_to_host(w, *use, err) : tc_err_set(err, TC_E_OOM, op, -1, "out of memory");
+  tc_tensor_free(w);
+  return rc;
+}
+
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header,
+                            int64_t skiprows, tc_tensor *usecols, tc_tensor *fill, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_CSV;
+  char d = delimiter ? delimiter[0] : 0;
+  if (delimiter && (!d || delimiter[1] || (d != '\t' && d != ' ' && (!ispunct((unsigned char)d) || strchr(".+-#\"'", d)))))
     return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1,
-                      "delimiter must be one punctuation character or a tab (not . + - # or a quote), not \"%.20s\"",
-                      delimiter), NULL;
-  if (skip_header < 0) return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "skip_header must be >= 0, not %lld",
-                                         (long long)skip_header), NULL;
+                      "delimiter must be one punctuation character (not . + - # or a quote), a tab, or \" \" for runs "
+                      "of blanks, not \"%.20s\"", delimiter), NULL;
+  if (skip_header < 0 || skiprows < 0)
+    return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "%s must be >= 0, not %lld", skip_header < 0 ? "skip_header" : "skiprows",
+                      (long long)(skip_header < 0 ? skip_header : skiprows)), NULL;
   if (!tc_op_supported(op, dt, tc_get_engine())) { tc_unsupported(op, dt, err); return NULL; }
+  unsigned char fillv[16];
+  tc_tensor *fv = fill ? tc_value_as(fill, dt, op, err) : NULL;
+  if (fill && (!fv || fv->ndim != 0 || tc_tensor_to_host(fv, fillv, err) != 0)) {
+    if (fv && fv->ndim != 0) tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "fill must be a single value");
+    tc_tensor_free(fv);
+    return NULL;
+  }
+  tc_tensor_free(fv);
+  csv_reader r = {.path = path, .dt = dt, .delim = d, .skip = skip_header + skiprows, .nuse = -1,
+                  .fill = fill ? fillv : NULL};
+  if (usecols && csv_usecols(usecols, &r.use, &r.nuse, err) != 0) { free(r.use); return NULL; }
   uint64_t size;
-  FILE *f = tc_io_open_read(path, op, &size, err);
-  if (!f) return NULL;
-  unsigned char probe[8];
-  csv_reader r = {.f = f, .path = path, .dt = dt, .delim = d, .skip = skip_header, .buf = probe};
   tc_tensor *t = NULL;
-  if (csv_pass(&r, err) == 0) {
-    int64_t shape[2];
+  r.f = tc_io_open_read(path, op, &size, err);
+  if (r.f && csv_pass(&r, err) == 0) {
+    int64_t shape[2], cols = r.nuse >= 0 ? r.nuse : r.cols;
     int nd;
     if (r.rows == 0) { nd = 1; shape[0] = 0; }
-    else if (r.cols == 1) { nd = 1; shape[0] = r.rows; }
-    else if (r.rows == 1) { nd = 1; shape[0] = r.cols; }
-    else { nd = 2; shape[0] = r.rows; shape[1] = r.cols; }
-    /* rows * cols values each took at least two bytes of the file */
+    else if (cols == 1) { nd = 1; shape[0] = r.rows; }
+    else if (r.rows == 1) { nd = 1; shape[0] = cols; }
+    else { nd = 2; shape[0] = r.rows; shape[1] = cols; }
     t = tc_tensor_new(dt, nd, shape, err);
     if (!t) tc_annotate(err, op, (int)dt);
     if (t && tc_numel(t) > 0) {
@@ -855,7 +1012,10 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
       if (rc != 0) { tc_tensor_free(t); t = NULL; }
     }
   }
-  fclose(f);
+  if (r.f) fclose(r.f);
+  free(r.text);
+  free(r.at);
+  free(r.use);
   return t;
 }
 

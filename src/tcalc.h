@@ -278,10 +278,12 @@ int tc_index_mode_from_name(const char *name);        /* -1 if none */
 const char *tc_scatter_red_name(tc_scatter_red r);
 int tc_scatter_red_from_name(const char *name);       /* -1 if none */
 
-/* One item of x[...]: an integer, a slice (absent bounds use Python's
- * defaults), `...`, or a tensor (a 0-d integer acts as an integer; an
- * integer tensor selects along its axis; a bool tensor is a mask). */
-typedef enum { TC_IDX_INT, TC_IDX_SLICE, TC_IDX_ELLIPSIS, TC_IDX_TENSOR } tc_idx_kind;
+/* One item of x[...], as NumPy reads it: an integer, a slice (absent
+ * bounds use Python's defaults), `...`, None (NEWAXIS: a new axis of
+ * length 1), or a tensor (a 0-d integer acts as an integer; an integer
+ * tensor selects along its axis; a k-d bool tensor is a mask over the next
+ * k axes). Several index tensors broadcast together (src/index.c). */
+typedef enum { TC_IDX_INT, TC_IDX_SLICE, TC_IDX_ELLIPSIS, TC_IDX_TENSOR, TC_IDX_NEWAXIS } tc_idx_kind;
 typedef struct tc_index_item {
   tc_idx_kind kind;
   int64_t i;
@@ -338,9 +340,14 @@ tc_tensor *tc_load_npz(const char *path, const char *name, tc_err *err);
 int tc_save_npz(const char *path, int n, const char *const *names, tc_tensor *const *xs, tc_err *err);
 int tc_save_npy(const char *path, tc_tensor *x, tc_err *err);
 tc_tensor *tc_load_csv(const char *path, tc_dtype dt, tc_err *err);
-/* With a delimiter (one punctuation character or a tab) and skip_header
- * lines skipped first; a UTF-8 byte-order mark is skipped always. */
-tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header, tc_err *err);
+/* numpy.loadtxt's options: delimiter one punctuation character, a tab,
+ * " " (runs of blanks) or NULL (a comma if the first data line has one,
+ * else runs of blanks); skip_header + skiprows lines skipped first (a
+ * UTF-8 byte-order mark always); usecols (NULL: all) an integer or a list
+ * of column numbers (negative: from the end); fill (NULL: NaN, floats
+ * only) the value of an empty field. */
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header,
+                            int64_t skiprows, tc_tensor *usecols, tc_tensor *fill, tc_err *err);
 int tc_save_csv(const char *path, tc_tensor *x, tc_err *err);
 /* JSON input (SPEC 14): one tensor from text (NUL-terminated at len), as
  * tcalc's own JSON object or a plain JSON number or array; errors name

@@ -344,7 +344,7 @@ done
 case $(head -n 1 "$tmp/err") in "error[bad_argument]: stack: "*) ok ;; *) bad "stack of 16-D tensors: $(head -n 1 "$tmp/err")" ;; esac
 
 # ---- CSV numbers: decimal in every dtype ----
-for v in 0x10 0x1p3 infinity 1e 1.2.3 --1 "1 2" 1_000; do
+for v in 0x10 0x1p3 infinity 1e 1.2.3 --1 "1;2" 1_000; do
   printf '%s\n' "$v" > "$tmp/h.csv"
   for dt in f64 f32 i64; do
     check "load_csv '$v' as $dt" io_error "$("$bin" -j -e "load_csv(\"h.csv\", dtype=\"$dt\")" | $PY -c 'import json,sys; print(json.load(sys.stdin)["error"]["code"])')"

@@ -140,8 +140,19 @@ Test(index, integer_tensor_and_mask) {
   tc_tensor *r = tc_getitem(m, 2, a, &e);
   EXPECT_F64(r, SHAPE(2), 9, 1);
   tc_tensor_free(r);
-  tc_index_item late[2] = {it_int(1), {.kind = TC_IDX_TENSOR, .t = idx}};
-  expect_err(tc_getitem(m, 2, late, &e), &e, TC_E_BAD_ARG);
+  tc_index_item late[2] = {it_int(1), {.kind = TC_IDX_TENSOR, .t = idx}};   /* any axis, as NumPy */
+  r = tc_getitem(m, 2, late, &e);
+  EXPECT_F64(r, SHAPE(2), 6, 5);
+  tc_tensor_free(r);
+  /* two index tensors pair up; separated by a slice, their axes go first */
+  tc_index_item pair[2] = {{.kind = TC_IDX_TENSOR, .t = idx}, {.kind = TC_IDX_TENSOR, .t = idx}};
+  r = tc_getitem(m, 2, pair, &e);   /* m[2, 2], m[-3, -3] = m[0, 1] */
+  EXPECT_F64(r, SHAPE(2), 10, 1);
+  tc_tensor_free(r);
+  tc_index_item na[3] = {{.kind = TC_IDX_NEWAXIS}, {.kind = TC_IDX_SLICE}, {.kind = TC_IDX_NEWAXIS}};
+  r = tc_getitem(m, 3, na, &e);
+  cr_assert(r && r->ndim == 4 && r->shape[0] == 1 && r->shape[1] == 3 && r->shape[2] == 1 && r->shape[3] == 4);
+  tc_tensor_free(r);
   tc_tensor *mask = NULL, *five = tc_scalar_f64(5, true, &e);
   mask = tc_greater(m, five, &e);
   tc_index_item mk = {.kind = TC_IDX_TENSOR, .t = mask};
