@@ -29,6 +29,14 @@ typedef struct node {
   uint64_t uval;
   bool paren;              /* written in parentheses (comparisons may not chain otherwise) */
   bool tuple;              /* LIST written as a tuple (a, b): NumPy's shapes and axes; x[(i, j)] is x[i, j] */
+  /* LIST of number literals only, read without a node per element (packed):
+     pk_n values in row-major order, doubles if pk_float else int64s, shape
+     pk_shape[pk_ndim]; nkids is 0 */
+  bool packed, pk_float;
+  int pk_ndim;
+  int64_t pk_n;
+  int64_t *pk_shape;
+  void *pk_vals;
   double fval;             /* FLOAT */
   const char *str;         /* NAME, STR, KWARG name, CALL name (NUL-terminated, arena) */
   int nkids;
@@ -56,6 +64,7 @@ typedef struct parser {
   arena *ar;
   int depth;
   int loops;               /* loops open around the statement being parsed (in its def) */
+  int no_pack;             /* inside a list read element by element: no packed lists within */
   bool in_def;
   struct frame *frames;    /* the blocks open around it, innermost last (parser.c) */
   int nframes, fcap;

@@ -147,7 +147,7 @@ static int get_word(ctx *c, args *a, int i, int (*lookup)(const char *), const c
  * the slices along axis 0 of one tensor. */
 static int get_tensor_list(ctx *c, args *a, int i, barg *b) {
   node *ln = a->at[i];
-  if (a->v[i].kind == V_NONE && ln->kind == N_LIST) {
+  if (a->v[i].kind == V_NONE && ln->kind == N_LIST && !ln->packed) {
     b->ts = calloc((size_t)(ln->nkids ? ln->nkids : 1), sizeof *b->ts);
     if (!b->ts) return fail_node(c, ln, TC_E_OOM, "%s", "out of memory");
     for (b->nts = 0; b->nts < ln->nkids; b->nts++)
@@ -319,7 +319,7 @@ static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
     given[slot] = !is_absent(vn, g->defs[slot]);
     if (!given[slot]) a->at[slot] = call;
     /* a "[name]" parameter takes a list literal as separate tensors, evaluated when converted */
-    else if (g->names[slot][0] == '[' && vn->kind == N_LIST) a->v[slot].kind = V_NONE;
+    else if (g->names[slot][0] == '[' && vn->kind == N_LIST && !vn->packed) a->v[slot].kind = V_NONE;
     else if (g->types[slot] == P_DTYPE && vn->kind == N_NAME && tc_dtype_from_name(vn->str) >= 0) {
       /* a bare dtype name where a dtype is expected: zeros([2], dtype=i32) (SPEC 11) */
       a->v[slot].kind = V_STR;

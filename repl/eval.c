@@ -395,6 +395,11 @@ static tc_tensor *stack_list(ctx *c, node *n, tc_tensor **el, int k, tc_dtype dt
 }
 
 static int eval_list(ctx *c, node *n, value *out) {
+  if (n->packed) {   /* numbers only, read by the parser into one array */
+    tc_tensor *t = tc_tensor_from_host(n->pk_float ? TC_DT_F64 : TC_DT_I64, n->pk_ndim, n->pk_shape, n->pk_vals, c->err);
+    if (!t) { locate(c, n); return -1; }
+    return set_tensor(out, t);
+  }
   lit_info li = {.all_bool = true};
   int r = lit_scan(n, 0, &li);
   if (r == -1) return ragged(c, n);

@@ -182,29 +182,19 @@ static token lex_number(lexer *lx) {
       }
     }
     if (is_float) {
-      /* the whole lexeme, however long: cutting digits would change the value */
-      char small[512];
-      char *buf = q - start < (int32_t)sizeof small ? small : malloc((size_t)(q - start) + 1);
-      if (!buf) { lx->pos = q; return error_tok(lx, start, "number too long (out of memory)"); }
-      int32_t n = 0;
-      for (int32_t i = start; i < q; i++)
-        if (s[i] != '_') buf[n++] = s[i];
-      buf[n] = 0;
       lx->pos = q;
       if (q < lx->len && (cls[(unsigned char)s[q]] == C_ALPHA || cls[(unsigned char)s[q]] == C_DIGIT || s[q] == '.')) {
         while (lx->pos < lx->len && (cls[(unsigned char)s[lx->pos]] == C_ALPHA || cls[(unsigned char)s[lx->pos]] == C_DIGIT ||
                                      s[lx->pos] == '.'))
           lx->pos++;
-        if (buf != small) free(buf);
         return error_tok(lx, start, "malformed number");
       }
-      if (bad_underscore(s, start, q, 10)) {
-        if (buf != small) free(buf);
-        return error_tok(lx, start, "malformed number");
-      }
+      if (bad_underscore(s, start, q, 10)) return error_tok(lx, start, "malformed number");
       token t = make(lx, T_FLOAT, start);
-      t.fval = strtod(buf, NULL);  /* the C locale: tcalc never calls setlocale */
-      if (buf != small) free(buf);
+      size_t used;
+      /* the whole lexeme, however long (cutting digits would change the
+         value), rounded once as strtod in the C locale does */
+      if (!lx->kinds_only) t.fval = tc_read_decimal(s + start, (size_t)(q - start), &used);
       return t;
     }
   }

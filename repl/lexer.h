@@ -49,6 +49,7 @@ typedef struct lexer {
   int32_t len, pos;
   int depth;              /* open ( and [: newlines inside are not separators */
   int32_t open_at[64];    /* where the innermost 64 open brackets start */
+  bool kinds_only;        /* token kinds and spans only: numbers are not converted (T_FLOAT's fval is 0) */
 } lexer;
 
 void lex_init(lexer *lx, const char *src, int32_t len);

@@ -206,18 +206,157 @@ static node *enter(parser *p) {
   return (node *)p;   /* any non-NULL */
 }
 
+/* ---- packed lists: a list literal of numbers, read straight into one
+ * array of values (a large literal costs its values, not a node each).
+ * Anything else (a name, a call, true, a ragged or empty list, a number
+ * that does not fit i64) gives up, and the list is read again element by
+ * element, which reports what is wrong as before. ---- */
+typedef struct {
+  int ndim;                      /* lists around a number (-1: none seen yet) */
+  int64_t shape[TC_MAX_DIMS];    /* each level's length (-1: not yet) */
+  int64_t n, cap;
+  int32_t end;                   /* where the outermost ']' ends */
+  bool flt, own;                 /* own: v is a block of the arena's own, its head (grown by realloc) */
+  union { double d; int64_t i; } *v;
+} packing;
+
+/* Room for one more value: the first 32 in the arena's block, then a
+ * block of their own, the arena's head (nothing else is allocated while a
+ * list is read), doubled in place by realloc (so the values' memory is what
+ * they take, without a second copy). */
+static bool pack_room(parser *p, packing *k) {
+  if (k->n < k->cap) return true;
+  arena *a = p->ar;
+  size_t was = sizeof *k->v * (size_t)k->cap, bytes = k->cap ? 2 * was : sizeof *k->v * 32;
+  if (!k->cap) {
+    k->v = arena_alloc(a, bytes);
+  } else if (!k->own) {
+    arena_block *b = malloc(sizeof *b + bytes);
+    if (!b) return false;
+    memcpy(b->data, k->v, was);
+    b->next = a->head;
+    a->head = b;
+    a->bytes += bytes;
+    k->v = (void *)b->data;
+    k->own = true;
+  } else {
+    arena_block *b = realloc(a->head, sizeof *b + bytes);
+    if (!b) return false;
+    a->head = b;
+    a->bytes += bytes - was;
+    k->v = (void *)b->data;
+  }
+  if (!k->v) return false;
+  if (k->own) a->head->cap = a->used = bytes;   /* full: later allocations take a new block */
+  k->cap = (int64_t)(bytes / sizeof *k->v);
+  return true;
+}
+
+/* One number literal, with a '-' written right before it. */
+static bool pack_leaf(parser *p, packing *k) {
+  bool neg = false;
+  if (p->tok.kind == T_OP && p->tok.end - p->tok.start == 1 && p->lx.src[p->tok.start] == '-') {
+    int32_t at = p->tok.end;
+    advance(p);
+    if (p->tok.start != at) return false;
+    neg = true;
+  }
+  token t = p->tok;
+  double d = 0;
+  int64_t i = 0;
+  bool flt;
+  if (t.kind == T_INT) {
+    if (t.overflow || t.mag > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX)) return false;
+    i = neg ? (int64_t)(0 - t.mag) : (int64_t)t.mag;
+    flt = false;
+  } else if (t.kind == T_FLOAT) {
+    d = neg ? -t.fval : t.fval;
+    flt = true;
+  } else if (t.kind == T_NAME && t.end - t.start == 3 && (!memcmp(p->lx.src + t.start, "inf", 3) || !memcmp(p->lx.src + t.start, "nan", 3))) {
+    d = p->lx.src[t.start] == 'i' ? __builtin_inf() : __builtin_nan("");
+    if (neg) d = -d;
+    flt = true;
+  } else {
+    return false;
+  }
+  if (!pack_room(p, k)) return false;
+  if (flt && !k->flt) {   /* the list is f64: the integers so far become doubles, as a literal list makes them */
+    for (int64_t j = 0; j < k->n; j++) k->v[j].d = (double)k->v[j].i;
+    k->flt = true;
+  }
+  if (k->flt) k->v[k->n++].d = flt ? d : (double)i;
+  else k->v[k->n++].i = i;
+  advance(p);
+  return true;
+}
+
+/* The list at the current '[', at nesting level `level`. */
+static bool pack_list(parser *p, packing *k, int level) {
+  advance(p);
+  int64_t len = 0;
+  while (p->tok.kind != T_RBRACK) {
+    if (p->tok.kind == T_LBRACK) {
+      if ((k->ndim >= 0 && level + 1 >= k->ndim) || level + 1 >= TC_MAX_DIMS || !pack_list(p, k, level + 1)) return false;
+    } else {
+      if (k->ndim < 0) k->ndim = level + 1;
+      if (k->ndim != level + 1 || !pack_leaf(p, k)) return false;
+    }
+    len++;
+    if (p->tok.kind == T_COMMA) { advance(p); continue; }
+    if (p->tok.kind != T_RBRACK) return false;
+  }
+  if (len == 0) return false;
+  if (k->shape[level] < 0) k->shape[level] = len;
+  if (k->shape[level] != len) return false;
+  k->end = p->tok.end;
+  advance(p);
+  return true;
+}
+
+/* The packed list at the current '[', or NULL with the parser where it was. */
+static node *parse_packed(parser *p) {
+  lexer lx = p->lx;
+  token tok = p->tok;
+  packing k = {.ndim = -1};
+  for (int d = 0; d < TC_MAX_DIMS; d++) k.shape[d] = -1;
+  if (pack_list(p, &k, 0)) {
+    node *n = new_node(p, N_LIST, tok.start, k.end);
+    int64_t *shape = n ? arena_alloc(p->ar, sizeof(int64_t) * (size_t)k.ndim) : NULL;
+    if (!shape) return fail_oom(p, tok.start, k.end);
+    n->oend = tok.end;   /* a caret under the '[', as for any list */
+    memcpy(shape, k.shape, sizeof(int64_t) * (size_t)k.ndim);
+    n->packed = true;
+    n->pk_float = k.flt;
+    n->pk_ndim = k.ndim;
+    n->pk_n = k.n;
+    n->pk_shape = shape;
+    n->pk_vals = k.v;
+    n->depth = k.ndim + 1;
+    return n;
+  }
+  p->lx = lx;   /* read it again, element by element */
+  p->tok = tok;
+  return NULL;
+}
+
 /* [a, b, ...] */
 static node *parse_list(parser *p) {
+  if (!p->no_pack) {
+    node *pk = parse_packed(p);
+    if (pk || p->err->code) return pk;
+  }
   node *n = new_node(p, N_LIST, p->tok.start, p->tok.end);
   if (!n) return NULL;
   advance(p);
   kids k = {0};
+  p->no_pack++;
   while (p->tok.kind != T_RBRACK) {
     node *e = parse_expr(p, 0);
-    if (!e || !kids_push(&k, e)) { free(k.v); return e ? fail_oom(p, n->start, n->end) : NULL; }
+    if (!e || !kids_push(&k, e)) { free(k.v); p->no_pack--; return e ? fail_oom(p, n->start, n->end) : NULL; }
     if (p->tok.kind == T_COMMA) { advance(p); continue; }
-    if (p->tok.kind != T_RBRACK) { free(k.v); return unexpected(p); }
+    if (p->tok.kind != T_RBRACK) { free(k.v); p->no_pack--; return unexpected(p); }
   }
+  p->no_pack--;
   n->end = p->tok.end;
   advance(p);
   return set_kids(p, n, &k) ? n : NULL;
@@ -988,6 +1127,7 @@ void block_scan_line(block_scan *b, const char *line, int32_t n) {
   lexer lx;
   lex_init(&lx, line, n);
   lx.depth = b->brackets;
+  lx.kinds_only = true;   /* brackets and keywords are all it looks for */
   for (token t; (t = lex_next(&lx)).kind != T_EOF;)
     b->openers |= t.kind == T_KW && (t.kw == KW_DEF || t.kw == KW_IF || t.kw == KW_WHILE || t.kw == KW_FOR);
   b->brackets = lx.depth;

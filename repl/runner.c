@@ -239,6 +239,22 @@ void runner_line(runner *r, const char *line, size_t n) {
       return;
     }
   }
+  if (r->len == 0 && n < INT32_MAX / 2 && line[n] == '\n') {
+    /* a statement on one line of its own runs from the line itself, its
+       newline included (every caller's line is followed by its newline or
+       a NUL): a large literal is not copied (the common case: no bracket
+       left open, no block keyword) */
+    block_scan bs = {0};
+    block_scan_line(&bs, line, (int32_t)n);
+    if (bs.brackets == 0 && !bs.openers) {
+      r->bs = bs;
+      check_stop(r);
+      run_chunk(r, line, (int32_t)n + 1, r->line0);
+      r->doclen = 0;
+      if (r->doc) r->doc[0] = 0;
+      return;
+    }
+  }
   if (n > INT32_MAX / 2 || r->len + n > INT32_MAX / 2 || !append(r, line, n) || !append(r, "\n", 1)) {
     tc_err e;
     tc_err_clear(&e);

@@ -309,3 +309,96 @@ int tc_shortest_digits(double v, tc_dtype dt, char *digits, int *exp10) {
   digits[nd] = 0;
   return nd;
 }
+
+/* ---- reading: decimal text to the nearest double ----
+ * Ryu's reading direction (s2d) with the same tables: for a significand
+ * m10 of at most 17 digits and any exponent, m10 * 10^e10 scaled into a
+ * 64-bit m2 * 2^e2 with enough bits that rounding to 53 can be decided,
+ * exactly, from whether the bits cut off are all zero (trailing_zeros:
+ * the product is exact) and the first of them. Longer significands go to
+ * strtod (correctly rounded too), as does anything this does not read. */
+static int32_t floor_log2(uint64_t v) { return 63 - __builtin_clzll(v); }
+static int32_t log2pow5(int32_t e) { return (int32_t)(((uint32_t)e * 1217359) >> 19); }
+
+static double decimal_to_f64(uint64_t m10, int32_t e10, int m10digits) {
+  if (m10 == 0 || m10digits + e10 <= -324) return 0.0;
+  if (m10digits + e10 >= 310) return __builtin_inf();
+  int32_t e2;
+  uint64_t m2;
+  bool exact;
+  if (e10 >= 0) {
+    e2 = floor_log2(m10) + e10 + log2pow5(e10) - 53;
+    int32_t j = e2 - e10 - (log2pow5(e10) + 1) + TC_POW5_BITCOUNT;
+    m2 = mul_shift(m10, TC_POW5_SPLIT[e10], j);
+    exact = e2 < e10 || (e2 - e10 < 64 && multiple_of_pow2(m10, (uint32_t)(e2 - e10)));
+  } else {
+    e2 = floor_log2(m10) + e10 - (log2pow5(-e10) + 1) - 53;
+    int32_t j = e2 - e10 + (log2pow5(-e10) + 1) - 1 + TC_POW5_INV_BITCOUNT;
+    m2 = mul_shift(m10, TC_POW5_INV_SPLIT[-e10], j);
+    exact = multiple_of_pow5(m10, (uint32_t)-e10);
+  }
+  if (m2 == 0) return -1.0;   /* not reached for valid input: strtod decides */
+  int32_t be = e2 + 1023 + floor_log2(m2);
+  uint32_t ieee_e2 = be > 0 ? (uint32_t)be : 0;
+  int32_t shift = (ieee_e2 == 0 ? 1 : (int32_t)ieee_e2) - e2 - 1023 - 52;
+  if (shift <= 0 || shift >= 64) return -1.0;   /* the caller reads it with strtod */
+  exact &= (m2 & (((uint64_t)1 << (shift - 1)) - 1)) == 0;
+  uint64_t last = (m2 >> (shift - 1)) & 1;
+  bool up = last && (!exact || ((m2 >> shift) & 1));
+  uint64_t m = ((m2 >> shift) + up) & (((uint64_t)1 << 52) - 1);
+  if (m == 0 && up) ieee_e2++;   /* rounded up to the next power of two (or from subnormal to normal) */
+  if (ieee_e2 > 2046) return __builtin_inf();
+  uint64_t bits = ((uint64_t)ieee_e2 << 52) | m;
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
+}
+
+double tc_read_decimal(const char *s, size_t n, size_t *used) {
+  size_t i = 0;
+  bool neg = i < n && s[i] == '-';
+  if (i < n && (s[i] == '-' || s[i] == '+')) i++;
+  uint64_t m10 = 0;
+  int digits = 0, dropped = 0;   /* significant digits kept, and those past 19 */
+  int32_t e10 = 0;
+  bool any = false, point = false;
+  for (; i < n; i++) {
+    char c = s[i];
+    if (c == '_') continue;
+    if (c == '.' && !point) { point = true; continue; }
+    if (c < '0' || c > '9') break;
+    any = true;
+    if (digits == 0 && c == '0') { if (point) e10--; continue; }   /* leading zeros */
+    if (digits < 19) { m10 = m10 * 10 + (uint64_t)(c - '0'); digits++; if (point) e10--; }
+    else { dropped++; if (!point) e10++; }
+  }
+  if (any && i < n && (s[i] == 'e' || s[i] == 'E')) {
+    size_t k = i + 1;
+    bool eneg = k < n && s[k] == '-';
+    if (k < n && (s[k] == '-' || s[k] == '+')) k++;
+    if (k < n && s[k] >= '0' && s[k] <= '9') {
+      int32_t x = 0;
+      for (; k < n && ((s[k] >= '0' && s[k] <= '9') || s[k] == '_'); k++)
+        if (s[k] != '_' && x < 100000) x = x * 10 + (s[k] - '0');
+      e10 += eneg ? -x : x;
+      i = k;
+    }
+  }
+  *used = any ? i : 0;
+  if (!any) return 0.0;
+  double d = -1.0;
+  if (digits <= 17 && !dropped) d = decimal_to_f64(m10, e10, digits);
+  if (d < 0) {   /* many digits, or a corner: C's correctly rounded reading */
+    char small[128];
+    char *buf = i < sizeof small ? small : malloc(i + 1);
+    if (!buf) return __builtin_nan("");
+    size_t w = 0;
+    for (size_t k = 0; k < i; k++)
+      if (s[k] != '_') buf[w++] = s[k];
+    buf[w] = 0;
+    d = strtod(buf, NULL);
+    if (buf != small) free(buf);
+    return d;
+  }
+  return neg ? -d : d;
+}

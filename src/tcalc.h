@@ -376,6 +376,12 @@ uint64_t tc_shortest(double v, tc_dtype dt, int *nd, int *exp10);
  * zeros), with a '.' after the first `point` of them when 0 < point < nd. */
 #define TC_PUT_ROOM 40
 char *tc_put_digits(char *p, uint64_t d, int nd, int point);
+/* The double nearest the decimal number at s (n bytes: an optional sign,
+ * digits with an optional '.' and fraction, an optional exponent; '_'
+ * between digits is skipped), rounded once, as strtod in the C locale
+ * rounds it; *used: the bytes read (0: no digits). Ryu's tables for up to
+ * 17 significant digits, strtod beyond. */
+double tc_read_decimal(const char *s, size_t n, size_t *used);
 /* v in decimal (at most 20 characters, 21 with a sign). */
 char *tc_put_u64(char *p, uint64_t v);
 char *tc_put_i64(char *p, int64_t v);

@@ -401,5 +401,38 @@ check "overflow check: first running sum over it along axis 0" '"index":[327, 73
 check "overflow check: first element a cast cannot hold" '"index":[128]' "$(sed -n 14p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
 check "overflow check: first einsum output over the i64 maximum" '"index":[115, 36]' "$(sed -n 10p "$tmp/ovf1.out" | grep -o '"index":\[[0-9, ]*\]')"
 
+# ---- list literals of numbers are read packed (one array, no node per
+# element); with a parenthesised element the same list is read element by
+# element. Both must give the same tensor, bit for bit, for random lists:
+# ints, floats, mixed, '-' before a number, nested rows, i64's extremes,
+# inf and nan, and the same text inside a def and a loop ----
+out=$($PY - "$bin" <<'PYEOF'
+import random, re, subprocess, sys
+rng = random.Random(7)
+def num():
+    r = rng.random()
+    if r < 0.3: return str(rng.randint(-10**6, 10**6))
+    if r < 0.6: return repr(rng.uniform(-1e6, 1e6))
+    if r < 0.7: return rng.choice(["-9223372036854775808", "9223372036854775807", "inf", "-inf", "nan", "-0.0", "0",
+                                   "1e308", "5e-324", "1_000", "-1e-320", "- 5"])
+    return repr(rng.random() * 10 ** rng.randint(-300, 300))
+lines = []
+for k in range(300):
+    shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 3))]
+    def build(d):
+        if d == len(shape): return num()
+        return "[" + ", ".join(build(d + 1) for _ in range(shape[d])) + "]"
+    text = build(0)
+    lines += [text, re.sub(r"^(\[+)([^,\]]+)", r"\1(\2)", text, count=1)]
+p = subprocess.run([sys.argv[1], "--json", "-k"], input="\n".join(lines) + "\n", capture_output=True, text=True)
+outs = p.stdout.splitlines()
+bad = [(lines[i], outs[i], outs[i + 1]) for i in range(0, len(outs) - 1, 2) if outs[i] != outs[i + 1] or '"ok":false' in outs[i]]
+print(len(lines) // 2, len(outs) // 2, len(bad), bad[:1])
+PYEOF
+)
+check "packed list literals read as element by element" "300 300 0 []" "$out"
+out=$(printf 'def f() = [1.5, -2, 3]\nf() + f()\nfor i in [1, 2] do print([i, 0.5, -1]) end\n' | "$bin" 2>&1)
+check "packed list literal in a def and a loop" "[ 3.0, -4.0,  6.0]  f64[3] [ 1.0,  0.5, -1.0]  f64[3] [ 2.0,  0.5, -1.0]  f64[3]" "$(printf '%s\n' "$out" | tr '\n' ' ' | sed 's/ $//')"
+
 echo "cli: $n checks, $fail failures"
 [ "$fail" -eq 0 ]

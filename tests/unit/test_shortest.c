@@ -183,3 +183,58 @@ Test(shortest, integer_digits) {
   *tc_put_u64(got, UINT64_MAX) = 0;
   cr_assert_str_eq(got, "18446744073709551615");
 }
+
+/* tc_read_decimal (the lexer's reading of float literals) gives strtod's
+ * double, bit for bit: the corners (2^53 + 1 ties to even, the largest
+ * subnormal and the smallest normal, rounding up from subnormal to normal,
+ * halfway below the smallest subnormal, DBL_MAX and just past it, 10^-400
+ * and 10^400, more than 17 and more than 19 digits, '_' between digits),
+ * every exponent from -350 to 320 with short and 16-digit significands,
+ * and random doubles printed with 1 to 17 digits and halfway between
+ * neighbours (200 000, or 20 000 sampled). */
+static void read_same(const char *s) {
+  char clean[160];
+  size_t w = 0, used;
+  for (const char *p = s; *p && w < sizeof clean - 1; p++)
+    if (*p != '_') clean[w++] = *p;
+  clean[w] = 0;
+  double a = tc_read_decimal(s, strlen(s), &used), b = strtod(clean, NULL);
+  cr_assert(memcmp(&a, &b, 8) == 0 && used == strlen(s), "%s: read %.17g, strtod %.17g (used %zu)", s, a, b, used);
+}
+
+Test(shortest, read_decimal_is_strtod) {
+  static const char *const corners[] = {
+    "9007199254740993", "9007199254740995", "9007199254740994", "72057594037927945", "99999999999999999",
+    "2.2250738585072011e-308", "2.2250738585072012e-308", "2.2250738585072014e-308", "4.4501477170144017e-308",
+    "2.225073858507201136057409796709131975934819546351645648e-308", "4.9406564584124654e-324",
+    "2.4703282292062328e-324", "2.4703282292062327e-324", "1e-320", "3.2378839133029012e-319",
+    "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308", "1e-400", "1e400", "0e999999",
+    "123456789012345678", "12345678901234567890123", "1.00000000000000011102230246251565404236316680908203125",
+    "1.00000000000000011102230246251565404236316680908203124", "0.1", "-0.0", "1_000.5", "1e1_0", "1e22", "1e23",
+    "1e-22", ".5", "5.", "0.000000000000000000000000000001", "8.98846567431158e307", "6.631236846766476e-316"};
+  for (size_t i = 0; i < sizeof corners / sizeof corners[0]; i++) read_same(corners[i]);
+  char buf[96];
+  for (int e = -350; e <= 320; e++)
+    for (uint64_t m = 1; m < 2000; m += 97) {
+      snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)m, e);
+      read_same(buf);
+      snprintf(buf, sizeof buf, "%llu.%llue%d", (unsigned long long)m, 99999999999999ull - m, e);
+      read_same(buf);
+    }
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  int n = tt_sampled() ? 20000 : 200000;
+  for (int k = 0; k < n; k++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    uint64_t bits = s & 0x7fefffffffffffffull;
+    if (k % 4 == 0) bits = (s & 0x001fffffffffffffull) | ((s >> 60) << 50 & 0x0030000000000000ull);   /* near 2^-1022 */
+    double d, e;
+    memcpy(&d, &bits, 8);
+    e = nextafter(d, INFINITY);
+    snprintf(buf, sizeof buf, "%.*g", (int)(s % 17) + 1, d);
+    read_same(buf);
+    snprintf(buf, sizeof buf, "%.17g", d);
+    read_same(buf);
+    snprintf(buf, sizeof buf, "%.16e", d / 2 + e / 2);   /* about halfway */
+    read_same(buf);
+  }
+}
