@@ -27,6 +27,7 @@ void lex_init(lexer *lx, const char *src, int32_t len) {
   lx->len = len;
   lx->pos = 0;
   lx->depth = 0;
+  lx->kinds_only = false;
 }
 
 /* The operator spellings of the op table, found once: each symbol with
