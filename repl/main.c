@@ -102,7 +102,7 @@ static int run_stream(runner *r, FILE *in, const char *label) {
   runner_begin(r);
   while (!r->stop && (n = getline(&line, &cap, in)) >= 0) {
     if (n > 0 && line[n - 1] == '\n') n--;
-    runner_line(r, line, (size_t)n);
+    runner_text_line(r, line, (size_t)n);   /* getline's line ends in its '\n' or a NUL */
   }
   runner_interrupted(r);   /* SIGINT during a read */
   int rc = !r->stop && !feof(in) ? -1 : 0;   /* a read error, or getline out of memory */

@@ -209,7 +209,12 @@ static void keep_comment(runner *r, const char *c, size_t n) {
   r->doc[r->doclen] = 0;
 }
 
-void runner_line(runner *r, const char *line, size_t n) {
+static void line_in(runner *r, const char *line, size_t n, bool nl_follows);
+
+void runner_line(runner *r, const char *line, size_t n) { line_in(r, line, n, false); }
+void runner_text_line(runner *r, const char *line, size_t n) { line_in(r, line, n, true); }
+
+static void line_in(runner *r, const char *line, size_t n, bool nl_follows) {
   if (r->stop) return;
   if (r->line == 0 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {   /* a UTF-8 byte-order mark opening a source */
     line += 3;
@@ -239,11 +244,10 @@ void runner_line(runner *r, const char *line, size_t n) {
       return;
     }
   }
-  if (r->len == 0 && n < INT32_MAX / 2 && line[n] == '\n') {
+  if (nl_follows && r->len == 0 && n < INT32_MAX / 2 && line[n] == '\n') {
     /* a statement on one line of its own runs from the line itself, its
-       newline included (every caller's line is followed by its newline or
-       a NUL): a large literal is not copied (the common case: no bracket
-       left open, no block keyword) */
+       newline included: a large literal is not copied (the common case: no
+       bracket left open, no block keyword) */
     block_scan bs = {0};
     block_scan_line(&bs, line, (int32_t)n);
     if (bs.brackets == 0 && !bs.openers) {
@@ -289,7 +293,7 @@ void runner_text(runner *r, const char *text) {
   while (*p && !r->stop) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
-    runner_line(r, p, n);
+    runner_text_line(r, p, n);   /* NUL-terminated: p[n] is '\n' or the NUL */
     p += n + (nl ? 1 : 0);
   }
   runner_end(r);

@@ -47,6 +47,10 @@ void runner_free(runner *r);
 void runner_begin(runner *r);
 /* Feeds one line (without its newline). */
 void runner_line(runner *r, const char *line, size_t n);
+/* The same for a line followed in memory by its '\n' (or a NUL), which
+ * may then be read: a statement complete on that line runs from it in
+ * place, without a copy (a script's large literal). */
+void runner_text_line(runner *r, const char *line, size_t n);
 /* Ends the source: text left inside an open bracket is a syntax error. */
 void runner_end(runner *r);
 /* True while a bracket or a block is open (the REPL shows its continuation prompt). */
