@@ -802,7 +802,33 @@ static bool whole_mask(tc_tensor *x, int n, const tc_index_item *items) {
          !memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
 }
 
+/* x[i, j, ...] with one integer per axis (a loop's element access): the
+ * element's offset into x's storage in *off (0), 1 for any other form, or
+ * -1 with index_out_of_bounds, as the general path says it. */
+static int element_offset(const tc_tensor *x, int n, const tc_index_item *items, int64_t *off, tc_err *err) {
+  if (n != x->ndim) return 1;
+  int64_t o = x->offset;
+  for (int d = 0; d < n; d++) {
+    const tc_index_item *it = &items[d];
+    int64_t k = it->i, sz = x->shape[d];
+    if (it->kind == TC_IDX_TENSOR) {
+      if (it->t->ndim != 0 || tc_dtype_class(it->t->dtype) != TC_CLASS_INT) return 1;
+      if (tc_scalar_to_i64(it->t, &k, err) != 0) return -1;
+      if (tc_dtype_is_unsigned(it->t->dtype) && k < 0) return out_of_bounds(err, -1, (int)x->dtype, k, true, d, sz, 0, NULL);
+    } else if (it->kind != TC_IDX_INT) {
+      return 1;
+    }
+    if (k < -sz || k >= sz) return out_of_bounds(err, -1, (int)x->dtype, k, false, d, sz, 0, NULL);
+    o += (k < 0 ? k + sz : k) * x->strides[d];
+  }
+  *off = o;
+  return 0;
+}
+
 tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err) {
+  int64_t off;
+  int e = element_offset(x, n, items, &off, err);
+  if (e <= 0) return e ? NULL : tc_view(x, 0, NULL, NULL, off, err);
   if (whole_mask(x, n, items)) {
     tc_tensor *xe = tc_operand(x, x->dtype, err), *f = NULL, *nz = NULL, *out = NULL;
     if (xe) f = flat(xe, err);
@@ -842,11 +868,34 @@ static bool writable_alone(const tc_tensor *x) {
  * write). Everything that can fail is checked before the first write, and
  * interrupts are held off while writing in place (tc_interrupt_hold), so
  * a failed assignment leaves x as it was. */
+/* One element of a CPU tensor nothing else holds, set from a 0-d value:
+ * written directly (1), or 0 for the general path. */
+static int set_element(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
+  int64_t off;
+  if (val->ndim != 0 || !writable_alone(x) || x->storage->engine != TC_ENGINE_CPU || !tc_tensor_host_data(val) ||
+      tc_interrupt_flag)   /* the general path reports it */
+    return 0;
+  int e = element_offset(x, n, items, &off, err);
+  if (e) return e < 0 ? -1 : 0;
+  tc_tensor *v = val->dtype == x->dtype && !val->weak ? tc_tensor_ref(val) : tc_value_as(val, x->dtype, TC_OP_SCATTER, err);
+  const void *src = v ? tc_tensor_host_data(v) : NULL;
+  size_t es = tc_dtype_size(x->dtype);
+  if (src) memcpy((char *)x->storage->data + off * (int64_t)es, src, es);
+  tc_tensor_free(v);
+  return src ? 1 : -1;
+}
+
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
+  if (!tc_op_supported(TC_OP_SCATTER, x->dtype, tc_get_engine())) { tc_unsupported(TC_OP_SCATTER, x->dtype, err); return NULL; }
+  int done = set_element(x, n, items, val, err);
+  if (done < 0) return NULL;
+  if (done) {
+    x->weak = false;
+    return tc_tensor_ref(x);
+  }
   int consume;
   bool any_adv;
   if (classify(x, n, items, &consume, &any_adv, err) != 0) return NULL;
-  if (!tc_op_supported(TC_OP_SCATTER, x->dtype, tc_get_engine())) { tc_unsupported(TC_OP_SCATTER, x->dtype, err); return NULL; }
   tc_tensor *out = NULL;
   bool inplace = writable_alone(x);
   if (inplace && !tc_interrupt_hold()) {

@@ -20,6 +20,11 @@ int tc_scalar_to_i64(tc_tensor *t, int64_t *out, tc_err *err) {
   if (t->ndim != 0 || tc_dtype_class(t->dtype) == TC_CLASS_FLT)
     return tc_err_set(err, TC_E_BAD_ARG, -1, (int)t->dtype, "expected an integer, not a %s tensor of %d dimension%s",
                       tc_dtype_name(t->dtype), t->ndim, t->ndim == 1 ? "" : "s");
+  const void *host = t->dtype == TC_DT_I64 ? tc_tensor_host_data(t) : NULL;
+  if (host) {   /* an i64 in memory (a loop's index): read it where it is */
+    memcpy(out, host, sizeof *out);
+    return 0;
+  }
   tc_tensor *c = tc_cast(t, TC_DT_I64, err);
   int rc = c ? tc_tensor_to_host(c, out, err) : -1;
   tc_tensor_free(c);
