@@ -285,5 +285,34 @@ line ':quit'
 if wait_exit; then ok; else bad ":quit did not end the REPL"; fi
 if [ "$(status)" = 0 ]; then ok; else bad "exit status [$(status)] after :quit"; fi
 
+# ---- session 3: a NumPy user's first hour (issue 53), mistakes between the work ----
+start NO_COLOR=1 || exit 1
+line 'x = reshape(arange(12), (3, 4))'
+line 'x[:, [0, 2]]'
+expect 'i64[3,2]'
+line 'x.foo'
+expect 'error[syntax_error]: unknown attribute'
+line 'x[[0, 2], [1, 3]]'
+expect '[ 1, 11]  i64[2]'
+line 'x[[true, false]]'
+expect 'error[shape_mismatch]: a bool mask of shape [2]'
+line 'print("shape =", x.T.shape, len(x))'
+expect 'shape = [4, 3]  i64[2] 3'
+line 'for i in arange(3) do'
+expect '  ...> '
+line '  x[i, i] += 100'
+line 'end'
+settle
+line 'x[None, 1, [0, 1]]'
+expect '[[  4, 105]]  i64[1,2]'
+line 'x[1, 5] = 0'
+expect 'error[index_out_of_bounds]: index 5 is out of bounds for axis 1 with size 4'
+line ':help +'
+expect 'add('
+line 'sum(x, axis=(0, 1))'
+expect '366'
+line ':quit'
+if wait_exit; then ok; else bad ":quit did not end the REPL (session 3)"; fi
+
 echo "repl: $n checks, $fail failures"
 [ "$fail" -eq 0 ]
