@@ -452,7 +452,6 @@ static void sel_free(selection *s) {
   tc_tensor_free(s->v);
   tc_tensor_free(s->xv);
   tc_tensor_free(s->kv);
-  memset(s, 0, sizeof *s);
 }
 
 /* Python's slice.indices(n): bounds clamped, never an error. */
@@ -591,14 +590,11 @@ static int basic_view(tc_tensor *x, int n, const tc_index_item *items, int consu
       continue;
     }
     if (it->kind == TC_IDX_NEWAXIS || (t && t->dtype == TC_DT_BOOL && t->ndim == 0)) {
-      if (t) {   /* x[True] adds an axis and takes its one element, x[False] takes none */
-        int64_t b = 0, len = 0;
+      if (t) {   /* x[True] adds an axis and takes its one element ([0]), x[False] takes none ([]) */
+        int64_t b = 0, zero = 0;
         if (tc_scalar_to_i64(t, &b, err) != 0) return -1;
-        tc_tensor *z = b ? tc_scalar_i64(0, false, err) : tc_tensor_new(TC_DT_I64, 1, &len, err);
-        len = 1;
-        tc_tensor *z1 = z && b ? tc_reshape(z, 1, &len, err) : z ? tc_tensor_ref(z) : NULL;
-        tc_tensor_free(z);
-        if (add_adv(s, nd, -1, z1, true) != 0) return -1;
+        int64_t len = b ? 1 : 0;
+        if (add_adv(s, nd, -1, tc_tensor_from_host(TC_DT_I64, 1, &len, &zero, err), true) != 0) return -1;
       }
       shape[nd] = 1;
       strides[nd++] = 0;
@@ -660,28 +656,23 @@ static int basic_view(tc_tensor *x, int n, const tc_index_item *items, int consu
   return s->v ? 0 : -1;
 }
 
-/* The broadcast shape of the advanced items (NumPy's message when none). */
+/* The broadcast shape of the advanced items (tc_broadcast_shapes, one at
+ * a time), or shape_mismatch naming all their shapes, as NumPy does. */
 static int adv_shape(const selection *s, int *nb, int64_t *b, tc_err *err) {
   *nb = 0;
   for (int i = 0; i < s->nadv; i++) {
     const tc_tensor *t = s->adv[i].idx;
-    int m = t->ndim > *nb ? t->ndim : *nb;
     int64_t r[TC_MAX_DIMS];
-    for (int k = 0; k < m; k++) {
-      int64_t a = k < m - *nb ? 1 : b[k - (m - *nb)], c = k < m - t->ndim ? 1 : t->shape[k - (m - t->ndim)];
-      if (a != c && a != 1 && c != 1) {
-        char all[1024] = "", one[256];
-        for (int j = 0; j < s->nadv; j++) {
-          tc_format_dims(one, sizeof one, s->adv[j].idx->ndim, s->adv[j].idx->shape);
-          size_t l = strlen(all);
-          snprintf(all + l, sizeof all - l, "%s%s", j ? " " : "", one);
-        }
-        return tc_err_set(err, TC_E_SHAPE, -1, -1, "index tensors of shapes %s do not broadcast together", all);
+    if (tc_broadcast_shapes(*nb, b, t->ndim, t->shape, nb, r, (tc_op)-1, NULL) != 0) {
+      char all[1024] = "", one[256];
+      for (int j = 0; j < s->nadv; j++) {
+        tc_format_dims(one, sizeof one, s->adv[j].idx->ndim, s->adv[j].idx->shape);
+        size_t l = strlen(all);
+        snprintf(all + l, sizeof all - l, "%s%s", j ? " " : "", one);
       }
-      r[k] = a == 1 ? c : a;
+      return tc_err_set(err, TC_E_SHAPE, -1, -1, "index tensors of shapes %s do not broadcast together", all);
     }
-    *nb = m;
-    memcpy(b, r, sizeof(int64_t) * (size_t)m);
+    memcpy(b, r, sizeof(int64_t) * (size_t)*nb);
   }
   return 0;
 }
@@ -706,14 +697,12 @@ static tc_tensor *offsets(const selection *s, int64_t lo, tc_err *err) {
   return acc;
 }
 
-/* x[items] read as a selection: the basic view, and for advanced items the
- * gather/scatter operands. On return s->nadv == 0 means s->v is the whole
- * answer. */
-static int select_items(tc_tensor *x, int n, const tc_index_item *items, selection *s, tc_err *err) {
+/* x[items] read as a selection (the items as classify read them): the
+ * basic view, and for advanced items the gather/scatter operands. On
+ * return s->nadv == 0 means s->v is the whole answer. */
+static int select_items(tc_tensor *x, int n, const tc_index_item *items, int consume, bool any_adv, selection *s,
+                        tc_err *err) {
   memset(s, 0, sizeof *s);
-  int consume;
-  bool any_adv;
-  if (classify(x, n, items, &consume, &any_adv, err) != 0) return -1;
   if (basic_view(x, n, items, consume, any_adv, s, err) != 0) return -1;
   tc_tensor *v = s->v;
   s->nd = v->ndim;
@@ -845,7 +834,7 @@ tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *e
   bool any_adv;
   if (classify(x, n, items, &consume, &any_adv, err) != 0) return NULL;
   tc_tensor *xe = any_adv ? tc_operand(x, x->dtype, err) : tc_tensor_ref(x);
-  if (xe && select_items(xe, n, items, &s, err) == 0) {
+  if (xe && select_items(xe, n, items, consume, any_adv, &s, err) == 0) {
     if (!s.nadv) out = tc_tensor_ref(s.v);
     else if (!s.xv) out = tc_tensor_new(x->dtype, s.nd, s.shape, err);
     else out = gather(-1, s.xv, s.kv, s.ast, s.len, TC_MODE_CLIP, NULL, err);   /* in range: checked */
@@ -918,7 +907,7 @@ tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor
   } else {
     selection s;
     tc_tensor *u = NULL;
-    if (select_items(out, n, items, &s, err) == 0) u = updates_view(-1, out->dtype, val, s.nd, s.shape, "values", err);
+    if (select_items(out, n, items, consume, any_adv, &s, err) == 0) u = updates_view(-1, out->dtype, val, s.nd, s.shape, "values", err);
     if (u && !s.nadv) rc = tc_copy_into(s.v, u, err);
     else if (u) rc = s.xv ? scatter_run(-1, s.xv, s.kv, u, s.ast, s.len, TC_SCATTER_SET, TC_MODE_CLIP, err) : 0;
     tc_tensor_free(u);
