@@ -195,7 +195,10 @@ static token lex_number(lexer *lx) {
       size_t used;
       /* the whole lexeme, however long (cutting digits would change the
          value), rounded once as strtod in the C locale does */
-      if (!lx->kinds_only) t.fval = tc_read_decimal(s + start, (size_t)(q - start), &used);
+      if (!lx->kinds_only) {
+        t.fval = tc_read_decimal(s + start, (size_t)(q - start), &used);
+        if (used == 0) return error_tok(lx, start, "number too long (out of memory)");
+      }
       return t;
     }
   }

@@ -157,15 +157,18 @@ static bool append(runner *r, const char *s, size_t n) {
   return true;
 }
 
-static void flush_chunk(runner *r) {
+/* Runs the statement text src (a complete chunk) and starts afresh. */
+static void run_text(runner *r, const char *src, int32_t len) {
   check_stop(r);
   r->bs.blocks = 0;
-  if (r->len) run_chunk(r, r->buf, (int32_t)r->len, r->line0);
+  if (len) run_chunk(r, src, len, r->line0);
   r->len = 0;
   r->depth = 0;
   r->doclen = 0;
   if (r->doc) r->doc[0] = 0;
 }
+
+static void flush_chunk(runner *r) { run_text(r, r->buf, (int32_t)r->len); }
 
 /* Whether the statement text in buf leaves a block open, as the parser
  * reads it: a block whose header did not parse opens nothing, and an
@@ -251,11 +254,7 @@ static void line_in(runner *r, const char *line, size_t n, bool nl_follows) {
     block_scan bs = {0};
     block_scan_line(&bs, line, (int32_t)n);
     if (bs.brackets == 0 && !bs.openers) {
-      r->bs = bs;
-      check_stop(r);
-      run_chunk(r, line, (int32_t)n + 1, r->line0);
-      r->doclen = 0;
-      if (r->doc) r->doc[0] = 0;
+      run_text(r, line, (int32_t)n + 1);
       return;
     }
   }

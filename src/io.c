@@ -740,7 +740,7 @@ typedef struct {
   int64_t rows, cols;          /* data rows seen, values per row */
   int nuse;                    /* the columns used (usecols), -1: all */
   int64_t *use;                /* normalised at the first data row */
-  const unsigned char *fill;   /* the value of an empty field (NULL: NaN for floats, an error else) */
+  const unsigned char *fill;   /* the value of an empty field (fill=, else NaN for floats); NULL: an error */
   /* the line being read: its values, NUL-terminated, one after another */
   char *text;
   size_t tlen, tcap;
@@ -823,7 +823,6 @@ static int csv_row(csv_reader *r, int64_t line, tc_err *err) {
     const char *v = r->text + r->at[c];
     unsigned char *out = r->t ? r->buf + r->fill_n : scratch;
     if (!*v && r->fill) memcpy(out, r->fill, es);
-    else if (!*v && tc_dtype_class(r->dt) == TC_CLASS_FLT) csv_value("nan", r->dt, out, why, sizeof why);
     else if (!*v)
       return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld, column %lld: empty value (%s columns need fill=)",
                         (long long)line, (long long)c + 1, tc_dtype_name(r->dt));
@@ -985,8 +984,10 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
     return NULL;
   }
   tc_tensor_free(fv);
+  char why[200];
+  bool nan_fill = !fill && tc_dtype_class(dt) == TC_CLASS_FLT && csv_value("nan", dt, fillv, why, sizeof why);
   csv_reader r = {.path = path, .dt = dt, .delim = d, .skip = skip_header + skiprows, .nuse = -1,
-                  .fill = fill ? fillv : NULL};
+                  .fill = fill || nan_fill ? fillv : NULL};
   if (usecols && csv_usecols(usecols, &r.use, &r.nuse, err) != 0) { free(r.use); return NULL; }
   uint64_t size;
   tc_tensor *t = NULL;

@@ -391,7 +391,7 @@ double tc_read_decimal(const char *s, size_t n, size_t *used) {
   if (d < 0) {   /* many digits, or a corner: C's correctly rounded reading */
     char small[128];
     char *buf = i < sizeof small ? small : malloc(i + 1);
-    if (!buf) return __builtin_nan("");
+    if (!buf) { *used = 0; return 0.0; }   /* out of memory: read as nothing */
     size_t w = 0;
     for (size_t k = 0; k < i; k++)
       if (s[k] != '_') buf[w++] = s[k];

@@ -379,7 +379,8 @@ char *tc_put_digits(char *p, uint64_t d, int nd, int point);
 /* The double nearest the decimal number at s (n bytes: an optional sign,
  * digits with an optional '.' and fraction, an optional exponent; '_'
  * between digits is skipped), rounded once, as strtod in the C locale
- * rounds it; *used: the bytes read (0: no digits). Ryu's tables for up to
+ * rounds it; *used: the bytes read (0: no digits, or no memory to read a
+ * number of more than 127 bytes). Ryu's tables for up to
  * 17 significant digits, strtod beyond. */
 double tc_read_decimal(const char *s, size_t n, size_t *used);
 /* v in decimal (at most 20 characters, 21 with a sign). */
