@@ -25,7 +25,8 @@ static const char *const keyword_help[KW_COUNT] = {
   [KW_BREAK] = "break: leave the innermost while or for loop",
   [KW_CONTINUE] = "continue: go on with the next iteration of the innermost while or for loop",
   [KW_RETURN] = "return EXPR: end the function being run, with EXPR as its value (return alone: none)",
-  [KW_NONE] = "none: no value; as an argument, 'not given' (the parameter's default)",
+  [KW_NONE] = "none (also None): no value; as an argument, 'not given' (the parameter's default);\n"
+              "  in a subscript, a new axis of length 1 (NumPy's newaxis: x[:, None])",
 };
 
 /* :help: the functions by family, the aliases, the casts, the operators
