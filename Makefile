@@ -115,11 +115,13 @@ $(BUILD)/.flags: FORCE
 
 $(BUILD)/%.o: %.c $(BUILD)/.flags | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+	$(CC) $(filter-out $(UNSEEN),$(CPPFLAGS)) $(CFLAGS) $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -c $< -o $@
+
+# The core (src/) sees only its own headers and tables: the engines
+# (backend/) and the language (repl/) build on it, never the other way.
+$(BUILD)/src/%.o: UNSEEN := -Ibackend -Irepl
 
 $(BUILD)/backend/%.o: CFLAGS += $(KOPT)
-# the overflow policy's exact block loops (src/overflow.c) are kernels too
-$(BUILD)/src/overflow.o: CFLAGS += $(KOPT)
 # The elementwise kernels again for AVX2 (backend/cpu/ew_avx2.c), which
 # backend/cpu/ew.c uses on a CPU that has it: same bits, wider loops.
 ifeq ($(shell uname -m),x86_64)

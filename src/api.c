@@ -5,7 +5,7 @@
 #include <string.h>
 #include "internal.h"
 #include "linalg.h"
-#include "reduce.def"
+#include "reductions.def"
 
 /* ---- typing ---- */
 /* The smallest and largest value of an i64 tensor (a weak literal: one
@@ -173,9 +173,29 @@ static int unsupported(tc_op op, tc_dtype dt, tc_err *err) {
                         ? " (cast bool to a number first)" : "");
 }
 
+/* A call the current engine does not judge under its overflow policy, run
+ * on the CPU engine: the operands copied there, the result copied back. */
+static int run_on_cpu(tc_call *c, tc_err *err) {
+  tc_call h = *c;
+  tc_tensor *in[3] = {0};
+  int rc = -1;
+  for (int i = 0; i < c->nin; i++)
+    if (!(h.in[i] = in[i] = tc_to_engine(c->in[i], TC_ENGINE_CPU, err))) goto done;
+  h.out = tc_tensor_new_on(TC_ENGINE_CPU, c->out->dtype, c->out->ndim, c->out->shape, err);
+  if (h.out && tc_engine_check(TC_ENGINE_CPU, err) == 0 && tc_engines[TC_ENGINE_CPU]->run(&h, err) == 0)
+    rc = tc_tensor_write(c->out, tc_tensor_data(h.out), err);
+  tc_tensor_free(h.out);
+done:
+  for (int i = 0; i < c->nin; i++) tc_tensor_free(in[i]);
+  return rc;
+}
+
 static int run(tc_call *c, tc_err *err) {
-  if (tc_engine_check(tc_get_engine(), err) != 0) return -1;
-  return tc_engines[tc_get_engine()]->run(c, err);
+  tc_engine_id id = tc_get_engine();
+  if (tc_engine_check(id, err) != 0) return -1;
+  const tc_engine *e = tc_engines[id];
+  if (c->overflow != TC_OVERFLOW_WRAP && id != TC_ENGINE_CPU && !e->supports(c)) return run_on_cpu(c, err);
+  return e->run(c, err);
 }
 
 /* A contiguous cast of x (already on the current engine) to dt. */
@@ -274,9 +294,8 @@ static tc_tensor *run_ew(tc_op op, tc_dtype kdt, tc_dtype odt, int n, tc_tensor 
     if (!views[i]) rc = -1;
     c.in[i] = views[i];
   }
-  /* check / saturate judge on the host, unless the operand's range shows the kernel exact (1) */
-  if (rc == 0) rc = tc_overflow_judges(op, kdt) ? tc_overflow_ew(op, kdt, n, c.in, out, err) : 1;
-  if (rc == 1) rc = run(&c, err);
+  c.overflow = tc_overflow_judges(op, kdt);   /* check / saturate (SPEC 13) */
+  if (rc == 0) rc = run(&c, err);
   release(views, n);
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   return out;
@@ -353,7 +372,7 @@ static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, 
 
 /* The kernel of a short-path a OP b into out, a 0-d CPU tensor of st's dtype. */
 static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
-  bool judged = tc_overflow_judges(op, st->kdt);
+  tc_overflow judged = tc_overflow_judges(op, st->kdt);
   if (st->fn && !judged && a->dtype == st->kdt && b->dtype == st->kdt) {   /* the kernel itself, as run() finds it */
     st->fn(1, tc_tensor_data(out), tc_tensor_data(a), 0, tc_tensor_data(b), 0);
     return 0;
@@ -367,7 +386,8 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
   c.in[1] = b;
   c.in[2] = NULL;
   c.out = out;
-  int rc = judged ? tc_overflow_ew(op, st->kdt, 2, c.in, out, err) : run(&c, err);
+  c.overflow = judged;
+  int rc = run(&c, err);
   if (rc != 0) annotate(err, op, (int)st->kdt);
   return rc;
 }
@@ -474,9 +494,21 @@ tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
 }
 
 tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err) {
-  if (!tc_overflow_judges_cast(x->dtype, dt)) return tc_cast(x, dt, err);
-  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine())) { unsupported(TC_OP_CAST, x->dtype, err); return NULL; }
-  tc_tensor *out = tc_overflow_cast(x, dt, err);
+  tc_overflow judged = tc_overflow_judges_cast(x->dtype, dt);
+  if (!judged) return tc_cast(x, dt, err);
+  if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine()) ||
+      !tc_cast_supported(tc_engines[tc_get_engine()], x->dtype, dt)) {
+    unsupported(TC_OP_CAST, x->dtype, err);
+    return NULL;
+  }
+  tc_tensor *m = tc_to_engine(x, tc_get_engine(), err);
+  tc_tensor *out = m ? tc_tensor_new(dt, x->ndim, x->shape, err) : NULL;
+  tc_call c = {.kind = TC_CALL_CAST, .dtype = x->dtype, .nin = 1, .in = {m}, .out = out, .overflow = judged};
+  if (out && tc_numel(out) && run(&c, err) != 0) {
+    tc_tensor_free(out);
+    out = NULL;
+  }
+  tc_tensor_free(m);
   if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
   return out;
 }
@@ -576,8 +608,9 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (cx) px = tc_view_permute(cx, perm, err);
   if (px) out = tc_tensor_new(odt, nk, kshape, err);
   if (out && !m_empty) {
-    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = in_dt, .nin = 1, .in = {px}, .out = out, .nred = nred};
-    if ((tc_overflow_judges_reduce(op, in_dt) ? tc_overflow_reduce(op, in_dt, px, out, err) : run(&c, err)) != 0) {
+    tc_call c = {.kind = TC_CALL_REDUCE, .op = op, .dtype = in_dt, .nin = 1, .in = {px}, .out = out, .nred = nred,
+                 .overflow = tc_overflow_judges_reduce(op, in_dt)};   /* check / saturate (SPEC 13) */
+    if (run(&c, err) != 0) {
       tc_tensor_free(out);
       out = NULL;
     }

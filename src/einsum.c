@@ -20,7 +20,7 @@
 
 #define NLET 52                       /* A-Z then a-z: label ids in ASCII order */
 #define NLAB TC_EINSUM_LABELS         /* then the broadcast ("...") dims */
-#define MAX_OPS 64
+#define MAX_OPS TC_EINSUM_OPS
 
 typedef struct {
   int n;                               /* letters in the term */

@@ -32,6 +32,13 @@ typedef struct tc_call {
   int nin;
   tc_tensor *in[3];
   tc_tensor *out;          /* contiguous, allocated by src/ */
+  /* EW, CAST, REDUCE, MATMUL, SCAN: the overflow policy (SPEC 13) that
+   * judges this call's integer results, set by src/ where the session's
+   * policy judges the op (src/overflow.c); TC_OVERFLOW_WRAP (0): the
+   * kernel's wrapping bits. An engine that judges nothing says it does not
+   * support a call with it set, and src/ runs that call on the CPU engine. */
+  tc_overflow overflow;
+  int axis;                /* SCAN: the axis of the original the last dim is (for an overflow error's index) */
   int nred;                /* REDUCE */
   tc_pred pred;            /* FIND */
   int64_t found;           /* FIND result */

@@ -151,10 +151,10 @@ tc_tensor *tc_scan(tc_op op, tc_tensor *x, bool has_axis, int64_t axis, tc_err *
   tc_tensor *c = m ? keep(&p, to_last(m, a, err)) : NULL;
   tc_tensor *out = c ? keep(&p, tc_tensor_new(k, c->ndim, c->shape, err)) : NULL;
   if (!out) return done(&p, NULL);
-  tc_call call = {.kind = TC_CALL_SCAN, .op = op, .dtype = k, .nin = 1, .in = {c}, .out = out};
-  /* check / saturate (SPEC 13): exact running sums and products, on the host */
-  bool judged = tc_overflow_judges_scan(op, k);
-  if (tc_numel(out) && (judged ? tc_overflow_scan(op, k, c, a, out, err) : run_call(&call, op, err)) != 0)
+  /* check / saturate (SPEC 13): exact running sums and products */
+  tc_call call = {.kind = TC_CALL_SCAN, .op = op, .dtype = k, .nin = 1, .in = {c}, .out = out,
+                  .overflow = tc_overflow_judges_scan(op, k), .axis = a};
+  if (tc_numel(out) && run_call(&call, op, err) != 0)
     return done(&p, NULL);
   return done(&p, keep(&p, from_last(out, a, err)));
 }

@@ -43,25 +43,21 @@ TC_FAMILIES(TC_X_)
 #undef TC_FAM_SUPPORTED_NONE
 #undef TC_FAM_SUPPORTED_BY
 
-/* The check and saturate policies (src/overflow.c): whether the policy
- * judges op at kernel dtype kdt, and the host computation of exact results
- * into out (a fresh contiguous tensor); tc_overflow_ew returns 1, leaving
- * out alone, when the engine's kernel is exact for these operands. */
-bool tc_overflow_judges(tc_op op, tc_dtype kdt);
-int tc_overflow_ew(tc_op op, tc_dtype kdt, int nin, tc_tensor *const *in, tc_tensor *out, tc_err *err);
-bool tc_overflow_judges_cast(tc_dtype from, tc_dtype to);
-tc_tensor *tc_overflow_cast(tc_tensor *x, tc_dtype to, tc_err *err);
-bool tc_overflow_judges_reduce(tc_op op, tc_dtype kdt);
-int tc_overflow_reduce(tc_op op, tc_dtype kdt, tc_tensor *px, tc_tensor *out, tc_err *err);
-bool tc_overflow_judges_matmul(tc_dtype kdt);
-bool tc_overflow_matmul_fits(tc_dtype kdt, tc_tensor *a, tc_tensor *b);
-int tc_overflow_matmul(tc_op op, tc_dtype kdt, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err);
-bool tc_overflow_judges_scan(tc_op op, tc_dtype kdt);
-int tc_overflow_scan(tc_op op, tc_dtype kdt, tc_tensor *c, int axis, tc_tensor *out, tc_err *err);
+/* The check and saturate policies (src/overflow.c): the policy an engine
+ * call of op at kernel dtype kdt is to carry in its overflow field (the
+ * session's, where it judges the call; else TC_OVERFLOW_WRAP). A matrix
+ * product is judged only when some sum of products could leave kdt (the
+ * operands' largest magnitudes say). */
+tc_overflow tc_overflow_judges(tc_op op, tc_dtype kdt);
+tc_overflow tc_overflow_judges_cast(tc_dtype from, tc_dtype to);
+tc_overflow tc_overflow_judges_reduce(tc_op op, tc_dtype kdt);
+tc_overflow tc_overflow_judges_matmul(tc_dtype kdt, tc_tensor *a, tc_tensor *b);
+tc_overflow tc_overflow_judges_scan(tc_op op, tc_dtype kdt);
 /* einsum (src/einsum.c): an operand is a view with one dim per distinct
  * label (a dim of size 1 broadcasts against its label's size); labels are
  * the 52 letters, then the broadcast ("...") dims. */
 #define TC_EINSUM_LABELS (52 + TC_MAX_DIMS)
+#define TC_EINSUM_OPS 64   /* operands at most */
 typedef struct {
   tc_tensor *t;
   int n;

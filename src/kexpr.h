@@ -65,6 +65,12 @@ TC_HD uint64_t tc_ipow(uint64_t base, uint64_t e) {
 TC_HD double tc_u32_to_d(uint32_t a) { return (double)(int32_t)(a ^ 0x80000000u) + 2147483648.0; }
 TC_HD uint32_t tc_d_to_u32(double t) { return (uint32_t)(int32_t)(t - 2147483648.0) ^ 0x80000000u; }
 
+/* Floor division from the quotient q truncated toward zero: one less when
+ * the division was inexact and the operands' signs differ (neg_a, neg_b:
+ * whether each is negative). The one statement of the rule every engine's
+ * floor_div (and the overflow policy's exact value of it) is written in. */
+#define TC_FLOOR_ADJ(q, inexact, neg_a, neg_b) ((q) - ((inexact) & ((neg_a) != (neg_b))))
+
 /* Unsigned division (b != 0), up to 32 bits as TC_NARROW_QUOT (u32: its
  * double quotient truncated first, then converted). */
 #define TC_UDIV(T, a, b) \

@@ -120,10 +120,10 @@ static tc_tensor *mm_core(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype dt, tc_
   if (va) vb = tc_view_broadcast(pb, ond, bshape, err);
   if (vb) out = tc_tensor_new(k, ond, oshape, err);
   if (out && tc_numel(out) > 0) {
-    tc_call c = {.kind = TC_CALL_MATMUL, .op = op, .dtype = k, .nin = 2, .in = {va, vb}, .out = out};
     /* check / saturate (SPEC 13), unless no product can overflow */
-    bool judged = k == dt && tc_overflow_judges_matmul(k) && !tc_overflow_matmul_fits(k, va, vb);
-    if ((judged ? tc_overflow_matmul(op, k, va, vb, out, err) : tc_run_call(&c, err)) != 0) {
+    tc_call c = {.kind = TC_CALL_MATMUL, .op = op, .dtype = k, .nin = 2, .in = {va, vb}, .out = out,
+                 .overflow = k == dt ? tc_overflow_judges_matmul(k, va, vb) : TC_OVERFLOW_WRAP};
+    if (tc_run_call(&c, err) != 0) {
       tc_tensor_free(out);
       out = NULL;
     }

@@ -2,7 +2,7 @@
  * distance between two float results in units in the last place. */
 #include <math.h>
 #include "tcalc.h"
-#include "reduce.def"
+#include "reductions.def"
 
 static const struct { int ulps32, ulps64; bool sum; } table[TC_OP_COUNT] = {
 #define X(OP, u32, u64) [TC_OP_##OP] = {u32, u64, false},
@@ -18,7 +18,7 @@ static const struct { int ulps32, ulps64; bool sum; } table[TC_OP_COUNT] = {
 tc_tolerance tc_op_tolerance(tc_op op, tc_dtype dt) {
   tc_tolerance t = {0, false};
   if (tc_dtype_class(dt) != TC_CLASS_FLT) return t;
-  if (table[op].sum) { t.sum = true; return t; }   /* reductions of backend/reduce.def */
+  if (table[op].sum) { t.sum = true; return t; }   /* reductions (src/reductions.def) */
   switch (op) {   /* sums of products, added in engine-dependent orders */
   case TC_OP_MATMUL: case TC_OP_DOT: case TC_OP_TENSORDOT: case TC_OP_TRACE: case TC_OP_EINSUM:
     t.sum = true;

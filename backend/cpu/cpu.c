@@ -166,6 +166,10 @@ static bool cpu_supports(const tc_call *c) {
 }
 
 static int cpu_run(tc_call *c, tc_err *err) {
+  if (c->overflow != TC_OVERFLOW_WRAP) {
+    int rc = cpu_run_overflow(c, err);
+    if (rc <= 0) return rc;
+  }
   switch (c->kind) {
 #define X(K, cpu, ...) case TC_CALL_##K: return cpu_run_##cpu(c, err);
     TC_ENGINE_CALLS(X, ~)

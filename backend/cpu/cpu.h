@@ -75,6 +75,10 @@ void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const 
 /* Runs rows covering operand-0 elements [lo, hi); -1 if interrupted, 1 if fn stopped it. */
 int cpu_plan_run(const cpu_plan *p, int64_t lo, int64_t hi, cpu_row_fn fn, void *ctx);
 
+/* A call with overflow set (overflow.c): 0 or -1 (err set) when judged,
+ * 1 when the wrapping kernel is exact for it and is to run. */
+int cpu_run_overflow(tc_call *c, tc_err *err);
+
 /* dst[j * rows + i] = src[i * ss + j], i < rows, j < cols, elements of es
  * bytes: 1, 2, 4 or 8 (transpose.c). */
 void cpu_transpose(size_t es, const char *src, int64_t ss, int64_t rows, int64_t cols, char *dst);

@@ -109,7 +109,7 @@ static inline uint64_t u64_quot(uint64_t n, const u64_magic *g) {
  * floor is trunc, and mod is rem) */
 #define DIVBY_I64_DIV(n, q, r, d) (q)
 #define DIVBY_I64_REM(n, q, r, d) (r)
-#define DIVBY_I64_FLOOR_DIV(n, q, r, d) ((q) - (((r) != 0) & (((n) < 0) != ((d) < 0))))
+#define DIVBY_I64_FLOOR_DIV(n, q, r, d) TC_FLOOR_ADJ(q, (r) != 0, (n) < 0, (d) < 0)
 #define DIVBY_I64_MOD(n, q, r, d) ((r) + ((((r) != 0) & (((r) < 0) != ((d) < 0))) ? (d) : 0))
 #define DIVBY_U64_DIV(n, q, r, d) (q)
 #define DIVBY_U64_REM(n, q, r, d) (r)

@@ -157,6 +157,7 @@ static bool is_blas_dtype(tc_dtype dt) { return dt == TC_DT_F32 || dt == TC_DT_F
 /* Beyond the claimed rows, what the engine can do is what its plugin has
  * kernels for: asking loads the plugin (not the device). */
 static bool cuda_supports(const tc_call *c) {
+  if (c->overflow != TC_OVERFLOW_WRAP) return false;   /* judged on the CPU engine (src/api.c) */
   if (c->kind == TC_CALL_ROW) return allow_unverified || row_verified((int)c->op, (int)c->dtype);
   if (plugin_load() != 0) return false;
   switch (c->kind) {

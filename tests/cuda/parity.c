@@ -812,7 +812,7 @@ static void reduce_case(row *r, const char *what, int ndim, const int64_t *shape
 
 static void reduce_rows(row *r) {
   bool flt = tc_dtype_class(r->dt) == TC_CLASS_FLT;
-  bool sum = tc_op_tolerance(r->op, r->dt).sum;   /* reduce_sum, mean, logsumexp (backend/reduce.def) */
+  bool sum = tc_op_tolerance(r->op, r->dt).sum;   /* reduce_sum, mean, logsumexp (src/reductions.def) */
   /* Float sums overflow differently in different orders, so their edge
    * case keeps to the values whose sums do not depend on the order. */
   if (!(flt && sum)) {

@@ -1,4 +1,4 @@
-/* The overflow policy's blocked paths (src/overflow.c): add, sub, mul, neg,
+/* The overflow policy's blocked paths (backend/cpu/overflow.c): add, sub, mul, neg,
  * abs, div, floor_div, pow (operands of the kernel dtype, of narrower ones,
  * weak literals) and casts between integer dtypes under check and saturate, on
  * tensors of many blocks that the CPU engine splits across threads, for
