@@ -76,6 +76,14 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
 static tc_dtype kernel_dtype(tc_op op, tc_dtype dt) { return tc_op_kernel_dtype(op, dt); }
 static tc_dtype result_dtype(tc_op op, tc_dtype kdt) { return tc_op_result_dtype(op, kdt); }
 
+int tc_binary_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_btype *t, tc_err *err) {
+  if (tc_result_dtype2(op, a, b, &t->dt, err) != 0) return -1;
+  t->kdt = kernel_dtype(op, t->dt);
+  t->odt = result_dtype(op, t->kdt);
+  t->weak = a->weak && b->weak && tc_op_keeps_weak(op) && t->odt != TC_DT_BOOL;
+  return 0;
+}
+
 /* Ops of the ROUNDING rule are the identity on integers unless a kernel exists. */
 static bool round_is_identity(tc_op op, tc_dtype dt, const tc_engine *e) {
   if (tc_op_rule(op) != TC_RULE_ROUNDING || tc_dtype_class(dt) != TC_CLASS_INT) return false;
@@ -321,8 +329,8 @@ bool tc_scalar_fast(void) {
   return on;
 }
 
-/* fn: the engine's kernel for kdt (NULL: run() finds it) */
-typedef struct { tc_dtype kdt, odt; bool weak; tc_scalar_fn fn; } scalar_type;
+/* ty: tc_binary_typing's answer; fn: the engine's kernel for its kdt (NULL: run() finds it) */
+typedef struct { tc_btype ty; tc_scalar_fn fn; } scalar_type;
 
 /* The typing of a OP b, remembered for each (op, dtypes, weakness) whose
  * typing does not read the values (all but a weak integer literal meeting
@@ -335,16 +343,13 @@ static scalar_memo scalar_memos[SCALAR_MEMO];
 static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m, tc_err *err) {
   m->general = true;
   if (tc_op_family(op) == TC_FAM_MATMUL) return 0;
-  tc_dtype dt;
-  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return -1;
-  m->st.kdt = kernel_dtype(op, dt);
-  m->st.odt = result_dtype(op, m->st.kdt);
-  m->st.weak = a->weak && b->weak && tc_op_keeps_weak(op) && m->st.odt != TC_DT_BOOL;
-  m->st.fn = tc_engines[TC_ENGINE_CPU]->scalar ? tc_engines[TC_ENGINE_CPU]->scalar(op, m->st.kdt) : NULL;
+  if (tc_binary_typing(op, a, b, &m->st.ty, err) != 0) return -1;
+  tc_dtype dt = m->st.ty.dt;
+  m->st.fn = tc_engines[TC_ENGINE_CPU]->scalar ? tc_engines[TC_ENGINE_CPU]->scalar(op, m->st.ty.kdt) : NULL;
   m->check = tc_op_check(op) != TC_CHECK_NONE;
   /* an op with a pre-check reads converted operands: the general path converts them; an op the engine
      lacks: the general path says why */
-  m->general = !tc_op_supported(op, dt, TC_ENGINE_CPU) || (m->check && (a->dtype != m->st.kdt || b->dtype != m->st.kdt));
+  m->general = !tc_op_supported(op, dt, TC_ENGINE_CPU) || (m->check && (a->dtype != m->st.ty.kdt || b->dtype != m->st.ty.kdt));
   return 0;
 }
 
@@ -366,21 +371,21 @@ static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, 
   }
   if (m->general) return 0;
   *st = m->st;
-  if (m->check && precheck(op, b, 0, NULL, err) != 0) { annotate(err, op, (int)st->kdt); return -1; }
+  if (m->check && precheck(op, b, 0, NULL, err) != 0) { annotate(err, op, (int)st->ty.kdt); return -1; }
   return 1;
 }
 
 /* The kernel of a short-path a OP b into out, a 0-d CPU tensor of st's dtype. */
 static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
-  tc_overflow judged = tc_overflow_judges(op, st->kdt);
-  if (st->fn && !judged && a->dtype == st->kdt && b->dtype == st->kdt) {   /* the kernel itself, as run() finds it */
+  tc_overflow judged = tc_overflow_judges(op, st->ty.kdt);
+  if (st->fn && !judged && a->dtype == st->ty.kdt && b->dtype == st->ty.kdt) {   /* the kernel itself, as run() finds it */
     st->fn(1, tc_tensor_data(out), tc_tensor_data(a), 0, tc_tensor_data(b), 0);
     return 0;
   }
   tc_call c;   /* the fields an elementwise call has (zeroing all of them is a cost of its own here) */
   c.kind = TC_CALL_EW;
   c.op = op;
-  c.dtype = st->kdt;
+  c.dtype = st->ty.kdt;
   c.nin = 2;
   c.in[0] = a;
   c.in[1] = b;
@@ -388,7 +393,7 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
   c.out = out;
   c.overflow = judged;
   int rc = run(&c, err);
-  if (rc != 0) annotate(err, op, (int)st->kdt);
+  if (rc != 0) annotate(err, op, (int)st->ty.kdt);
   return rc;
 }
 
@@ -399,11 +404,11 @@ int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
     scalar_type st;
     int k = scalar_typing(op, a, b, &st, err);
     if (k < 0) return -1;
-    size_t size = k > 0 ? tc_dtype_size(st.odt) : 0;
+    size_t size = k > 0 ? tc_dtype_size(st.ty.odt) : 0;
     uint64_t lim = tc_get_max_memory();
     /* the result is a's dtype and kind: it goes where a's value is, unless the general path's new result
        would not fit the memory limit (it reports that) */
-    if (k > 0 && st.odt == a->dtype && st.weak == a->weak && size <= lim && tc_mem_in_use() <= lim - size) {
+    if (k > 0 && st.ty.odt == a->dtype && st.ty.weak == a->weak && size <= lim && tc_mem_in_use() <= lim - size) {
       _Alignas(8) char bits[8];   /* the kernel writes here first: an error leaves a as it was */
       tc_storage s;   /* field by field: an initializer's zeroing compiled to a slow rep stos here */
       s.refcnt = 1;
@@ -414,7 +419,7 @@ int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
       s.map_len = 0;
       tc_tensor out;
       out.refcnt = 1;
-      out.dtype = st.odt;
+      out.dtype = st.ty.odt;
       out.weak = false;
       out.ndim = 0;
       out.offset = 0;
@@ -443,23 +448,22 @@ tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   int k = scalar_typing(op, a, b, &st, err);
   if (k < 0) return NULL;
   if (k > 0) {
-    tc_tensor *out = tc_tensor_new(st.odt, 0, NULL, err);
-    if (!out) { annotate(err, op, (int)st.kdt); return NULL; }
+    tc_tensor *out = tc_tensor_new(st.ty.odt, 0, NULL, err);
+    if (!out) { annotate(err, op, (int)st.ty.kdt); return NULL; }
     if (scalar_kernel(op, &st, a, b, out, err) != 0) { tc_tensor_free(out); return NULL; }
-    out->weak = st.weak;
+    out->weak = st.ty.weak;
     return out;
   }
   if (tc_op_family(op) == TC_FAM_MATMUL) return tc_linalg_binary(op, a, b, err);   /* a @ b */
-  tc_dtype dt;
-  if (tc_result_dtype2(op, a, b, &dt, err) != 0) return NULL;
-  tc_dtype kdt = kernel_dtype(op, dt);
-  if (!tc_op_supported(op, dt, tc_get_engine())) { unsupported(op, dt, err); return NULL; }
-  tc_tensor *ops[2] = {ew_operand(op, a, kdt, err), NULL};
-  if (ops[0]) ops[1] = ew_operand(op, b, kdt, err);
-  tc_tensor *out = ops[1] ? run_ew(op, kdt, result_dtype(op, kdt), 2, ops, err) : NULL;
+  tc_btype ty;
+  if (tc_binary_typing(op, a, b, &ty, err) != 0) return NULL;
+  if (!tc_op_supported(op, ty.dt, tc_get_engine())) { unsupported(op, ty.dt, err); return NULL; }
+  tc_tensor *ops[2] = {ew_operand(op, a, ty.kdt, err), NULL};
+  if (ops[0]) ops[1] = ew_operand(op, b, ty.kdt, err);
+  tc_tensor *out = ops[1] ? run_ew(op, ty.kdt, ty.odt, 2, ops, err) : NULL;
   release(ops, 2);
-  if (out) out->weak = a->weak && b->weak && tc_op_keeps_weak(op) && out->dtype != TC_DT_BOOL;
-  else annotate(err, op, (int)kdt);
+  if (out) out->weak = ty.weak;
+  else annotate(err, op, (int)ty.kdt);
   return out;
 }
 

@@ -43,6 +43,15 @@ TC_FAMILIES(TC_X_)
 #undef TC_FAM_SUPPORTED_NONE
 #undef TC_FAM_SUPPORTED_BY
 
+/* The one typing of a binary elementwise op's result (SPEC 3): the
+ * operands' common dtype dt (promotion, weak literals: tc_result_dtype2),
+ * the dtype the kernel computes in, the result's dtype, and whether the
+ * result is weak. tc_binary's eager path asks it each time; its scalar path
+ * remembers the answers that do not depend on the values. -1 with err set
+ * (no_common_dtype, a literal that does not fit). */
+typedef struct { tc_dtype dt, kdt, odt; bool weak; } tc_btype;
+int tc_binary_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_btype *t, tc_err *err);
+
 /* The check and saturate policies (src/overflow.c): the policy an engine
  * call of op at kernel dtype kdt is to carry in its overflow field (the
  * session's, where it judges the call; else TC_OVERFLOW_WRAP). A matrix
