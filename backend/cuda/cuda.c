@@ -312,143 +312,164 @@ static tcu_call whole_call(tc_call *c) {
   return a;
 }
 
-static int cuda_run(tc_call *c, tc_err *err) {
-  tcu_plan p;
-  int st;
-  switch (c->kind) {
-  case TC_CALL_EW: {
-    const tcu_entry *e = ew_entry(c->op, c->dtype);
-    if (!e) return unsupported(c, err);
-    plan_init(&p, c->out, c->nin, c->in);
-    st = T->run(e, &p);
-    break;
-  }
-  case TC_CALL_CAST: case TC_CALL_COPY: {
-    const tcu_entry *e = c->kind == TC_CALL_COPY ? T->copy_entry(tc_dtype_size(c->dtype)) : cast_entry(c->dtype, c->out->dtype);
-    if (!e) return unsupported(c, err);
-    if (tc_numel(c->out) == 0) return 0;
-    plan_init(&p, c->out, 1, c->in);
-    st = T->run(e, &p);
-    break;
-  }
-  case TC_CALL_GATHER: {
-    const tcu_entry *e = T->gather_entry(tc_dtype_size(c->dtype));
-    if (!e) return unsupported(c, err);
-    if (tc_numel(c->out) == 0) return 0;
-    plan_init(&p, c->out, 2, c->in);
-    p.base[3] = c->nin > 2 && c->in[2] ? tc_tensor_data(c->in[2]) : NULL;
-    p.arg[0] = c->axis_stride * (int64_t)tc_dtype_size(c->dtype);
-    p.arg[1] = c->axis_len;
-    p.arg[2] = (int64_t)c->mode;
-    st = T->run(e, &p);
-    break;
-  }
-  case TC_CALL_SCATTER: {
-    const tcu_sentry *e = T->scatter_entry((int)c->red, (int)c->dtype);
-    if (!e) return unsupported(c, err);
-    if (tc_numel(c->out) == 0) return 0;
-    tcu_splan s;
-    splan_init(&s, c);
-    st = T->scatter(e, &s);
-    break;
-  }
-  case TC_CALL_NONZERO: {
-    bool mismatch = false;
-    plan_init(&p, c->in[0], 0, NULL);
-    st = T->nonzero(&p, (int64_t *)(void *)tc_tensor_data(c->out), tc_numel(c->out), &mismatch);
-    if (!st && mismatch)
-      return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, TC_DT_BOOL, "the mask changed while it was read");
-    break;
-  }
-  case TC_CALL_TRI: {
-    const tcu_entry *e = T->tri_entry(tc_dtype_size(c->dtype));
-    if (!e) return unsupported(c, err);
-    if (tc_numel(c->out) == 0) return 0;
-    plan_init(&p, c->out, 1, c->in);
-    p.arg[0] = c->out->shape[c->out->ndim - 2];
-    p.arg[1] = c->out->shape[c->out->ndim - 1];
-    p.arg[2] = c->k;
-    p.arg[3] = c->op == TC_OP_TRIL;
-    st = T->run(e, &p);
-    break;
-  }
-  case TC_CALL_RANGE: case TC_CALL_RANDOM: {
-    const tcu_entry *e = c->kind == TC_CALL_RANGE ? T->range_entry((int)c->dtype, c->endpoint)
-                                                  : T->random_entry((int)c->dist);
-    if (!e || !cuda_supports(c)) return unsupported(c, err);
-    if (tc_numel(c->out) == 0) return 0;
-    plan_init(&p, c->out, 0, NULL);
-    if (c->kind == TC_CALL_RANGE) {
-      p.arg[0] = c->istart;
-      p.arg[1] = c->istep;
-      p.farg[0] = c->fstart;
-      p.farg[1] = c->fstep;
-      p.farg[2] = c->fstop;
-    } else {
-      p.arg[0] = (int64_t)c->seed;
-      p.arg[1] = c->rlo;
-      p.arg[2] = (int64_t)c->rrange;
-      p.arg[3] = (int64_t)c->dist;
-    }
-    st = T->run(e, &p);
-    break;
-  }
-  case TC_CALL_FIND: {
-    const tcu_entry *e = T->find_entry((int)c->dtype, (int)c->pred);
-    if (!e) return unsupported(c, err);
-    plan_init(&p, c->in[0], 0, NULL);
-    p.arg[0] = c->lo;
-    p.arg[1] = c->hi;
-    st = T->find(e, &p, &c->found);
-    break;
-  }
-  case TC_CALL_MATMUL: {
-    if (!cuda_supports(c)) return unsupported(c, err);
-    if (tc_numel(c->out) == 0) return 0;
-    tcu_mplan mp;
-    mplan_init(&mp, c);
-    st = T->matmul(T->mm_entry((int)c->dtype), &mp);
-    break;
-  }
-  case TC_CALL_LINALG: {
-    if (!cuda_supports(c)) return unsupported(c, err);
-    const tc_tensor *a = c->in[0];
-    tcu_lplan l = {.op = (int)c->op, .dt = (int)c->dtype, .nb = a->shape[0], .m = a->shape[1], .n = a->shape[2],
-                   .k = c->op == TC_OP_SOLVE ? c->in[1]->shape[2] : 0, .a = tc_tensor_data(a),
-                   .b = c->op == TC_OP_SOLVE ? tc_tensor_data(c->in[1]) : NULL, .out = tc_tensor_data(c->out),
-                   .rcond = c->fstart};
-    c->found = -1;
-    st = T->linalg(&l, &c->found);
-    if (!st && c->found >= 0) {   /* src/ words the message; the code as the CPU's */
-      bool ov = c->dtype == TC_DT_I64;
-      return tc_err_set(err, ov ? TC_E_INT_OVERFLOW : TC_E_SINGULAR, (int)c->op, (int)c->dtype, "%s",
-                        ov ? "overflow" : "singular matrix");
-    }
-    break;
-  }
-  case TC_CALL_REDUCE: {
-    const tcu_rentry *e = T->red_entry((int)c->op, (int)c->dtype);
-    if (!e) return unsupported(c, err);
-    const tc_tensor *x = c->in[0];
-    int nk = x->ndim - c->nred;
-    tcu_rplan r;
-    memset(&r, 0, sizeof r);
-    r.m = tc_numel(c->out);
-    r.n = 1;
-    for (int d = nk; d < x->ndim; d++) r.n *= x->shape[d];
-    r.kdim = coalesce(x, 0, nk, r.kshape, r.kstride);
-    r.rdim = coalesce(x, nk, x->ndim, r.rshape, r.rstride);
-    r.in = tc_tensor_data(x);
-    r.out = tc_tensor_data(c->out);
-    st = T->reduce(e, &r);
-    break;
-  }
-  default:   /* a PLUGIN row of TC_ENGINE_CALLS: the plugin takes the call whole */
-    if (!T->call_ok(c)) return unsupported(c, err);
-    tcu_call a = whole_call(c);
-    st = T->call_run(&a);
-  }
+/* ---- the calls, one function per kind (the cuda column of
+ * TC_ENGINE_CALLS in src/ops.def names them: HOST rows cu_<KIND>, PLUGIN
+ * rows the plugin's whole-call entry) ---- */
+/* A kernel's status as the call's answer. */
+static int finish(const tc_call *c, int st, tc_err *err) {
   return interrupted(status_err(st, err, (int)c->op, (int)c->dtype, "a kernel"), err);
+}
+
+/* A one-entry kernel over out and the inputs' plan (nin of them). */
+static int run_entry(tc_call *c, const tcu_entry *e, int nin, tc_err *err) {
+  if (!e) return unsupported(c, err);
+  if (tc_numel(c->out) == 0) return 0;
+  tcu_plan p;
+  plan_init(&p, c->out, nin, c->in);
+  return finish(c, T->run(e, &p), err);
+}
+
+static int cu_EW(tc_call *c, tc_err *err) { return run_entry(c, ew_entry(c->op, c->dtype), c->nin, err); }
+
+static int cu_CAST(tc_call *c, tc_err *err) { return run_entry(c, cast_entry(c->dtype, c->out->dtype), 1, err); }
+
+static int cu_COPY(tc_call *c, tc_err *err) { return run_entry(c, T->copy_entry(tc_dtype_size(c->dtype)), 1, err); }
+
+static int cu_GATHER(tc_call *c, tc_err *err) {
+  const tcu_entry *e = T->gather_entry(tc_dtype_size(c->dtype));
+  if (!e) return unsupported(c, err);
+  if (tc_numel(c->out) == 0) return 0;
+  tcu_plan p;
+  plan_init(&p, c->out, 2, c->in);
+  p.base[3] = c->nin > 2 && c->in[2] ? tc_tensor_data(c->in[2]) : NULL;
+  p.arg[0] = c->axis_stride * (int64_t)tc_dtype_size(c->dtype);
+  p.arg[1] = c->axis_len;
+  p.arg[2] = (int64_t)c->mode;
+  return finish(c, T->run(e, &p), err);
+}
+
+static int cu_SCATTER(tc_call *c, tc_err *err) {
+  const tcu_sentry *e = T->scatter_entry((int)c->red, (int)c->dtype);
+  if (!e) return unsupported(c, err);
+  if (tc_numel(c->out) == 0) return 0;
+  tcu_splan s;
+  splan_init(&s, c);
+  return finish(c, T->scatter(e, &s), err);
+}
+
+static int cu_NONZERO(tc_call *c, tc_err *err) {
+  bool mismatch = false;
+  tcu_plan p;
+  plan_init(&p, c->in[0], 0, NULL);
+  int st = T->nonzero(&p, (int64_t *)(void *)tc_tensor_data(c->out), tc_numel(c->out), &mismatch);
+  if (!st && mismatch) return tc_err_set(err, TC_E_BAD_ARG, (int)c->op, TC_DT_BOOL, "the mask changed while it was read");
+  return finish(c, st, err);
+}
+
+static int cu_TRI(tc_call *c, tc_err *err) {
+  const tcu_entry *e = T->tri_entry(tc_dtype_size(c->dtype));
+  if (!e) return unsupported(c, err);
+  if (tc_numel(c->out) == 0) return 0;
+  tcu_plan p;
+  plan_init(&p, c->out, 1, c->in);
+  p.arg[0] = c->out->shape[c->out->ndim - 2];
+  p.arg[1] = c->out->shape[c->out->ndim - 1];
+  p.arg[2] = c->k;
+  p.arg[3] = c->op == TC_OP_TRIL;
+  return finish(c, T->run(e, &p), err);
+}
+
+/* RANGE and RANDOM: a kernel of the output alone, its arguments from the call */
+static int run_fill(tc_call *c, const tcu_entry *e, const int64_t *arg, const double *farg, tc_err *err) {
+  if (!e || !cuda_supports(c)) return unsupported(c, err);
+  if (tc_numel(c->out) == 0) return 0;
+  tcu_plan p;
+  plan_init(&p, c->out, 0, NULL);
+  memcpy(p.arg, arg, 4 * sizeof *arg);
+  memcpy(p.farg, farg, 3 * sizeof *farg);
+  return finish(c, T->run(e, &p), err);
+}
+
+static int cu_RANGE(tc_call *c, tc_err *err) {
+  const int64_t arg[4] = {c->istart, c->istep, 0, 0};
+  const double farg[3] = {c->fstart, c->fstep, c->fstop};
+  return run_fill(c, T->range_entry((int)c->dtype, c->endpoint), arg, farg, err);
+}
+
+static int cu_RANDOM(tc_call *c, tc_err *err) {
+  const int64_t arg[4] = {(int64_t)c->seed, c->rlo, (int64_t)c->rrange, (int64_t)c->dist};
+  const double farg[3] = {0, 0, 0};
+  return run_fill(c, T->random_entry((int)c->dist), arg, farg, err);
+}
+
+static int cu_FIND(tc_call *c, tc_err *err) {
+  const tcu_entry *e = T->find_entry((int)c->dtype, (int)c->pred);
+  if (!e) return unsupported(c, err);
+  tcu_plan p;
+  plan_init(&p, c->in[0], 0, NULL);
+  p.arg[0] = c->lo;
+  p.arg[1] = c->hi;
+  return finish(c, T->find(e, &p, &c->found), err);
+}
+
+static int cu_MATMUL(tc_call *c, tc_err *err) {
+  if (!cuda_supports(c)) return unsupported(c, err);
+  if (tc_numel(c->out) == 0) return 0;
+  tcu_mplan mp;
+  mplan_init(&mp, c);
+  return finish(c, T->matmul(T->mm_entry((int)c->dtype), &mp), err);
+}
+
+static int cu_LINALG(tc_call *c, tc_err *err) {
+  if (!cuda_supports(c)) return unsupported(c, err);
+  const tc_tensor *a = c->in[0];
+  tcu_lplan l = {.op = (int)c->op, .dt = (int)c->dtype, .nb = a->shape[0], .m = a->shape[1], .n = a->shape[2],
+                 .k = c->op == TC_OP_SOLVE ? c->in[1]->shape[2] : 0, .a = tc_tensor_data(a),
+                 .b = c->op == TC_OP_SOLVE ? tc_tensor_data(c->in[1]) : NULL, .out = tc_tensor_data(c->out),
+                 .rcond = c->fstart};
+  c->found = -1;
+  int st = T->linalg(&l, &c->found);
+  if (!st && c->found >= 0) {   /* src/ words the message; the code as the CPU's */
+    bool ov = c->dtype == TC_DT_I64;
+    return tc_err_set(err, ov ? TC_E_INT_OVERFLOW : TC_E_SINGULAR, (int)c->op, (int)c->dtype, "%s",
+                      ov ? "overflow" : "singular matrix");
+  }
+  return finish(c, st, err);
+}
+
+static int cu_REDUCE(tc_call *c, tc_err *err) {
+  const tcu_rentry *e = T->red_entry((int)c->op, (int)c->dtype);
+  if (!e) return unsupported(c, err);
+  const tc_tensor *x = c->in[0];
+  int nk = x->ndim - c->nred;
+  tcu_rplan r;
+  memset(&r, 0, sizeof r);
+  r.m = tc_numel(c->out);
+  r.n = 1;
+  for (int d = nk; d < x->ndim; d++) r.n *= x->shape[d];
+  r.kdim = coalesce(x, 0, nk, r.kshape, r.kstride);
+  r.rdim = coalesce(x, nk, x->ndim, r.rshape, r.rstride);
+  r.in = tc_tensor_data(x);
+  r.out = tc_tensor_data(c->out);
+  return finish(c, T->reduce(e, &r), err);
+}
+
+/* A PLUGIN row of TC_ENGINE_CALLS (and ROW): the plugin takes the call whole. */
+static int cu_whole(tc_call *c, tc_err *err) {
+  if (!T->call_ok(c)) return unsupported(c, err);
+  tcu_call a = whole_call(c);
+  return finish(c, T->call_run(&a), err);
+}
+#define cu_ROW cu_whole
+
+static int cuda_run(tc_call *c, tc_err *err) {
+  typedef int (*run_fn)(tc_call *, tc_err *);
+#define CU_RUN_HOST(K) cu_##K
+#define CU_RUN_PLUGIN(K) cu_whole
+#define X(K, cpu, where, ...) [TC_CALL_##K] = CU_RUN_##where(K),
+  static const run_fn runs[] = {TC_ENGINE_CALLS(X, ~)};
+#undef X
+  return runs[c->kind](c, err);
 }
 
 TC_ENGINE_DEFINE(cuda, .upload = cuda_upload, .download = cuda_download, .why_not = cuda_why_not);
