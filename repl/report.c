@@ -15,13 +15,15 @@ static int32_t unit_len(const char *src, int32_t i, int32_t le) {
   return k ? k : 1;
 }
 
-void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+/* Where e lies in src (len bytes, its first line line0): its line and
+ * column (*line 0 when it has none), and the bounds [ls, le) of its line.
+ * Counted from where the last report in this chunk stopped, so that many
+ * errors in one long chunk (or one long line) cost linear time. */
+static void locate(runner *r, const tc_err *e, const char *src, int32_t len, int line0, int *pline, int *pcol,
+                   int32_t *pls, int32_t *ple) {
   int line = 0, col = 0;
   int32_t ls = 0, le = len;
   if (src && e->start >= 0 && e->start <= len) {
-    /* Count lines and columns from where the last report in this chunk
-     * stopped, so that many errors in one long chunk (or one long line)
-     * cost linear time. */
     int32_t from = 0;
     line = line0;
     bool cached = src == r->loc_src && len == r->loc_len && line0 == r->loc_line0 && e->start >= r->loc_pos;
@@ -57,6 +59,16 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
     line = r->cmd_line;   /* a session command: its line, column 1 */
     col = 1;
   }
+  *pline = line;
+  *pcol = col;
+  *pls = ls;
+  *ple = le;
+}
+
+void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+  int line, col;
+  int32_t ls, le;
+  locate(r, e, src, len, line0, &line, &col, &ls, &le);
   if (r->json) {
     print_json_error(r->out, e, line, col, r->trace, r->ntrace);
     return;

@@ -573,6 +573,19 @@ static int mask_items(selection *s, tc_tensor *mask, int vaxis, int xaxis, tc_er
 }
 
 /* The basic view and the advanced items (see above). */
+/* shape_mismatch: the bool mask t does not match x's axes from d on. */
+static int mask_mismatch(const tc_tensor *x, const tc_tensor *t, int d, tc_err *err) {
+  char sm[256], sx[256], sa[256], axes[64];
+  int last = d + t->ndim - 1 < x->ndim ? d + t->ndim - 1 : x->ndim - 1;
+  tc_format_dims(sm, sizeof sm, t->ndim, t->shape);
+  tc_format_dims(sx, sizeof sx, x->ndim, x->shape);
+  tc_format_dims(sa, sizeof sa, last - d + 1, x->shape + d);
+  if (last == d) snprintf(axes, sizeof axes, "axis %d", d);
+  else snprintf(axes, sizeof axes, "axes %d to %d", d, last);
+  return tc_err_set(err, TC_E_SHAPE, -1, -1, "a bool mask of shape %s does not match the shape %s of %s (the tensor's shape is %s)",
+                    sm, sa, axes, sx);
+}
+
 static int basic_view(tc_tensor *x, int n, const tc_index_item *items, int consume, bool any_adv, selection *s,
                       tc_err *err) {
   int64_t shape[TC_MAX_DIMS], strides[TC_MAX_DIMS], off = x->offset;
@@ -601,17 +614,8 @@ static int basic_view(tc_tensor *x, int n, const tc_index_item *items, int consu
       continue;
     }
     if (t && t->dtype == TC_DT_BOOL) {   /* a mask over the next t->ndim axes */
-      if (d + t->ndim > x->ndim || memcmp(t->shape, x->shape + d, sizeof(int64_t) * (size_t)t->ndim)) {
-        char sm[256], sx[256], sa[256], axes[64];
-        int last = d + t->ndim - 1 < x->ndim ? d + t->ndim - 1 : x->ndim - 1;
-        tc_format_dims(sm, sizeof sm, t->ndim, t->shape);
-        tc_format_dims(sx, sizeof sx, x->ndim, x->shape);
-        tc_format_dims(sa, sizeof sa, last - d + 1, x->shape + d);
-        if (last == d) snprintf(axes, sizeof axes, "axis %d", d);
-        else snprintf(axes, sizeof axes, "axes %d to %d", d, last);
-        return tc_err_set(err, TC_E_SHAPE, -1, -1, "a bool mask of shape %s does not match the shape %s of %s (the tensor's shape is %s)",
-                          sm, sa, axes, sx);
-      }
+      if (d + t->ndim > x->ndim || memcmp(t->shape, x->shape + d, sizeof(int64_t) * (size_t)t->ndim))
+        return mask_mismatch(x, t, d, err);
       if (tc_numel(t) > 0 && mask_items(s, t, nd, d, err) != 0) return -1;
       if (tc_numel(t) == 0) {   /* no true element: an empty index on each axis */
         int64_t zero = 0;

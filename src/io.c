@@ -858,22 +858,29 @@ static char csv_guess(csv_reader *r) {
 }
 
 /* One pass over the file: counts and checks (r->t NULL) or stores values. */
-static int csv_pass(csv_reader *r, tc_err *err) {
-  const tc_op op = TC_OP_LOAD_CSV;
-  int64_t line = 1;
-  r->rows = 0;
-  /* a UTF-8 byte-order mark (spreadsheets write one), then the skipped lines */
+/* The file from its start to its first data line: a UTF-8 byte-order mark
+ * (spreadsheets write one), the skipped lines (*line: the next line's
+ * number), and the delimiter guessed when none was given. */
+static int csv_start(csv_reader *r, int64_t *line, tc_err *err) {
+  *line = 1;
   rewind(r->f);
   unsigned char bom[3];
   if (fread(bom, 1, 3, r->f) != 3 || memcmp(bom, "\xEF\xBB\xBF", 3)) rewind(r->f);
-  for (int ch = 0; line <= r->skip && ch != EOF;)
-    if ((ch = getc_unlocked(r->f)) == '\n') line++;
-  if (!r->delim) {
-    long at = ftell(r->f);
-    r->delim = csv_guess(r);
-    if (at < 0 || fseek(r->f, at, SEEK_SET) != 0)
-      return tc_io_fail(err, op, (int)r->dt, r->path, "cannot read it again: %s", strerror(errno));
-  }
+  for (int ch = 0; *line <= r->skip && ch != EOF;)
+    if ((ch = getc_unlocked(r->f)) == '\n') (*line)++;
+  if (r->delim) return 0;
+  long at = ftell(r->f);
+  r->delim = csv_guess(r);
+  if (at < 0 || fseek(r->f, at, SEEK_SET) != 0)
+    return tc_io_fail(err, TC_OP_LOAD_CSV, (int)r->dt, r->path, "cannot read it again: %s", strerror(errno));
+  return 0;
+}
+
+static int csv_pass(csv_reader *r, tc_err *err) {
+  const tc_op op = TC_OP_LOAD_CSV;
+  int64_t line;
+  r->rows = 0;
+  if (csv_start(r, &line, err) != 0) return -1;
   bool ws = r->delim == ' ';
   /* the line: its values so far; the value being read starts at vstart
      (open: it has begun), keep = where its quoted text ends */

@@ -1113,49 +1113,84 @@ static int nanmean_flt(tc_call *c, tc_err *err) {
   return rc;
 }
 
-int cpu_run_reduce(tc_call *c, tc_err *err) {
-  if (c->op == TC_OP_NANMEAN && nmean_div[c->dtype]) return nanmean_flt(c, err);
-  red_fn fn = red_table[c->op][c->dtype];
-  if (!fn) return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)c->dtype, "not supported on cpu");
+/* The reduced dims of c's input as one strided run of *n elements
+ * (*rstride apart), or of a contiguous copy (*tmp, to free) when they do
+ * not merge into one. NULL on failure. */
+static tc_tensor *reduce_input(tc_call *c, tc_tensor **tmp, int64_t *n, int64_t *rstride, tc_err *err) {
   tc_tensor *x = c->in[0];
-  tc_tensor *tmp = NULL;
-  int nk = x->ndim - c->nred;
-  /* Merge the reduced dims into one strided run, or copy to make them one. */
-  int64_t n = 0, rstride = 1;
+  int nk = x->ndim - c->nred, last = -1;
   bool single = true;
-  int last = -1;
+  *tmp = NULL;
+  *rstride = 1;
   /* when some reduced dim is 0 the others may be huge: n is 0 then */
-  if (!tc_shape_numel(c->nred, x->shape + nk, &n)) n = 0;
-  for (int d = nk; d < x->ndim && n > 0; d++) {
+  if (!tc_shape_numel(c->nred, x->shape + nk, n)) *n = 0;
+  for (int d = nk; d < x->ndim && *n > 0; d++) {
     if (x->shape[d] == 1) continue;
     if (last >= 0 && x->strides[last] != x->strides[d] * x->shape[d]) single = false;
     last = d;
   }
-  if (last >= 0) rstride = x->strides[last];
-  if (!single && n > 0) {
-    tmp = tc_contiguous(x, err);
-    if (!tmp) return -1;
-    x = tmp;
-    rstride = 1;
-  }
-  int64_t nout = tc_numel(c->out);
-  int rc;
-  if (c->op == TC_OP_NANSUM && nansum_run[c->dtype]) fn = nansum_run[c->dtype];
-  if (nout == 1 && n >= CPU_PAR_MIN && (c->op == TC_OP_REDUCE_SUM || c->op == TC_OP_MEAN || c->op == TC_OP_NANSUM) &&
-      tree_of(c->op, c->dtype)->task) {
-    rc = tree_sum(c, tc_tensor_data(x), n, rstride, err);
-    tc_tensor_free(tmp);
-    return rc;
-  }
+  if (last >= 0) *rstride = x->strides[last];
+  if (single || *n == 0) return x;
+  *rstride = 1;
+  return *tmp = tc_contiguous(x, err);
+}
+
+/* A reduction to few outputs split across threads in its own way (a
+ * pairwise tree, logsumexp's chunks, counts, extremes, column strips), or
+ * 1 when none applies and the rows are to be folded apart. */
+static int reduce_split(tc_call *c, const red_ctx *ctx, col_fn split_col, bool next, tc_tensor *x, tc_err *err) {
   tc_op op = c->op;
-  if (op == TC_OP_LOGSUMEXP && lse_table[c->dtype].run) {
-    fn = lse_table[c->dtype].run;
-    if (nout == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
-      rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, 0, cpu_split(n, CPU_PAR_MIN / 2), err);
-      tc_tensor_free(tmp);
-      return rc;
-    }
+  int64_t nout = tc_numel(c->out), n = ctx->n, rstride = ctx->rstride;
+  int nk = x->ndim - c->nred;
+  bool par = cpu_threads() > 1;
+  const char *data = tc_tensor_data(x);
+  if (nout == 1 && n >= CPU_PAR_MIN && (op == TC_OP_REDUCE_SUM || op == TC_OP_MEAN || op == TC_OP_NANSUM) &&
+      tree_of(op, c->dtype)->task)
+    return tree_sum(c, data, n, rstride, err);
+  if (op == TC_OP_LOGSUMEXP && lse_table[c->dtype].run && nout == 1 && n >= CPU_PAR_MIN && par)
+    return lse_split(c, &lse_table[c->dtype], data, n, rstride, 0, cpu_split(n, CPU_PAR_MIN / 2), err);
+  if (nout == 1 && op == TC_OP_COUNT_NONZERO && n >= CPU_PAR_MIN && par) return count_par(c, ctx->fn, data, n, rstride, err);
+  if (nout == 1 && ctx->ext && rstride == 1 && n >= CPU_PAR_MIN && par) return ext_par(c, ctx, data, err);
+  /* logsumexp of columns fewer than a strip a thread, rows of 2 chunks or more (at most 2^22 chunks' answers) */
+  if (op == TC_OP_LOGSUMEXP && ctx->col && rstride != 1 && par && n > LSE_CHUNK && n * nout >= CPU_PAR_MIN &&
+      nout < LSE_COLW * cpu_threads() && (n / LSE_CHUNK + 1) * nout <= ((int64_t)1 << 22) && kept_is_row(x, nk))
+    return lse_split(c, &lse_table[c->dtype], data, n, rstride, nout, INT64_MAX, err);
+  if (split_col && !next && rstride != 1 && n >= 256 && par && n * nout >= CPU_PAR_MIN && kept_is_row(x, nk) &&
+      nout >= 8 && nout <= colsplit_cols(c))
+    return colsplit(c, split_col, data, n, rstride, nout, err);
+  return 1;
+}
+
+/* Each output's run folded apart, outputs shared across threads. */
+static int reduce_rows(tc_call *c, red_ctx *ctx, tc_tensor *x, tc_err *err) {
+  int64_t nout = tc_numel(c->out), n = ctx->n;
+  tc_tensor kept = *x;
+  kept.ndim = x->ndim - c->nred;
+  tc_tensor *ins[1] = {&kept};
+  cpu_plan plan;
+  cpu_plan_init(&plan, c->out, 1, ins);
+  /* outputs per task: 2^15 elements' worth, as an elementwise op's (logsumexp's
+   * column kernel: a strip, or the columns shared evenly when fewer) */
+  int64_t per = n > 0 ? CPU_PAR_MIN / 2 / n : CPU_PAR_MIN / 2;
+  if (c->op == TC_OP_LOGSUMEXP && ctx->rstride != 1) {
+    int64_t even = (nout + cpu_threads() - 1) / cpu_threads();
+    per = per > LSE_COLW || per > even ? per : even < LSE_COLW ? even : LSE_COLW;
   }
+  int rc = cpu_plan_run_par(&plan, nout, cpu_even_min(nout, per > 0 ? per : 1), red_row, ctx);
+  return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;
+}
+
+int cpu_run_reduce(tc_call *c, tc_err *err) {
+  if (c->op == TC_OP_NANMEAN && nmean_div[c->dtype]) return nanmean_flt(c, err);
+  tc_op op = c->op;
+  red_fn fn = red_table[op][c->dtype];
+  if (!fn) return tc_err_set(err, TC_E_DTYPE, (int)op, (int)c->dtype, "not supported on cpu");
+  tc_tensor *tmp;
+  int64_t n, rstride;
+  tc_tensor *x = reduce_input(c, &tmp, &n, &rstride, err);
+  if (!x) return -1;
+  if (op == TC_OP_NANSUM && nansum_run[c->dtype]) fn = nansum_run[c->dtype];
+  if (op == TC_OP_LOGSUMEXP && lse_table[c->dtype].run) fn = lse_table[c->dtype].run;
   bool ext = op == TC_OP_REDUCE_MAX || op == TC_OP_REDUCE_MIN || op == TC_OP_ARGMAX || op == TC_OP_ARGMIN;
   bool next = op == TC_OP_NANMAX || op == TC_OP_NANMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN;
   /* integers hold no NaN: their nan forms are the plain ones */
@@ -1170,44 +1205,10 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
                  op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX || op == TC_OP_NANMAX || op == TC_OP_NANARGMAX,
                  op == TC_OP_ARGMAX || op == TC_OP_ARGMIN || op == TC_OP_NANARGMAX || op == TC_OP_NANARGMIN,
                  n, rstride, tc_dtype_size(x->dtype), tc_dtype_size(c->out->dtype)};
-  if (nout == 1 && op == TC_OP_COUNT_NONZERO && n >= CPU_PAR_MIN && cpu_threads() > 1) {
-    rc = count_par(c, fn, tc_tensor_data(x), n, rstride, err);
-    tc_tensor_free(tmp);
-    return rc;
-  }
-  if (nout == 1 && ctx.ext && rstride == 1 && n >= CPU_PAR_MIN && cpu_threads() > 1) {
-    rc = ext_par(c, &ctx, tc_tensor_data(x), err);
-    tc_tensor_free(tmp);
-    return rc;
-  }
-  /* logsumexp of columns fewer than a strip a thread, rows of 2 chunks or more (at most 2^22 chunks' answers) */
-  if (op == TC_OP_LOGSUMEXP && ctx.col && rstride != 1 && cpu_threads() > 1 && n > LSE_CHUNK && n * nout >= CPU_PAR_MIN &&
-      nout < LSE_COLW * cpu_threads() && (n / LSE_CHUNK + 1) * nout <= ((int64_t)1 << 22) && kept_is_row(x, nk)) {
-    rc = lse_split(c, &lse_table[c->dtype], tc_tensor_data(x), n, rstride, nout, INT64_MAX, err);
-    tc_tensor_free(tmp);
-    return rc;
-  }
-  if (split_col && !next && rstride != 1 && n >= 256 && cpu_threads() > 1 && n * nout >= CPU_PAR_MIN && kept_is_row(x, nk) &&
-      nout >= 8 && nout <= colsplit_cols(c)) {
-    rc = colsplit(c, split_col, tc_tensor_data(x), n, rstride, nout, err);
-    tc_tensor_free(tmp);
-    return rc;
-  }
-  tc_tensor kept = *x;
-  kept.ndim = nk;
-  tc_tensor *ins[1] = {&kept};
-  cpu_plan plan;
-  cpu_plan_init(&plan, c->out, 1, ins);
-  /* outputs per task: 2^15 elements' worth, as an elementwise op's (logsumexp's
-   * column kernel: a strip, or the columns shared evenly when fewer) */
-  int64_t per = n > 0 ? CPU_PAR_MIN / 2 / n : CPU_PAR_MIN / 2;
-  if (op == TC_OP_LOGSUMEXP && rstride != 1) {
-    int64_t even = (nout + cpu_threads() - 1) / cpu_threads();
-    per = per > LSE_COLW || per > even ? per : even < LSE_COLW ? even : LSE_COLW;
-  }
-  rc = cpu_plan_run_par(&plan, nout, cpu_even_min(nout, per > 0 ? per : 1), red_row, &ctx);
+  int rc = reduce_split(c, &ctx, split_col, next, x, err);
+  if (rc == 1) rc = reduce_rows(c, &ctx, x, err);
   tc_tensor_free(tmp);
-  return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;
+  return rc;
 }
 
 /* ---- pre-check scan ---- */
