@@ -58,6 +58,15 @@ void arena_free(arena *a);
 typedef enum { PARSE_OK, PARSE_EMPTY, PARSE_ERROR, PARSE_INCOMPLETE, PARSE_END } parse_status;
 
 #include "lexer.h"
+
+/* A language error (the parser's or the evaluator's: no engine ran)
+ * pointed at the source span [start, end). Returns -1. */
+static inline int err_at(tc_err *e, int32_t start, int32_t end) {
+  e->engine = -1;
+  e->start = start;
+  e->end = end;
+  return -1;
+}
 typedef struct parser {
   lexer lx;
   token tok;               /* the current token */

@@ -246,17 +246,13 @@ typedef struct callee { int op; const char *name, *sigtext; } callee;
 static int sig_error(ctx *c, const callee *f, int start, int end, const char *what) {
   if (f->op >= 0) tc_err_set(c->err, TC_E_BAD_ARG, f->op, -1, "%s (signature: %s(%s))", what, f->name, f->sigtext);
   else tc_err_set(c->err, TC_E_BAD_ARG, -1, -1, "%s: %s (signature: %s)", f->name, what, f->sigtext);
-  c->err->engine = -1;
-  c->err->start = start;
-  c->err->end = end;
+  err_at(c->err, start, end);
   return -1;
 }
 
 static int twice(ctx *c, const callee *f, node *k) {
   tc_err_set(c->err, TC_E_BAD_ARG, f->op, -1, "argument %s given twice", k->str);
-  c->err->engine = -1;
-  c->err->start = k->start;
-  c->err->end = k->oend;
+  err_at(c->err, k->start, k->oend);
   return -1;
 }
 

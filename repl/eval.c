@@ -301,9 +301,7 @@ static void lit_fill(const node *n, tc_dtype dt, char *buf, int64_t *pos) {
 
 static int ragged(ctx *c, node *n) {
   tc_err_set(c->err, TC_E_SYNTAX, -1, -1, "%s", "ragged list literal: every row must have the same length");
-  c->err->engine = -1;
-  c->err->start = n->start;
-  c->err->end = n->start + 1;
+  err_at(c->err, n->start, n->start + 1);
   return -1;
 }
 
@@ -349,19 +347,12 @@ static int list_dtype(ctx *c, node *n, tc_tensor **el, int k, int strong, tc_dty
   for (int i = 0; i < k; i++) {
     tc_dtype pair = el[i]->dtype;
     if (el[i]->weak && ref && tc_result_dtype2(TC_OP_ADD, el[i], ref, &pair, c->err) != 0) {
-      /* not an add: report it as the list's own */
-      size_t pre = strlen(tc_op_name(TC_OP_ADD)) + 2;
-      if (c->err->op == TC_OP_ADD && strlen(c->err->msg) >= pre) memmove(c->err->msg, c->err->msg + pre, strlen(c->err->msg + pre) + 1);
-      c->err->op = -1;
-      c->err->engine = -1;
-      c->err->start = n->kids[i]->start;
-      c->err->end = n->kids[i]->end;
+      c->err->op = -1;   /* not an add: report it as the list's own */
+      err_at(c->err, n->kids[i]->start, n->kids[i]->end);
       return -1;
     }
     if (tc_promote_err(*dt, pair, -1, dt, c->err) != 0) {
-      c->err->engine = -1;
-      c->err->start = n->kids[i]->start;
-      c->err->end = n->kids[i]->end;
+      err_at(c->err, n->kids[i]->start, n->kids[i]->end);
       return -1;
     }
   }
@@ -496,15 +487,13 @@ static int eval_call(ctx *c, node *n, value *out) {
     tc_err_set(c->err, TC_E_UNKNOWN_FN, -1, -1, is_var ? "%s is a variable, not a function" : "no function named %s", n->str);
     if (!is_var && !did_you_mean(c, n->str, true))
       strncat(c->err->msg, " (:help lists them)", sizeof c->err->msg - strlen(c->err->msg) - 1);
-    c->err->engine = -1;
-    c->err->start = n->ostart; c->err->end = n->oend;
+    err_at(c->err, n->ostart, n->oend);
     return -1;
   }
   if (f->op < 0) {  /* dtype shorthand: i32(x) */
     if (n->nkids != 1 || n->kids[0]->kind == N_KWARG) {
       tc_err_set(c->err, TC_E_BAD_ARG, TC_OP_CAST, -1, "%s(x) takes exactly one argument", f->name);
-      c->err->engine = -1;
-      c->err->start = n->ostart; c->err->end = n->oend;
+      err_at(c->err, n->ostart, n->oend);
       return -1;
     }
     tc_tensor *x;
@@ -522,14 +511,8 @@ static int eval_call(ctx *c, node *n, value *out) {
   if (rc == 0) {
     rc = convert_args(c, &a);
     if (rc == 0) rc = call_op(c, (tc_op)f->op, &a, out);
-    if (rc != 0 && c->err->op < 0 && c->err->code == TC_E_BAD_ARG) {
-      /* an argument the function rejected: name the function */
-      char tmp[sizeof c->err->msg + 32];
-      snprintf(tmp, sizeof tmp, "%s: %s", tc_op_name((tc_op)f->op), c->err->msg);
-      memcpy(c->err->msg, tmp, sizeof c->err->msg - 1);
-      c->err->msg[sizeof c->err->msg - 1] = 0;
-      c->err->op = f->op;
-    }
+    if (rc != 0 && c->err->op < 0 && c->err->code == TC_E_BAD_ARG)
+      c->err->op = f->op;   /* an argument the function rejected: name the function */
   }
   args_free(&a);
   if (rc != 0 && c->err->code == TC_E_AXIS && (f->op == TC_OP_REDUCE_MAX || f->op == TC_OP_REDUCE_MIN) &&
@@ -582,16 +565,14 @@ int eval(ctx *c, node *n, value *out) {
     if (n->ubig) {
       tc_err_set(c->err, TC_E_LITERAL, -1, TC_DT_U64, "%s",
                  "integer literal above the i64 maximum: only a u64 holds it (write u64(...))");
-      c->err->engine = -1;
-      c->err->start = n->start; c->err->end = n->end;
+      err_at(c->err, n->start, n->end);
       return -1;
     }
     if (n->overflow) {
       int len = n->end - n->start;
       (void)len;
       tc_err_set(c->err, TC_E_LITERAL, -1, TC_DT_I64, "%s", "integer literal does not fit i64 (-9223372036854775808 to 9223372036854775807)");
-      c->err->engine = -1;
-      c->err->start = n->start; c->err->end = n->end;
+      err_at(c->err, n->start, n->end);
       return -1;
     }
     return set_tensor(out, tc_scalar_i64(n->ival, true, c->err));
@@ -613,8 +594,7 @@ int eval(ctx *c, node *n, value *out) {
       const char *fmt = is_fn ? "%s is a function; call it with ()" : "%s is not defined";
       tc_err_set(c->err, is_fn ? TC_E_BAD_ARG : TC_E_UNDEFINED, -1, -1, fmt, n->str);
       if (!is_fn) did_you_mean(c, n->str, false);
-      c->err->engine = -1;
-      c->err->start = n->start; c->err->end = n->end;
+      err_at(c->err, n->start, n->end);
       return -1;
     }
     return set_tensor(out, tc_tensor_ref(t));

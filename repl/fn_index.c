@@ -86,9 +86,7 @@ int eval_index_assign(ctx *c, node *target, node *val) {
   tc_tensor *x = scope_get(c, name->str, &is_fn);
   if (!x) {
     tc_err_set(c->err, TC_E_UNDEFINED, -1, -1, "%s is not defined (assign it before assigning into it)", name->str);
-    c->err->engine = -1;
-    c->err->start = name->start;
-    c->err->end = name->end;
+    err_at(c->err, name->start, name->end);
     return -1;
   }
   item_list l;

@@ -111,9 +111,7 @@ static int exec_block(ctx *c, node *b) {
 static int check_interrupt(ctx *c, node *loop) {
   if (!tc_interrupt_flag) return 0;
   tc_err_set(c->err, TC_E_INTERRUPTED, -1, -1, "%s", "interrupted; variables keep the values they had when it stopped");
-  c->err->engine = -1;
-  c->err->start = loop->start;
-  c->err->end = loop->oend;
+  err_at(c->err, loop->start, loop->oend);
   return -1;
 }
 
@@ -429,9 +427,7 @@ int call_user(ctx *c, ufunc *u, node *call, value *out) {
   session *s = c->s;
   if (s->nframes >= TC_MAX_CALL_DEPTH || stack_deep(s)) {
     tc_err_set(c->err, TC_E_RECURSION, -1, -1, "%s: calls nested deeper than the limit of " TC_STR(TC_MAX_CALL_DEPTH), u->name);
-    c->err->engine = -1;
-    c->err->start = call->ostart;
-    c->err->end = call->oend;
+    err_at(c->err, call->ostart, call->oend);
     return -1;
   }
   node *def = u->def;

@@ -306,8 +306,8 @@ static int bind_args(runner *r, const options *o) {
     const char *text = o->args[i + 1];
     tc_tensor *t = tc_from_json(text, strlen(text), TC_OP_FROM_JSON, &e);
     if (!t || session_bind(&r->s, o->args[i], t, &e) != 0) {
-      char where[sizeof e.msg];
-      snprintf(where, sizeof where, "--arg %.60s: %.240s", o->args[i], e.msg);
+      char where[sizeof e.msg], etext[TC_ERR_TEXT];
+      snprintf(where, sizeof where, "--arg %.60s: %.240s", o->args[i], tc_err_text(&e, etext));
       memcpy(e.msg, where, sizeof e.msg);
       e.op = -1;
       e.engine = -1;

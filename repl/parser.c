@@ -66,9 +66,7 @@ int32_t parser_pos(const parser *p) { return p->tok.start; }
 static node *fail_at(parser *p, int32_t start, int32_t end, const char *fmt, const char *arg) {
   if (p->err->code == TC_OK) {
     tc_err_set(p->err, TC_E_SYNTAX, -1, -1, fmt, arg);
-    p->err->engine = -1;
-    p->err->start = start;
-    p->err->end = end > start ? end : start + 1;
+    err_at(p->err, start, end > start ? end : start + 1);
   }
   return NULL;
 }
@@ -77,9 +75,7 @@ static node *fail_at(parser *p, int32_t start, int32_t end, const char *fmt, con
 static node *fail_oom(parser *p, int32_t start, int32_t end) {
   if (p->err->code == TC_OK) {
     tc_err_set(p->err, TC_E_OOM, -1, -1, "%s", "out of memory while parsing");
-    p->err->engine = -1;
-    p->err->start = start;
-    p->err->end = end > start ? end : start + 1;
+    err_at(p->err, start, end > start ? end : start + 1);
   }
   return NULL;
 }

@@ -160,7 +160,8 @@ static const void *host_data(tc_tensor *t, hostbuf *hb, tc_err *err) {
   tc_err_clear(&e);
   hb->c = tc_contiguous(t, &e);
   if (!hb->c) {
-    if (e.code == TC_E_OOM) tc_err_set(err, TC_E_OOM, -1, (int)t->dtype, "printing this view needs a copy: %s", e.msg);
+    char text[TC_ERR_TEXT];
+    if (e.code == TC_E_OOM) tc_err_set(err, TC_E_OOM, -1, (int)t->dtype, "printing this view needs a copy: %s", tc_err_text(&e, text));
     else *err = e;
     return NULL;
   }
@@ -653,7 +654,8 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column, const trac
   fputs("{\"ok\":false,\"error\":{\"code\":", f);
   json_str(f, tc_code_name(e->code));
   fputs(",\"message\":", f);
-  json_str(f, e->msg);
+  char text[TC_ERR_TEXT];
+  json_str(f, tc_err_text(e, text));
   if (e->op >= 0) fprintf(f, ",\"op\":\"%s\"", tc_op_name((tc_op)e->op));
   if (e->dtype >= 0) fprintf(f, ",\"dtype\":\"%s\"", tc_dtype_name((tc_dtype)e->dtype));
   if (e->engine >= 0) fprintf(f, ",\"engine\":\"%s\"", tc_engine_name((tc_engine_id)e->engine));

@@ -78,7 +78,8 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
   if (r->interactive && e->code == TC_E_INTERRUPTED) fputc('\n', f);   /* after the terminal's ^C */
   if (r->color) fputs("\033[1;31merror\033[0m", f);
   else fputs("error", f);
-  fprintf(f, "[%s]: %s", tc_code_name(e->code), e->msg);
+  char text[TC_ERR_TEXT];
+  fprintf(f, "[%s]: %s", tc_code_name(e->code), tc_err_text(e, text));
   if (e->dtype >= 0 && e->engine >= 0)
     fprintf(f, " (%s, %s)", tc_dtype_name((tc_dtype)e->dtype), tc_engine_name((tc_engine_id)e->engine));
   else if (e->engine >= 0 && e->code != TC_E_SYNTAX)

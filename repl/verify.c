@@ -132,7 +132,10 @@ static void print_outcome(runner *r, const outcome *o, const tc_tensor *t, tc_to
   }
   const char *dt = t ? tc_dtype_name(t->dtype) : "";
   if (o->why) fprintf(r->out, "verify: cpu and cuda differ: %s\n", o->why);
-  else if (o->err) fprintf(r->out, "verify: cpu and cuda fail alike: %s: %s\n", tc_code_name(o->err->code), o->err->msg);
+  else if (o->err) {
+    char et[TC_ERR_TEXT];
+    fprintf(r->out, "verify: cpu and cuda fail alike: %s: %s\n", tc_code_name(o->err->code), tc_err_text(o->err, et));
+  }
   else if (o->str) fprintf(r->out, "verify: identical on cpu and cuda (\"%s\")\n", o->str);
   else if (o->at >= 0)
     fprintf(r->out, "verify: cpu and cuda differ at %s: cpu %s, cuda %s (%s%s; tolerance %s)\n", at, o->cpu, o->cuda, dt, shape,
@@ -198,7 +201,7 @@ void runner_verify(runner *r, const char *full, size_t off) {
   tc_tolerance tol = {0, false};
   tc_tensor *t = NULL;
   if (rc[0] != 0 && rc[1] != 0) {
-    bool same = e[0].code == e[1].code && !strcmp(e[0].msg, e[1].msg) && e[0].has_index == e[1].has_index &&
+    bool same = e[0].code == e[1].code && e[0].op == e[1].op && !strcmp(e[0].msg, e[1].msg) && e[0].has_index == e[1].has_index &&
                 e[0].index_ndim == e[1].index_ndim &&
                 !memcmp(e[0].index, e[1].index, sizeof(int64_t) * (size_t)e[0].index_ndim);
     if (!same) report_err(r, &e[0], text, len);

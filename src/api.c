@@ -156,18 +156,7 @@ static bool op_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
 /* Prefixes err with the op when an inner call failed without naming one. */
 static void annotate(tc_err *err, tc_op op, int dt) {
   if (!err || err->code == TC_OK) return;
-  if (err->op < 0) {
-    char tmp[sizeof err->msg];
-    size_t n = strlen(tc_op_name(op)) + 2;
-    memcpy(tmp, err->msg, sizeof tmp);
-    if (n < sizeof tmp) {
-      memcpy(err->msg, tc_op_name(op), n - 2);
-      memcpy(err->msg + n - 2, ": ", 2);
-      memcpy(err->msg + n, tmp, sizeof tmp - n);
-      err->msg[sizeof err->msg - 1] = 0;
-    }
-    err->op = (int)op;
-  }
+  if (err->op < 0) err->op = (int)op;
   if (err->dtype < 0) err->dtype = dt;
 }
 
@@ -536,15 +525,7 @@ tc_tensor *tc_where(tc_tensor *cond, tc_tensor *a, tc_tensor *b, tc_err *err) {
 }
 
 void tc_reattribute(tc_err *err, tc_op outer) {
-  if (!err || err->code == TC_OK || err->op < 0 || err->op == (int)outer) return;
-  const char *inner = tc_op_name((tc_op)err->op);
-  size_t n = strlen(inner);
-  if (strncmp(err->msg, inner, n) == 0 && err->msg[n] == ':') {
-    char tmp[sizeof err->msg + 64];
-    snprintf(tmp, sizeof tmp, "%s%s", tc_op_name(outer), err->msg + n);
-    memcpy(err->msg, tmp, sizeof err->msg - 1);
-    err->msg[sizeof err->msg - 1] = 0;
-  }
+  if (!err || err->code == TC_OK || err->op < 0) return;
   err->op = (int)outer;
 }
 

@@ -49,13 +49,27 @@ int tc_err_set(tc_err *err, tc_code code, int op, int dtype, const char *fmt, ..
   err->engine = (int)tc_get_engine();
   va_list ap;
   va_start(ap, fmt);
-  int n = 0;
-  if (op >= 0) n = snprintf(err->msg, sizeof err->msg, "%s: ", tc_op_name((tc_op)op));
-  if (n < 0) n = 0;
-  vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
   va_end(ap);
   clean_message(err->msg);
   return -1;
+}
+
+const char *tc_err_text(const tc_err *e, char *buf) {
+  const char *detail = e->msg[0] ? e->msg : tc_code_message(e->code);
+  size_t n = 0, d = strlen(detail);
+  if (e->op >= 0) {   /* an op name is far shorter than the text */
+    const char *name = tc_op_name((tc_op)e->op);
+    n = strlen(name);
+    memcpy(buf, name, n);
+    memcpy(buf + n, ": ", 2);
+    n += 2;
+  }
+  if (d > TC_ERR_TEXT - 1 - n) d = TC_ERR_TEXT - 1 - n;
+  memcpy(buf + n, detail, d);
+  buf[n + d] = 0;
+  clean_message(buf);   /* a sequence the length cut */
+  return buf;
 }
 
 void tc_format_dims(char *buf, size_t n, int ndim, const int64_t *dims) {

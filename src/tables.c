@@ -206,6 +206,7 @@ static const struct { const char *name; int exit_status; const char *msg; } code
 
 const char *tc_code_name(tc_code code) { return code_info[code].name; }
 int tc_code_exit(tc_code code) { return code_info[code].exit_status; }
+const char *tc_code_message(tc_code code) { return code_info[code].msg; }
 
 static const char *const engine_names[TC_ENGINE_COUNT] = {
 #define X(E, name, built) #name,

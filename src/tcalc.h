@@ -85,7 +85,7 @@ typedef struct tc_err {
   int index_ndim;
   int64_t index[TC_MAX_DIMS];
   int32_t start, end;  /* byte offsets in the statement source, -1 if unknown */
-  char msg[320];
+  char msg[320];       /* the detail, without the op: tc_err_text composes the message */
 } tc_err;
 
 typedef struct tc_storage tc_storage;
@@ -144,10 +144,16 @@ int tc_op_from_name(const char *name);          /* ops and aliases; -1 if none *
 int tc_op_nan_form(tc_op op, double *fill);
 const char *tc_code_name(tc_code code);
 int tc_code_exit(tc_code code);
+const char *tc_code_message(tc_code code);   /* errors.def's default message */
 const char *tc_engine_name(tc_engine_id id);
 int tc_engine_from_name(const char *name);      /* -1 if none */
 
 /* ---- errors ---- */
+/* The message printers show, at most TC_ERR_TEXT bytes with its end into
+ * buf: "op: detail" when the error names an op, else the detail; the
+ * detail is errors.def's default for the code where none was written. */
+#define TC_ERR_TEXT 320
+const char *tc_err_text(const tc_err *e, char *buf);
 void tc_err_clear(tc_err *err);
 /* Sets err (unless an error is already set) and returns -1. */
 int tc_err_set(tc_err *err, tc_code code, int op, int dtype, const char *fmt, ...)

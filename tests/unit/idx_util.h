@@ -13,7 +13,7 @@ static inline tc_tensor *t_host(tc_dtype dt, int ndim, const int64_t *shape, con
   tc_err e;
   tc_err_clear(&e);
   tc_tensor *t = tc_tensor_from_host(dt, ndim, shape, v, &e);
-  cr_assert_not_null(t, "%s", e.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&e));
   return t;
 }
 static inline tc_tensor *t_f64(int ndim, const int64_t *shape, const double *v) { return t_host(TC_DT_F64, ndim, shape, v); }
@@ -27,7 +27,7 @@ static inline tc_tensor *t_as(tc_tensor *t, tc_dtype dt) {
   tc_err e;
   tc_err_clear(&e);
   tc_tensor *r = tc_cast(t, dt, &e);
-  cr_assert_not_null(r, "%s", e.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&e));
   tc_tensor_free(t);
   return r;
 }
@@ -38,9 +38,9 @@ static inline void *vals_as(tc_tensor *t, tc_dtype dt, size_t elsize) {
   tc_err e;
   tc_err_clear(&e);
   tc_tensor *c = tc_cast(t, dt, &e);
-  cr_assert_not_null(c, "%s", e.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&e));
   void *v = malloc(elsize * (size_t)(tc_numel(c) + 1));
-  cr_assert_eq(tc_tensor_to_host(c, v, &e), 0, "%s", e.msg);
+  cr_assert_eq(tc_tensor_to_host(c, v, &e), 0, "%s", tt_msg(&e));
   tc_tensor_free(c);
   return v;
 }
@@ -80,7 +80,7 @@ static inline void expect_i64(tc_tensor *t, int ndim, const int64_t *shape, cons
 /* Asserts that r is NULL and e holds code; then clears e. */
 static inline void expect_err(tc_tensor *r, tc_err *e, tc_code code) {
   cr_assert_null(r, "expected %s, got a result", tc_code_name(code));
-  cr_assert_eq(e->code, code, "code %s, want %s: %s", tc_code_name(e->code), tc_code_name(code), e->msg);
+  cr_assert_eq(e->code, code, "code %s, want %s: %s", tc_code_name(e->code), tc_code_name(code), tt_msg(e));
   tc_err_clear(e);
 }
 #endif

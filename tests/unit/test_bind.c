@@ -7,6 +7,7 @@
 #include <string.h>
 #include "ast.h"
 #include "eval_int.h"
+#include "tt.h"
 
 Test(bind, every_signature_has_known_types_and_shows_without_them) {
   for (int op = 0; op < TC_OP_COUNT; op++) {
@@ -84,7 +85,7 @@ static tc_code run(session *s, const char *src, char *msg, size_t cap) {
   if (parse_statement(&p, &n) == PARSE_OK) eval_statement(s, n, &v, &err);
   value_free(&v);
   arena_free(&ar);
-  snprintf(msg, cap, "%s", err.msg);
+  snprintf(msg, cap, "%s", tt_msg(&err));
   return err.code;
 }
 

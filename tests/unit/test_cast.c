@@ -111,7 +111,7 @@ Test(cast, all_81_pairs) {
       int64_t len = n;
       tc_tensor *x = build(from, &v, 1, &len, seq);
       tc_tensor *o = tc_cast(x, to, &err);
-      cr_assert_not_null(o, "cast %s->%s: %s", tt_name(from), tt_name(to), err.msg);
+      cr_assert_not_null(o, "cast %s->%s: %s", tt_name(from), tt_name(to), tt_msg(&err));
       check_out(o, from, to, &v, seq, n, "contiguous");
       tc_tensor_free(o);
       tc_tensor_free(x);
@@ -124,7 +124,7 @@ Test(cast, all_81_pairs) {
       tc_tensor *tv = tc_view_permute(b, perm, &err);
       cr_assert_not_null(tv);
       o = tc_cast(tv, to, &err);
-      cr_assert_not_null(o, "%s", err.msg);
+      cr_assert_not_null(o, "%s", tt_msg(&err));
       check_out(o, from, to, &v, want_idx, 2 * n, "strided");
       tc_tensor_free(o); tc_tensor_free(tv); tc_tensor_free(b);
       /* broadcast: element 2 viewed as [4] with stride 0 */
@@ -133,7 +133,7 @@ Test(cast, all_81_pairs) {
       int64_t four = 4;
       tc_tensor *bs = tc_view_broadcast(s, 1, &four, &err);
       o = tc_cast(bs, to, &err);
-      cr_assert_not_null(o, "%s", err.msg);
+      cr_assert_not_null(o, "%s", tt_msg(&err));
       check_out(o, from, to, &v, twos, 4, "broadcast");
       tc_tensor_free(o); tc_tensor_free(bs); tc_tensor_free(s);
       pairs++;
@@ -161,7 +161,7 @@ Test(cast, narrow_int_vector_tails) {
           for (int64_t i = 0; i < len; i++) x[i] = tt_round(edge[(rot + i) % ne], from[f]);
           tc_err err = tt_err();
           tc_tensor *a = tt_fvec(from[f], len, x), *o = tc_cast(a, to[t], &err);
-          cr_assert_not_null(o, "%s", err.msg);
+          cr_assert_not_null(o, "%s", tt_msg(&err));
           int64_t got[9];
           tt_read(o, got, NULL);
           for (int64_t i = 0; i < len; i++) {

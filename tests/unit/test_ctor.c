@@ -6,6 +6,7 @@
 #include "idx_util.h"
 #include "philox.h"
 #include "cpu/cpu.h"
+#include "tt.h"
 
 static tc_err e;
 static void setup(void) { tc_err_clear(&e); }
@@ -92,7 +93,7 @@ Test(ctor, random_bits_are_the_scalar_functions_at_every_level_and_thread_count)
         for (int d = 0; d < 3; d++) {
           tc_dist dist = d == 0 ? TC_DIST_UNIFORM : d == 1 ? TC_DIST_NORMAL : TC_DIST_INT;
           tc_tensor *r = tc_random(dist, 1, &n, seeds[si], -5, 1000003, &e);
-          cr_assert_not_null(r, "%s", e.msg);
+          cr_assert_not_null(r, "%s", tt_msg(&e));
           const char *p = tc_tensor_data(r);
           for (int64_t i = 0; i < n; i++) {
             if (dist == TC_DIST_INT) {
@@ -139,7 +140,7 @@ Test(ctor, random_ranges_and_moments) {
   for (int i = 0; i < 7; i++) cr_assert(fabs(counts[i] / (double)n - 1 / 7.0) < 0.01, "randint bucket %d", i);
   int64_t full = 4;
   tc_tensor *w = tc_random(TC_DIST_INT, 1, &full, 5, INT64_MIN, INT64_MAX, &e);
-  cr_assert_not_null(w, "%s", e.msg);
+  cr_assert_not_null(w, "%s", tt_msg(&e));
   expect_err(tc_random(TC_DIST_INT, 1, &full, 5, 3, 3, &e), &e, TC_E_BAD_ARG);
   tc_tensor_free(w);
   free(vk);
@@ -182,9 +183,9 @@ Test(ctor, registry_is_truthful) {
     struct { tc_op op; tc_tensor *r; } got[4];
     tc_tensor *one = tc_scalar_i64(1, true, &e), *five = tc_scalar_i64(5, true, &e);
     got[0].op = TC_OP_ARANGE; got[0].r = tc_arange(five, NULL, NULL, (int)dt, &e);
-    if (!got[0].r) { cr_assert_eq(e.code, TC_E_DTYPE, "arange %s: %s", tc_dtype_name(dt), e.msg); tc_err_clear(&e); }
+    if (!got[0].r) { cr_assert_eq(e.code, TC_E_DTYPE, "arange %s: %s", tc_dtype_name(dt), tt_msg(&e)); tc_err_clear(&e); }
     got[1].op = TC_OP_LINSPACE; got[1].r = tc_linspace(0, 1, 3, dt, &e);
-    if (!got[1].r) { cr_assert_eq(e.code, TC_E_DTYPE, "linspace %s: %s", tc_dtype_name(dt), e.msg); tc_err_clear(&e); }
+    if (!got[1].r) { cr_assert_eq(e.code, TC_E_DTYPE, "linspace %s: %s", tc_dtype_name(dt), tt_msg(&e)); tc_err_clear(&e); }
     got[2].op = TC_OP_ZEROS; got[2].r = tc_zeros(1, &n, dt, &e);
     if (!got[2].r) { cr_assert_eq(e.code, TC_E_DTYPE); tc_err_clear(&e); }
     got[3].op = TC_OP_EYE; got[3].r = tc_eye(2, 2, 0, dt, &e);
@@ -204,7 +205,7 @@ Test(ctor, registry_is_truthful) {
     cr_assert_eq(tc_op_supported(TC_OP_RANDINT, dt, TC_ENGINE_CPU), intlike);
     tc_tensor *zero = tc_scalar_i64(0, true, &e), *two = tc_scalar_i64(2, true, &e);
     tc_tensor *ri = tc_randint(zero, two, 1, &n, 7, dt, &e);
-    cr_assert_eq(ri != NULL, intlike, "randint dtype=%s: %s", tc_dtype_name(dt), e.msg);
+    cr_assert_eq(ri != NULL, intlike, "randint dtype=%s: %s", tc_dtype_name(dt), tt_msg(&e));
     if (ri) cr_assert_eq(ri->dtype, dt);
     else cr_assert_eq(e.code, TC_E_BAD_ARG);
     tc_err_clear(&e);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "engine.h"
 #include "runner.h"
+#include "tt.h"
 #ifdef TC_HAVE_CUDA
 #include "cuda/tcu.h"
 #endif
@@ -18,7 +19,7 @@ Test(cuda, unavailable_or_usable) {
   if (tc_engine_check(TC_ENGINE_CUDA, &err) != 0) {
     cr_assert_eq(err.code, TC_E_ENGINE);
     cr_assert_eq(err.engine, TC_ENGINE_CUDA);
-    cr_assert(!strncmp(err.msg, "engine cuda: ", 13), "%s", err.msg);
+    cr_assert(!strncmp(tt_msg(&err), "engine cuda: ", 13), "%s", tt_msg(&err));
   } else {
     cr_assert_not_null(tc_engines[TC_ENGINE_CUDA]);
     cr_assert_eq(err.code, TC_OK);
@@ -60,7 +61,7 @@ static tc_tensor *i64s(int n, const int64_t *v) {
   tc_err_clear(&err);
   int64_t s = n;
   tc_tensor *t = tc_tensor_from_host(TC_DT_I64, 1, &s, v, &err);
-  cr_assert_not_null(t, "%s", err.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&err));
   return t;
 }
 
@@ -80,7 +81,7 @@ Test(cuda_emulated, unverified_rows_are_dtype_unsupported) {
     cr_assert_null(s);
     cr_assert_eq(err.code, TC_E_DTYPE);
     cr_assert_eq(err.engine, TC_ENGINE_CUDA);
-    cr_assert_str_eq(err.msg, "add: not supported for i64 on cuda");
+    cr_assert_str_eq(tt_msg(&err), "add: not supported for i64 on cuda");
   }
   tc_tensor_free(s);
   tc_tensor_free(a);
@@ -105,7 +106,7 @@ Test(cuda_emulated, division_by_zero_found_on_the_device) {
   tb = i64s(5, b);
   tc_err_clear(&err);
   r = tc_div(ta, tb, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   cr_assert_eq(tc_tensor_engine(r), TC_ENGINE_CUDA);
   cr_assert_eq(tc_tensor_to_host(r, q, &err), 0);
   cr_assert_eq(q[0], 7);
@@ -149,13 +150,13 @@ Test(cuda, missing_plugin_is_engine_unavailable_with_the_reason) {
   cr_assert_eq(err.code, TC_E_ENGINE);
   cr_assert_eq(err.engine, TC_ENGINE_CUDA);
 #ifdef TC_HAVE_CUDA
-  cr_assert(strstr(err.msg, "engine cuda: cannot load its plugin: /nonexistent/libtcalc-cuda.so: "), "%s", err.msg);
+  cr_assert(strstr(tt_msg(&err), "engine cuda: cannot load its plugin: /nonexistent/libtcalc-cuda.so: "), "%s", tt_msg(&err));
   /* and the capability questions answer no instead of loading anything */
   tc_call c = {.kind = TC_CALL_MATMUL, .op = TC_OP_MATMUL, .dtype = TC_DT_I64, .nin = 2};
   cr_assert(!tc_engines[TC_ENGINE_CUDA]->supports(&c));
   cr_assert(strstr(tc_engines[TC_ENGINE_CUDA]->why_not(&c), "/nonexistent/libtcalc-cuda.so"));
 #else
-  cr_assert_str_eq(err.msg, "engine cuda: this build of tcalc has no cuda engine");
+  cr_assert_str_eq(tt_msg(&err), "engine cuda: this build of tcalc has no cuda engine");
 #endif
 }
 
@@ -168,7 +169,7 @@ static tc_tensor *counting(int64_t r, int64_t c) {
   for (int64_t i = 0; i < r * c; i++) v[i] = i;
   tc_set_engine(TC_ENGINE_CUDA);
   tc_tensor *t = tc_tensor_from_host(TC_DT_I64, 2, shape, v, &err);
-  cr_assert_not_null(t, "%s", err.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&err));
   return t;
 }
 
@@ -180,10 +181,10 @@ static void products_without_cublas(const char *setting, const char *why) {
   tc_set_engine(TC_ENGINE_CUDA);
   tc_err err;
   tc_err_clear(&err);
-  cr_assert_eq(tc_engine_check(TC_ENGINE_CUDA, &err), 0, "%s", err.msg);
+  cr_assert_eq(tc_engine_check(TC_ENGINE_CUDA, &err), 0, "%s", tt_msg(&err));
   tc_tensor *a = counting(3, 4), *b = counting(4, 2);
   tc_tensor *p = tc_matmul(a, b, &err);
-  cr_assert_not_null(p, "%s", err.msg);
+  cr_assert_not_null(p, "%s", tt_msg(&err));
   int64_t got[6], want[6] = {28, 34, 76, 98, 124, 162};
   cr_assert_eq(tc_tensor_to_host(p, got, &err), 0);
   cr_assert_arr_eq(got, want, sizeof want);
@@ -191,16 +192,16 @@ static void products_without_cublas(const char *setting, const char *why) {
   const tc_dtype flts[3] = {TC_DT_F32, TC_DT_F64, TC_DT_BF16};
   for (int i = 0; i < 3; i++) {
     tc_tensor *fa = tc_cast(a, flts[i], &err), *fb = fa ? tc_cast(b, flts[i], &err) : NULL;
-    cr_assert_not_null(fb, "%s", err.msg);
+    cr_assert_not_null(fb, "%s", tt_msg(&err));
     tc_err_clear(&err);
     cr_assert_null(tc_matmul(fa, fb, &err));
     cr_assert_eq(err.code, TC_E_DTYPE);
-    cr_assert(strstr(err.msg, why), "%s", err.msg);
-    cr_assert(!strncmp(err.msg, "matmul: not supported for ", 26), "%s", err.msg);
+    cr_assert(strstr(tt_msg(&err), why), "%s", tt_msg(&err));
+    cr_assert(!strncmp(tt_msg(&err), "matmul: not supported for ", 26), "%s", tt_msg(&err));
     tc_err_clear(&err);
     tc_tensor *s = tc_add(fa, fb, &err);   /* the rest of the engine works */
     cr_assert_null(s);   /* [3,4] + [4,2] do not broadcast: the add ran its checks on cuda */
-    cr_assert_eq(err.code, TC_E_SHAPE, "%s", err.msg);
+    cr_assert_eq(err.code, TC_E_SHAPE, "%s", tt_msg(&err));
     tc_tensor_free(fa);
     tc_tensor_free(fb);
   }

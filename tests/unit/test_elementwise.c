@@ -356,7 +356,7 @@ static void scalar_sides(tc_op op, tc_dtype rdt, const vals *A, const vals *B, t
       tc_tensor *o = side ? tc_binary(op, va, s, &err) : tc_binary(op, s, vb, &err);
       if (side) snprintf(what, sizeof what, "%s(%s) %s op scalar b[%d]", tc_op_name(op), tt_name(A->dt), kind, q);
       else snprintf(what, sizeof what, "%s(%s) scalar a[%d] op %s", tc_op_name(op), tt_name(A->dt), q, kind);
-      cr_assert_not_null(o, "%s: %s", what, err.msg);
+      cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
       int nv = side ? na : nb;
       for (int r = 0; r < nv; r++) w[r] = want[side ? (int64_t)r * nb + q : (int64_t)q * nb + r];
       compare(o, rdt, nv, w, what);
@@ -394,7 +394,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     tc_tensor *ta = make(&A, 1, &P, ia), *tb = make(&B, 1, &P, ib);
     tc_tensor *o = tc_binary(op, ta, tb, &err);
     snprintf(what, sizeof what, "%s(%s) contiguous", tc_op_name(op), tt_name(dt));
-    cr_assert_not_null(o, "%s: %s", what, err.msg);
+    cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
     compare(o, rdt, P, want, what);
     tc_tensor_free(o); tc_tensor_free(ta); tc_tensor_free(tb);
   }
@@ -416,7 +416,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     tc_tensor *ta = make(&A, 2, sa, seq), *tb = make(&B, 2, sb, seq);
     tc_tensor *o = tc_binary(op, ta, tb, &err);
     snprintf(what, sizeof what, "%s(%s) [n,1] op [1,m]", tc_op_name(op), tt_name(dt));
-    cr_assert_not_null(o, "%s: %s", what, err.msg);
+    cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
     cr_assert(o->ndim == 2 && o->shape[0] == na && o->shape[1] == nb, "%s: shape", what);
     compare(o, rdt, P, want, what);
     tc_tensor_free(o); tc_tensor_free(ta); tc_tensor_free(tb);
@@ -430,11 +430,11 @@ static void check_binary(tc_op op, tc_dtype dt) {
     tc_tensor *ba = make(&A, 2, st, ta_idx), *bb = make(&B, 2, st, tb_idx);
     int perm[2] = {1, 0};
     tc_tensor *va = tc_view_permute(ba, perm, &err), *vb = tc_view_permute(bb, perm, &err);
-    cr_assert(va && vb, "permute: %s", err.msg);
+    cr_assert(va && vb, "permute: %s", tt_msg(&err));
     cr_assert(!tc_is_contiguous(va) || na == 1 || nb == 1);
     tc_tensor *o = tc_binary(op, va, vb, &err);
     snprintf(what, sizeof what, "%s(%s) transposed operands", tc_op_name(op), tt_name(dt));
-    cr_assert_not_null(o, "%s: %s", what, err.msg);
+    cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
     compare(o, rdt, P, want, what);
     tc_tensor_free(o); tc_tensor_free(va); tc_tensor_free(vb); tc_tensor_free(ba); tc_tensor_free(bb);
     free(ta_idx); free(tb_idx);
@@ -448,7 +448,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     tc_tensor *ba = make(&A, 1, &l2a, ia2), *bb = make(&B, 1, &l2b, ib2);
     tc_tensor *va = tc_view(ba, 1, (int64_t[]){na}, (int64_t[]){2}, 0, &err);
     tc_tensor *vb = tc_view(bb, 1, (int64_t[]){nb}, (int64_t[]){2}, 1, &err);
-    cr_assert(va && vb, "view: %s", err.msg);
+    cr_assert(va && vb, "view: %s", tt_msg(&err));
     scalar_sides(op, rdt, &A, &B, va, vb, want, "strided vector");
     free(ia2); free(ib2);
     tc_tensor_free(va); tc_tensor_free(vb); tc_tensor_free(ba); tc_tensor_free(bb);
@@ -480,7 +480,7 @@ static void check_unary(tc_op op, tc_dtype dt) {
   tc_tensor *t = make(&X, 1, &len, seq);
   tc_tensor *o = tc_unary(op, t, &err);
   snprintf(what, sizeof what, "%s(%s) contiguous", tc_op_name(op), tt_name(dt));
-  cr_assert_not_null(o, "%s: %s", what, err.msg);
+  cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
   compare(o, rdt, n, want, what);
   tc_tensor_free(o);
   tc_tensor_free(t);
@@ -494,7 +494,7 @@ static void check_unary(tc_op op, tc_dtype dt) {
   cr_assert_not_null(v);
   o = tc_unary(op, v, &err);
   snprintf(what, sizeof what, "%s(%s) strided", tc_op_name(op), tt_name(dt));
-  cr_assert_not_null(o, "%s: %s", what, err.msg);
+  cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
   ref w2[MAXV * 2];
   for (int k = 0; k < 2 * n; k++) w2[k] = want[k % n];
   compare(o, rdt, 2 * n, w2, what);
@@ -507,7 +507,7 @@ static void check_unary(tc_op op, tc_dtype dt) {
     cr_assert_not_null(bs);
     o = tc_unary(op, bs, &err);
     snprintf(what, sizeof what, "%s(%s) broadcast element %d", tc_op_name(op), tt_name(dt), k);
-    cr_assert_not_null(o, "%s: %s", what, err.msg);
+    cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
     ref w3[3] = {want[k], want[k], want[k]};
     compare(o, rdt, 3, w3, what);
     tc_tensor_free(o); tc_tensor_free(bs); tc_tensor_free(s);
@@ -556,7 +556,7 @@ static int64_t bin_i(tc_op op, tc_dtype dt, int64_t a, int64_t b) {
   tc_err err = tt_err();
   tc_tensor *ta = tt_iscalar(dt, a), *tb = tt_iscalar(dt, b);
   tc_tensor *o = tc_binary(op, ta, tb, &err);
-  cr_assert_not_null(o, "%s: %s", tc_op_name(op), err.msg);
+  cr_assert_not_null(o, "%s: %s", tc_op_name(op), tt_msg(&err));
   cr_assert_eq(o->dtype, dt);
   int64_t r;
   tt_read(o, &r, NULL);
@@ -568,7 +568,7 @@ static int64_t un_i(tc_op op, tc_dtype dt, int64_t a) {
   tc_err err = tt_err();
   tc_tensor *ta = tt_iscalar(dt, a);
   tc_tensor *o = tc_unary(op, ta, &err);
-  cr_assert_not_null(o, "%s: %s", tc_op_name(op), err.msg);
+  cr_assert_not_null(o, "%s: %s", tc_op_name(op), tt_msg(&err));
   cr_assert_eq(o->dtype, dt);
   int64_t r;
   tt_read(o, &r, NULL);
@@ -643,7 +643,7 @@ Test(elementwise, integer_pow_matches_repeated_multiply) {
     tc_tensor *ta = tt_ivec(dt, n, a), *te = tt_ivec(dt, n, e);
     tc_err err = tt_err();
     tc_tensor *o = tc_binary(TC_OP_POW, ta, te, &err);
-    cr_assert_not_null(o, "%s", err.msg);
+    cr_assert_not_null(o, "%s", tt_msg(&err));
     tt_read(o, got, NULL);
     for (int64_t q = 0; q < n; q++) {
       int64_t r = 1;
@@ -662,7 +662,7 @@ static double bin_f(tc_op op, tc_dtype dt, double a, double b) {
   tc_err err = tt_err();
   tc_tensor *ta = tt_fscalar(dt, a), *tb = tt_fscalar(dt, b);
   tc_tensor *o = tc_binary(op, ta, tb, &err);
-  cr_assert_not_null(o, "%s: %s", tc_op_name(op), err.msg);
+  cr_assert_not_null(o, "%s: %s", tc_op_name(op), tt_msg(&err));
   double r;
   tt_read(o, NULL, &r);
   tc_tensor_free(o); tc_tensor_free(ta); tc_tensor_free(tb);
@@ -745,7 +745,7 @@ Test(elementwise, random_operands_long_vectors) {
     for (size_t q = 0; q < sizeof ops / sizeof ops[0]; q++) {
       tc_err err = tt_err();
       tc_tensor *o = tc_binary(ops[q], ta, tb, &err);
-      cr_assert_not_null(o, "%s(%s): %s", tc_op_name(ops[q]), tt_name((tc_dtype)dt), err.msg);
+      cr_assert_not_null(o, "%s(%s): %s", tc_op_name(ops[q]), tt_name((tc_dtype)dt), tt_msg(&err));
       ref *want = malloc(sizeof(ref) * (size_t)n);
       for (int64_t k = 0; k < n; k++)
         want[k] = tt_is_flt((tc_dtype)dt) ? ref_flt_bin(ops[q], af[k], bf[k], (tc_dtype)dt)
@@ -772,7 +772,7 @@ Test(elementwise, math_on_int_and_bool_is_f64_rounding_keeps_ints) {
       tkind k = kind_of((tc_op)op);
       if (k != K_MATH && k != K_ROUND) continue;
       tc_tensor *o = tc_unary((tc_op)op, x, &err);
-      cr_assert_not_null(o, "%s(%s): %s", tc_op_name((tc_op)op), tt_name((tc_dtype)dt), err.msg);
+      cr_assert_not_null(o, "%s(%s): %s", tc_op_name((tc_op)op), tt_name((tc_dtype)dt), tt_msg(&err));
       tc_dtype want = k == K_MATH || dt == TC_DT_BOOL ? TC_DT_F64 : (tc_dtype)dt;
       cr_expect_eq(o->dtype, want, "%s(%s) gives %s", tc_op_name((tc_op)op), tt_name((tc_dtype)dt),
                    tt_name(o->dtype));
@@ -842,7 +842,7 @@ static void where_case(const vals *X) {
     want[k] = (ref){true, X->i[src], X->f[src], 0};
   }
   tc_tensor *o = tc_where(c, a, b, &err);
-  cr_assert_not_null(o, "where(%s): %s", tt_name(dt), err.msg);
+  cr_assert_not_null(o, "where(%s): %s", tt_name(dt), tt_msg(&err));
   compare(o, dt, n, want, "where full");
   tc_tensor_free(o);
   /* scalar condition and scalar b, broadcast against a */
@@ -851,7 +851,7 @@ static void where_case(const vals *X) {
     int zero = 0;
     tc_tensor *bs = make(X, 0, NULL, &zero);
     o = tc_where(cs, a, bs, &err);
-    cr_assert_not_null(o, "%s", err.msg);
+    cr_assert_not_null(o, "%s", tt_msg(&err));
     for (int k = 0; k < n; k++) {
       int src = cval ? k : 0;
       want[k] = (ref){true, X->i[src], X->f[src], 0};
@@ -863,7 +863,7 @@ static void where_case(const vals *X) {
   int64_t sc[2] = {n, 1}, sa[2] = {1, n};
   tc_tensor *c2 = tt_tensor(TC_DT_BOOL, 2, sc, cv, NULL), *a2 = make(X, 2, sa, ia);
   o = tc_where(c2, a2, b, &err);
-  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_not_null(o, "%s", tt_msg(&err));
   ref *w2 = malloc(sizeof(ref) * (size_t)(n * n));
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
@@ -903,7 +903,7 @@ static void clip_case(const vals *X) {
     tc_tensor *lo = tt_tensor(dt, 0, NULL, &li[q], &lf[q]);
     tc_tensor *hi_t = tt_tensor(dt, 0, NULL, &hi[q], &hf[q]);
     tc_tensor *o = tc_clip(x, lo, hi_t, &err);
-    cr_assert_not_null(o, "clip(%s): %s", tt_name(dt), err.msg);
+    cr_assert_not_null(o, "clip(%s): %s", tt_name(dt), tt_msg(&err));
     ref want[MAXV];
     for (int k = 0; k < n; k++) {
       want[k] = (ref){true, 0, 0, 0};
@@ -936,7 +936,7 @@ Test(elementwise, clip_errors_name_clip) {
   cr_assert_null(tc_clip(x, lo, hi, &err));
   cr_expect_eq(err.code, TC_E_SHAPE);
   cr_expect_eq(err.op, TC_OP_CLIP);
-  cr_expect(strncmp(err.msg, "clip: ", 6) == 0, "message: %s", err.msg);
+  cr_expect(strncmp(tt_msg(&err), "clip: ", 6) == 0, "message: %s", tt_msg(&err));
   tc_tensor_free(x); tc_tensor_free(lo); tc_tensor_free(hi);
 }
 
@@ -967,7 +967,7 @@ Test(elementwise, high_rank_unmergeable_views) {
   tc_tensor *a = tc_view_permute(base, perm, &err);
   cr_assert_not_null(a);
   tc_tensor *o = tc_binary(TC_OP_SUB, a, b, &err);
-  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_not_null(o, "%s", tt_msg(&err));
   cr_assert_eq(o->ndim, ND);
   int64_t *got = malloc(sizeof(int64_t) * (size_t)n);
   tt_read(o, got, NULL);
@@ -994,7 +994,7 @@ Test(elementwise, rows_longer_than_a_chunk) {
   tc_tensor *a = tc_view_permute(base, perm, &err);
   tc_tensor *two = tt_iscalar(TC_DT_I64, 2);
   tc_tensor *o = tc_binary(TC_OP_MUL, a, two, &err);
-  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_not_null(o, "%s", tt_msg(&err));
   int64_t *got = malloc(sizeof(int64_t) * (size_t)(rows * cols));
   tt_read(o, got, NULL);
   for (int64_t i = 0; i < rows; i++)
@@ -1034,7 +1034,7 @@ static tc_tensor *random_bits(tc_dtype dt, int64_t n, bool divisor, uint64_t *s)
   }
   tc_err err = tt_err();
   tc_tensor *t = tc_tensor_from_host(dt, 1, &n, buf, &err);
-  cr_assert_not_null(t, "%s", err.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&err));
   free(buf);
   return t;
 }
@@ -1085,7 +1085,7 @@ Test(elementwise, i64_division_by_one_divisor) {
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
       tc_err err = tt_err();
       tc_tensor *r = tc_binary(ops[o], x, y, &err);
-      cr_assert_not_null(r, "%s by %lld: %s", tc_op_name(ops[o]), (long long)d, err.msg);
+      cr_assert_not_null(r, "%s by %lld: %s", tc_op_name(ops[o]), (long long)d, tt_msg(&err));
       int64_t got[N];
       tt_read(r, got, NULL);
       for (int i = 0; i < N; i++, checked++) {
@@ -1140,7 +1140,7 @@ Test(elementwise, u64_division_by_one_divisor) {
     for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
       tc_err err = tt_err();
       tc_tensor *r = tc_binary(ops[o], x, y, &err);
-      cr_assert_not_null(r, "%s by %llu: %s", tc_op_name(ops[o]), (unsigned long long)d, err.msg);
+      cr_assert_not_null(r, "%s by %llu: %s", tc_op_name(ops[o]), (unsigned long long)d, tt_msg(&err));
       int64_t got[N];
       tt_read(r, got, NULL);
       for (int i = 0; i < N; i++, checked++) {
@@ -1180,7 +1180,7 @@ static int narrow_ops(tc_dtype dt, tc_tensor *x, tc_tensor *y, const int64_t *nu
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
     tc_err err = tt_err();
     tc_tensor *r = tc_binary(ops[o], x, y, &err);
-    cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), err.msg);
+    cr_assert_not_null(r, "%s %s: %s", tt_name(dt), tc_op_name(ops[o]), tt_msg(&err));
     tt_read(r, got, NULL);
     for (int64_t i = 0; i < len; i++, (*checked)++) {
       int64_t di = den ? den[i] : d, want = narrow_want(ops[o], num[i], di, lo, span);
@@ -1294,12 +1294,12 @@ Test(elementwise, every_isa_level_gives_the_same_bits) {
           tc_err err = tt_err();
           tc_tensor *o = cast ? tc_cast(in[0], (tc_dtype)to, &err) : run_ew_op((tc_op)op, in, &err);
           if (!o) {   /* unsupported, or a domain error: the same at every level */
-            cr_assert(!first, "%s %s fails at level %d only: %s", cast ? "cast" : tc_op_name((tc_op)op), tt_name(dt), lv[l], err.msg);
+            cr_assert(!first, "%s %s fails at level %d only: %s", cast ? "cast" : tc_op_name((tc_op)op), tt_name(dt), lv[l], tt_msg(&err));
             break;
           }
           size_t es = tc_dtype_size(o->dtype);
           unsigned char *got = malloc((size_t)n * es);
-          cr_assert_eq(tc_tensor_to_host(o, got, &err), 0, "%s", err.msg);
+          cr_assert_eq(tc_tensor_to_host(o, got, &err), 0, "%s", tt_msg(&err));
           if (!first) { first = got; rdt = o->dtype; tc_tensor_free(o); continue; }
           for (int64_t i = 0; i < n; i++)
             cr_assert(same_elem(rdt, first + (size_t)i * es, got + (size_t)i * es), "%s %s%s%s element %lld differs at level %d",

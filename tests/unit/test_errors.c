@@ -25,7 +25,7 @@ static void expect_index(tc_op op, tc_tensor *a, tc_tensor *b, int nd, const int
   TT_CHECK(tc_mem_in_use() == before, "%s %s: memory left allocated", tc_op_name(op), what);
   tc_code code = check_code(tc_op_check(op));
   TT_CHECK(err.code == code, "%s %s: code %s, expected %s (%s)", tc_op_name(op), what, tc_code_name(err.code),
-           tc_code_name(code), err.msg);
+           tc_code_name(code), tt_msg(&err));
   TT_CHECK(err.op == (int)op, "%s %s: err.op %d", tc_op_name(op), what, err.op);
   TT_CHECK(err.engine == TC_ENGINE_CPU, "%s %s: err.engine %d", tc_op_name(op), what, err.engine);
   TT_CHECK(err.has_index && err.index_ndim == nd, "%s %s: has_index %d ndim %d, expected %d", tc_op_name(op), what,
@@ -35,8 +35,8 @@ static void expect_index(tc_op op, tc_tensor *a, tc_tensor *b, int nd, const int
   for (int d = 0; d < nd && err.index_ndim == nd; d++)
     TT_CHECK(err.index[d] == want[d], "%s %s: index[%d] = %lld, expected %s", tc_op_name(op), what, d,
              (long long)err.index[d], ib);
-  if (nd > 0) TT_CHECK(strstr(err.msg, ib) != NULL, "%s %s: message does not name %s: %s", tc_op_name(op), what, ib, err.msg);
-  TT_CHECK(strncmp(err.msg, tc_op_name(op), strlen(tc_op_name(op))) == 0, "%s %s: message: %s", tc_op_name(op), what, err.msg);
+  if (nd > 0) TT_CHECK(strstr(tt_msg(&err), ib) != NULL, "%s %s: message does not name %s: %s", tc_op_name(op), what, ib, tt_msg(&err));
+  TT_CHECK(strncmp(tt_msg(&err), tc_op_name(op), strlen(tc_op_name(op))) == 0, "%s %s: message: %s", tc_op_name(op), what, tt_msg(&err));
 }
 
 /* The offending value an op's check rejects. */
@@ -136,7 +136,7 @@ Test(errors, precheck_index_under_broadcast) {
     tc_tensor *e = tc_tensor_new(dt, 1, &z, &err);
     err = tt_err();
     tc_tensor *r = tc_binary(op, e, b0, &err);
-    TT_CHECK(r != NULL && tc_numel(r) == 0, "%s: empty operand: %s", tc_op_name(op), err.msg);
+    TT_CHECK(r != NULL && tc_numel(r) == 0, "%s: empty operand: %s", tc_op_name(op), tt_msg(&err));
     tc_tensor_free(r);
     tc_tensor_free(e); tc_tensor_free(w); tc_tensor_free(btv); tc_tensor_free(bt);
     tc_tensor_free(a234); tc_tensor_free(b14); tc_tensor_free(a0); tc_tensor_free(b34);
@@ -154,7 +154,7 @@ Test(errors, float_division_by_zero_is_not_an_error) {
     const tc_op ops[] = {TC_OP_DIV, TC_OP_REM, TC_OP_FLOOR_DIV, TC_OP_MOD};
     for (int q = 0; q < 4; q++) {
       tc_tensor *o = tc_binary(ops[q], a, b, &err);
-      cr_expect_not_null(o, "%s(%s) by zero: %s", tc_op_name(ops[q]), tt_name((tc_dtype)dt), err.msg);
+      cr_expect_not_null(o, "%s(%s) by zero: %s", tc_op_name(ops[q]), tt_name((tc_dtype)dt), tt_msg(&err));
       tc_tensor_free(o);
     }
     tc_tensor *m = tt_fscalar((tc_dtype)dt, -2);
@@ -164,7 +164,7 @@ Test(errors, float_division_by_zero_is_not_an_error) {
   }
   tc_tensor *i = tt_iscalar(TC_DT_I32, 7), *z = tc_scalar_f64(0.0, true, &err);
   tc_tensor *o = tc_binary(TC_OP_DIV, i, z, &err);
-  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_not_null(o, "%s", tt_msg(&err));
   cr_expect_eq(o->dtype, TC_DT_F64);
   double v;
   tt_read(o, NULL, &v);
@@ -210,22 +210,22 @@ Test(errors, shape_mismatch_names_both_shapes) {
   cr_expect_null(tc_binary(TC_OP_ADD, a, b, &err));
   cr_expect_eq(err.code, TC_E_SHAPE);
   cr_expect_eq(err.op, TC_OP_ADD);
-  cr_expect(strstr(err.msg, "[2, 3]") && strstr(err.msg, "[4]") && strstr(err.msg, "add"), "%s", err.msg);
+  cr_expect(strstr(tt_msg(&err), "[2, 3]") && strstr(tt_msg(&err), "[4]") && strstr(tt_msg(&err), "add"), "%s", tt_msg(&err));
   cr_expect_eq(tc_mem_in_use(), before);
   tc_tensor *c = tt_tensor(TC_DT_I32, 3, s324, v, NULL), *d = tt_tensor(TC_DT_I32, 2, s54, v, NULL);
   err = tt_err();
   cr_expect_null(tc_binary(TC_OP_LESS, c, d, &err));
-  cr_expect(strstr(err.msg, "[3, 2, 4]") && strstr(err.msg, "[5, 4]"), "%s", err.msg);
+  cr_expect(strstr(tt_msg(&err), "[3, 2, 4]") && strstr(tt_msg(&err), "[5, 4]"), "%s", tt_msg(&err));
   tc_tensor *cond = tt_ivec(TC_DT_BOOL, 4, v);
   err = tt_err();
   cr_expect_null(tc_where(cond, a, a, &err));
   cr_expect_eq(err.code, TC_E_SHAPE);
-  cr_expect(strstr(err.msg, "[4]") && strstr(err.msg, "[2, 3]") && strstr(err.msg, "where"), "%s", err.msg);
+  cr_expect(strstr(tt_msg(&err), "[4]") && strstr(tt_msg(&err), "[2, 3]") && strstr(tt_msg(&err), "where"), "%s", tt_msg(&err));
   /* broadcasting a view to a shape it does not fit */
   err = tt_err();
   cr_expect_null(tc_view_broadcast(a, 1, s4, &err));
   cr_expect_eq(err.code, TC_E_SHAPE);
-  cr_expect(strstr(err.msg, "[2, 3]") && strstr(err.msg, "[4]"), "%s", err.msg);
+  cr_expect(strstr(tt_msg(&err), "[2, 3]") && strstr(tt_msg(&err), "[4]"), "%s", tt_msg(&err));
   /* compatible shapes: [3,1] + [1,4] -> [3,4]; [5] + [3,5] -> [3,5] */
   int nd;
   int64_t out[TC_MAX_DIMS];
@@ -260,12 +260,12 @@ Test(errors, memory_limit) {
   int64_t n = 1000;
   cr_expect_null(tc_tensor_new(TC_DT_F64, 1, &n, &err));
   cr_expect_eq(err.code, TC_E_OOM);
-  cr_expect(strstr(err.msg, "memory limit") != NULL, "%s", err.msg);
+  cr_expect(strstr(tt_msg(&err), "memory limit") != NULL, "%s", tt_msg(&err));
   cr_expect_eq(tc_mem_in_use(), before);
   /* an op whose result does not fit fails as a whole */
   n = 300;
   tc_tensor *a = tc_tensor_new(TC_DT_F64, 1, &n, &err);
-  cr_assert_not_null(a, "%s", err.msg);
+  cr_assert_not_null(a, "%s", tt_msg(&err));
   uint64_t mid = tc_mem_in_use();
   err = tt_err();
   cr_expect_null(tc_binary(TC_OP_ADD, a, a, &err));
@@ -280,7 +280,7 @@ Test(errors, memory_limit) {
   n = 200;
   tc_tensor *b = tc_tensor_new(TC_DT_I32, 1, &n, &err);
   tc_tensor *c = tc_tensor_new(TC_DT_I64, 1, &n, &err);
-  cr_assert(b && c, "%s", err.msg);
+  cr_assert(b && c, "%s", tt_msg(&err));
   for (int64_t i = 0; i < n; i++) {
     ((int32_t *)(void *)tc_tensor_data(b))[i] = (int32_t)(i - 100);
     ((int64_t *)(void *)tc_tensor_data(c))[i] = (int64_t)3000000000 * i;
@@ -288,7 +288,7 @@ Test(errors, memory_limit) {
   mid = tc_mem_in_use();
   err = tt_err();
   tc_tensor *bc = tc_binary(TC_OP_ADD, b, c, &err);
-  cr_assert_not_null(bc, "%s", err.msg);
+  cr_assert_not_null(bc, "%s", tt_msg(&err));
   cr_expect_eq(bc->dtype, TC_DT_I64);
   cr_expect_eq(tc_mem_in_use(), mid + 1600);
   for (int64_t i = 0; i < n; i++)
@@ -303,7 +303,7 @@ Test(errors, memory_limit) {
   /* freeing gives the room back */
   n = 500;
   tc_tensor *d = tc_tensor_new(TC_DT_F64, 1, &n, &err);
-  cr_expect_not_null(d, "%s", err.msg);
+  cr_expect_not_null(d, "%s", tt_msg(&err));
   tc_tensor_free(d);
 }
 
@@ -316,7 +316,7 @@ Test(errors, element_count_overflow_is_an_error) {
     err = tt_err();
     tc_tensor *t = tc_tensor_new(TC_DT_F64, 3, huge[k], &err);
     cr_expect_null(t, "case %d", k);
-    cr_expect(err.code == TC_E_OOM, "case %d: %s", k, err.msg);
+    cr_expect(err.code == TC_E_OOM, "case %d: %s", k, tt_msg(&err));
     cr_expect_eq(tc_mem_in_use(), before);
   }
   bool ok;
@@ -340,7 +340,7 @@ Test(errors, element_count_overflow_is_an_error) {
   /* the highest rank works */
   err = tt_err();
   tc_tensor *t = tc_tensor_new(TC_DT_I8, TC_MAX_DIMS, many, &err);
-  cr_expect_not_null(t, "%s", err.msg);
+  cr_expect_not_null(t, "%s", tt_msg(&err));
   tc_tensor_free(t);
   cr_expect_eq(tc_mem_in_use(), before);
 }
@@ -350,15 +350,15 @@ Test(errors, empty_tensor_with_huge_dims) {
   tc_err err = tt_err();
   const int64_t sh[3] = {0, (int64_t)1 << 62, (int64_t)1 << 62};
   tc_tensor *t = tc_tensor_new(TC_DT_I32, 3, sh, &err);
-  cr_assert_not_null(t, "%s", err.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&err));
   cr_expect_eq(tc_numel(t), 0);
   tc_tensor *n = tc_unary(TC_OP_NEG, t, &err);
-  cr_expect_not_null(n, "%s", err.msg);
+  cr_expect_not_null(n, "%s", tt_msg(&err));
   cr_expect(n && tc_numel(n) == 0);
   tc_tensor_free(n);
   tc_axes all = {.all = true};
   tc_tensor *s = tc_reduce(TC_OP_REDUCE_SUM, t, &all, false, &err);
-  cr_assert_not_null(s, "%s", err.msg);
+  cr_assert_not_null(s, "%s", tt_msg(&err));
   int64_t v = -1;
   tt_read(s, &v, NULL);
   cr_expect_eq(v, 0);
@@ -368,17 +368,17 @@ Test(errors, empty_tensor_with_huge_dims) {
   err = tt_err();
   uint64_t before = tc_mem_in_use();
   cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, t, &a0, false, &err));
-  cr_expect_eq(err.code, TC_E_OOM, "%s", err.msg);
+  cr_expect_eq(err.code, TC_E_OOM, "%s", tt_msg(&err));
   err = tt_err();
   cr_expect_null(tc_reduce(TC_OP_REDUCE_MAX, t, &a0, true, &err));
-  cr_expect(err.code == TC_E_OOM || err.code == TC_E_EMPTY, "%s", err.msg);
+  cr_expect(err.code == TC_E_OOM || err.code == TC_E_EMPTY, "%s", tt_msg(&err));
   cr_expect_eq(tc_mem_in_use(), before);
   /* a transposed and a cast view of it */
   int perm[3] = {2, 0, 1};
   tc_tensor *p = tc_view_permute(t, perm, &err);
   cr_assert_not_null(p);
   tc_tensor *c = tc_cast(p, TC_DT_F64, &err);
-  cr_expect_not_null(c, "%s", err.msg);
+  cr_expect_not_null(c, "%s", tt_msg(&err));
   TT_FREE(c, p, t);
 }
 
@@ -393,18 +393,18 @@ Test(errors, missing_engine_is_engine_unavailable) {
   tc_set_engine(TC_ENGINE_CUDA);
   err = tt_err();
   cr_expect_null(tc_binary(TC_OP_ADD, a, a, &err));
-  cr_expect_eq(err.code, TC_E_ENGINE, "%s: %s", tc_code_name(err.code), err.msg);
+  cr_expect_eq(err.code, TC_E_ENGINE, "%s: %s", tc_code_name(err.code), tt_msg(&err));
   cr_expect_eq(err.engine, TC_ENGINE_CUDA);
   err = tt_err();
   tc_axes all = {.all = true};
   cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, a, &all, false, &err));
-  cr_expect_eq(err.code, TC_E_ENGINE, "%s", err.msg);
+  cr_expect_eq(err.code, TC_E_ENGINE, "%s", tt_msg(&err));
   err = tt_err();
   cr_expect_null(tc_cast(a, TC_DT_F32, &err));
-  cr_expect_eq(err.code, TC_E_ENGINE, "%s", err.msg);
+  cr_expect_eq(err.code, TC_E_ENGINE, "%s", tt_msg(&err));
   err = tt_err();
   cr_expect_null(tc_unary(TC_OP_EXP, a, &err));
-  cr_expect_eq(err.code, TC_E_ENGINE, "%s", err.msg);
+  cr_expect_eq(err.code, TC_E_ENGINE, "%s", tt_msg(&err));
   tc_set_engine(TC_ENGINE_CPU);
   tc_tensor_free(a);
 }
@@ -417,12 +417,12 @@ Test(errors, interrupt_stops_a_computation) {
   uint64_t before = tc_mem_in_use();
   tc_interrupt_flag = 1;
   cr_expect_null(tc_binary(TC_OP_ADD, a, a, &err));
-  cr_expect_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  cr_expect_eq(err.code, TC_E_INTERRUPTED, "%s", tt_msg(&err));
   cr_expect_eq(tc_mem_in_use(), before);
   err = tt_err();
   tc_axes all = {.all = true};
   cr_expect_null(tc_reduce(TC_OP_REDUCE_SUM, a, &all, false, &err));
-  cr_expect_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  cr_expect_eq(err.code, TC_E_INTERRUPTED, "%s", tt_msg(&err));
   tc_interrupt_clear();
   err = tt_err();
   tc_tensor *o = tc_binary(TC_OP_ADD, a, a, &err);
@@ -437,7 +437,7 @@ Test(errors, first_error_wins) {
   tc_err_set(&err, TC_E_AXIS, TC_OP_MEAN, TC_DT_F32, "first %d", 1);
   tc_err_set(&err, TC_E_SHAPE, TC_OP_ADD, TC_DT_I8, "second");
   cr_expect_eq(err.code, TC_E_AXIS);
-  cr_expect_str_eq(err.msg, "mean: first 1");
+  cr_expect_str_eq(tt_msg(&err), "mean: first 1");
   cr_expect_eq(err.dtype, TC_DT_F32);
   /* formatting never overruns */
   char small[8];

@@ -128,7 +128,7 @@ static double *read_all(tc_tensor *t) {
 static double *host_matmul(tc_dtype dt, const double *a, const double *b, int64_t M, int64_t K, int64_t N) {
   tc_tensor *ta = tt_tensor(dt, 2, (int64_t[]){M, K}, NULL, a), *tb = tt_tensor(dt, 2, (int64_t[]){K, N}, NULL, b);
   tc_tensor *tcm = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(tcm, "%s", err.msg);
+  cr_assert_not_null(tcm, "%s", tt_msg(&err));
   cr_assert_eq(tcm->dtype, dt);
   cr_assert(tcm->ndim == 2 && tcm->shape[0] == M && tcm->shape[1] == N);
   double *c = read_all(tcm);
@@ -226,7 +226,7 @@ static tc_tensor *laid_out(tc_dtype dt, const double *v, int64_t rows, int64_t c
   default:
     return tt_tensor(dt, 2, (int64_t[]){rows, cols}, NULL, v);
   }
-  cr_assert_not_null(view, "%s", err.msg);
+  cr_assert_not_null(view, "%s", tt_msg(&err));
   tc_tensor_free(base);
   return view;
 }
@@ -244,7 +244,7 @@ Test(gemm, transposed_strided_and_reversed_operands) {
           double *a = rand_values(dt, M * K), *b = rand_values(dt, K * N);
           tc_tensor *ta = laid_out(dt, a, M, K, la), *tb = laid_out(dt, b, K, N, lb);
           tc_tensor *tcm = tc_matmul(ta, tb, &err);
-          cr_assert_not_null(tcm, "%s", err.msg);
+          cr_assert_not_null(tcm, "%s", tt_msg(&err));
           double *c = read_all(tcm);
           char what[64];
           snprintf(what, sizeof what, "%s @ %s", lay_name[la], lay_name[lb]);
@@ -266,7 +266,7 @@ static void check_batched(tc_dtype dt, int na, const int64_t *sa, int nb, const 
   double *a = rand_values(dt, ka), *b = rand_values(dt, kb);
   tc_tensor *ta = tt_tensor(dt, na, sa, NULL, a), *tb = tt_tensor(dt, nb, sb, NULL, b);
   tc_tensor *tcm = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(tcm, "%s", err.msg);
+  cr_assert_not_null(tcm, "%s", tt_msg(&err));
   double *c = read_all(tcm);
   int64_t M = sa[na - 2], K = sa[na - 1], N = sb[nb - 1];
   int nd = tcm->ndim - 2;
@@ -306,7 +306,7 @@ Test(gemm, broadcast_batches) {
 /* ---- thread counts and kernels ---- */
 static double *product_bits(tc_tensor *a, tc_tensor *b) {
   tc_tensor *c = tc_matmul(a, b, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   double *v = read_all(c);
   tc_tensor_free(c);
   return v;
@@ -457,7 +457,7 @@ Test(gemm, half_formats_multiply_in_f32_and_round_once) {
         double *a = rand_values(dts[d], M * K), *b = rand_values(dts[d], K * N);
         tc_tensor *ta = tt_tensor(dts[d], 2, (int64_t[]){M, K}, NULL, a), *tb = tt_tensor(dts[d], 2, (int64_t[]){K, N}, NULL, b);
         tc_tensor *tcm = tc_matmul(ta, tb, &err);
-        cr_assert_not_null(tcm, "%s", err.msg);
+        cr_assert_not_null(tcm, "%s", tt_msg(&err));
         cr_assert_eq(tcm->dtype, dts[d]);
         double *c = read_all(tcm);
         for (int64_t i = 0; i < M; i++)

@@ -24,11 +24,11 @@ static void exhaustive(tc_dtype half) {
   for (int64_t k = 0; k < n; k++) bits[k] = (uint16_t)k;
   tc_err err = tt_err();
   tc_tensor *h = tc_tensor_from_host(half, 1, &n, bits, &err);
-  cr_assert_not_null(h, "%s", err.msg);
+  cr_assert_not_null(h, "%s", tt_msg(&err));
   const tc_dtype wide[] = {TC_DT_F32, TC_DT_F64};
   for (int w = 0; w < 2; w++) {
     tc_tensor *x = tc_cast(h, wide[w], &err);
-    cr_assert_not_null(x, "%s", err.msg);
+    cr_assert_not_null(x, "%s", tt_msg(&err));
     double *v = malloc(sizeof(double) * (size_t)n);
     tt_read(x, NULL, v);
     for (int64_t k = 0; k < n; k++) {
@@ -39,7 +39,7 @@ static void exhaustive(tc_dtype half) {
     }
     free(v);
     tc_tensor *y = tc_cast(x, half, &err);
-    cr_assert_not_null(y, "%s", err.msg);
+    cr_assert_not_null(y, "%s", tt_msg(&err));
     cr_assert_eq(tc_tensor_to_host(y, back, &err), 0);
     for (int64_t k = 0; k < n; k++) {
       if (is_nan_bits(bits[k], half))
@@ -188,7 +188,7 @@ static double cast1(tc_dtype from, int64_t iv, double fv, tc_dtype to) {
   tc_err err = tt_err();
   tc_tensor *x = tt_tensor(from, 0, NULL, &iv, &fv);
   tc_tensor *o = tc_cast(x, to, &err);
-  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_not_null(o, "%s", tt_msg(&err));
   double r;
   tt_read(o, NULL, &r);
   tc_tensor_free(o);

@@ -2,6 +2,7 @@
  * engine: subscripts, take and its modes for every dtype, take_along_axis,
  * dynamic_slice, scatter's reductions, modes and duplicate order. */
 #include "idx_util.h"
+#include "tt.h"
 
 static tc_err e;
 static void setup(void) { tc_err_clear(&e); }
@@ -26,7 +27,7 @@ Test(index, seed_scalar_subscripts) {
   tc_index_item a = it_int(5), b = it_int(-4), c = it_int(-1);
   expect_err(tc_getitem(x, 1, &a, &e), &e, TC_E_INDEX);
   tc_getitem(x, 1, &a, &e);
-  cr_assert(strstr(e.msg, "index 5 is out of bounds for axis 0 with size 3"), "%s", e.msg);
+  cr_assert(strstr(tt_msg(&e), "index 5 is out of bounds for axis 0 with size 3"), "%s", tt_msg(&e));
   cr_assert(e.has_index && e.index_ndim == 1 && e.index[0] == 5);
   tc_err_clear(&e);
   expect_err(tc_getitem(x, 1, &b, &e), &e, TC_E_INDEX);
@@ -103,7 +104,7 @@ Test(index, python_slice_clamping) {
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     tc_tensor *r = tc_getitem(x, 1, &cases[k].it, &e);
-    cr_assert_not_null(r, "case %zu: %s", k, e.msg);
+    cr_assert_not_null(r, "case %zu: %s", k, tt_msg(&e));
     cr_assert_eq(r->shape[0], cases[k].n, "case %zu: length %lld", k, (long long)r->shape[0]);
     if (cases[k].n) {
       double *v = vals_f64(r);
@@ -130,7 +131,7 @@ Test(index, ellipsis_and_errors) {
   tc_index_item bad[2] = {it_int(0), it_int(4)};
   expect_err(tc_getitem(m, 2, bad, &e), &e, TC_E_INDEX);
   tc_getitem(m, 2, bad, &e);
-  cr_assert(strstr(e.msg, "axis 1 with size 4"), "%s", e.msg);
+  cr_assert(strstr(tt_msg(&e), "axis 1 with size 4"), "%s", tt_msg(&e));
   tc_tensor_free(m);
 }
 
@@ -233,7 +234,7 @@ Test(index, take_modes_every_dtype) {
     tc_dtype dt = (tc_dtype)d;
     tc_tensor *x = t_as(T_I64(1, 0, 1), dt), *idx = T_I64(-1, 3, -4, 0, 7);
     tc_tensor *wrap = tc_take(x, idx, 0, TC_MODE_WRAP, NULL, &e);
-    cr_assert_not_null(wrap, "%s: %s", tc_dtype_name(dt), e.msg);
+    cr_assert_not_null(wrap, "%s: %s", tc_dtype_name(dt), tt_msg(&e));
     cr_assert_eq(wrap->dtype, dt);
     EXPECT_F64(wrap, SHAPE(5), 1, 1, 1, 1, 0);
     tc_tensor *clip = tc_take(x, idx, 0, TC_MODE_CLIP, NULL, &e);
@@ -249,7 +250,7 @@ Test(index, take_modes_every_dtype) {
       bool uns = tc_dtype_is_unsigned(dt);   /* a weak -1 does not fit an unsigned dtype: fill with 2 */
       fv = dt == TC_DT_BOOL ? tc_scalar_bool(false, &e) : tc_scalar_i64(uns ? 2 : -1, true, &e);
       tc_tensor *fill = tc_take(x, idx, 0, TC_MODE_FILL, fv, &e);
-      cr_assert_not_null(fill, "%s: %s", tc_dtype_name(dt), e.msg);
+      cr_assert_not_null(fill, "%s: %s", tc_dtype_name(dt), tt_msg(&e));
       double f = dt == TC_DT_BOOL ? 0 : uns ? 2 : -1;
       EXPECT_F64(fill, SHAPE(5), 1, f, f, 1, f);
       tc_tensor_free(fill);
@@ -322,7 +323,7 @@ Test(index, dynamic_slice_clamps_like_stablehlo) {
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     tc_tensor *r = tc_dynamic_slice(m, 2, cases[k].s, 2, cases[k].z, &e);
-    cr_assert_not_null(r, "case %zu: %s", k, e.msg);
+    cr_assert_not_null(r, "case %zu: %s", k, tt_msg(&e));
     double *v = vals_f64(r);
     cr_assert_eq(v[0], cases[k].first, "case %zu: %g", k, v[0]);
     free(v);
@@ -371,7 +372,7 @@ Test(index, scatter_every_dtype_and_reduction) {
         expect_err(r, &e, TC_E_DTYPE);
         continue;
       }
-      cr_assert_not_null(r, "%s %s: %s", tc_dtype_name(dt), tc_scatter_red_name((tc_scatter_red)red), e.msg);
+      cr_assert_not_null(r, "%s %s: %s", tc_dtype_name(dt), tc_scatter_red_name((tc_scatter_red)red), tt_msg(&e));
       cr_assert_eq(r->dtype, dt);
       double want = red == TC_SCATTER_ADD ? 2 : red == TC_SCATTER_MUL ? 0 : red == TC_SCATTER_MIN ? 0 : 1;
       EXPECT_F64(r, SHAPE(3), 1, want, 1);
@@ -443,13 +444,13 @@ Test(index, argwhere_positions_across_blocks_and_layouts) {
       tc_tensor *x = t_i64(2, shape, v);
       for (int tr = 0; tr < 2; tr++) {
         tc_tensor *xt = tr ? tc_transpose(x, -1, NULL, &e) : x;
-        cr_assert_not_null(xt, "%s", e.msg);
+        cr_assert_not_null(xt, "%s", tt_msg(&e));
         int64_t R = tr ? cols : rows, C = tr ? rows : cols, cnt = 0;
         for (int64_t i = 0; i < R; i++)   /* the reference, row-major over xt */
           for (int64_t j = 0; j < C; j++)
             if (v[tr ? j * cols + i : i * cols + j]) want[2 * cnt] = i, want[2 * cnt + 1] = j, cnt++;
         tc_tensor *w = tc_argwhere(xt, &e);
-        cr_assert_not_null(w, "%s", e.msg);
+        cr_assert_not_null(w, "%s", tt_msg(&e));
         cr_assert(w->ndim == 2 && w->shape[0] == cnt && w->shape[1] == 2, "n %lld density %d: %lld positions, expected %lld",
                   (long long)n, dens, (long long)w->shape[0], (long long)cnt);
         int64_t *got = malloc(sizeof(int64_t) * 2 * (size_t)(cnt + 1));
@@ -500,7 +501,7 @@ Test(index, scatter_add_across_threads_is_the_wrapped_sum) {
             tc_set_threads(t);
             r[t - 1] = tc_scatter(x, ix, u, 0, TC_SCATTER_ADD, modes[mi], &e);
             tc_set_threads(0);
-            cr_assert_not_null(r[t - 1], "%s", e.msg);
+            cr_assert_not_null(r[t - 1], "%s", tt_msg(&e));
           }
           int bits = tt_bits((tc_dtype)dt);
           uint64_t m = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;

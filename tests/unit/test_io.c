@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "idx_util.h"
+#include "tt.h"
 
 static tc_err e;
 static char dir[64];
@@ -58,9 +59,9 @@ static void write_npy(const char *name, int major, const char *d, const void *da
 
 static void expect_io(tc_tensor *r, const char *what) {
   cr_assert_null(r, "%s: loaded", what);
-  cr_assert_eq(e.code, TC_E_IO, "%s: %s %s", what, tc_code_name(e.code), e.msg);
-  cr_assert(strstr(e.msg, what), "the message names the reason: %s", e.msg);
-  cr_assert(strstr(e.msg, dir), "the message names the path: %s", e.msg);
+  cr_assert_eq(e.code, TC_E_IO, "%s: %s %s", what, tc_code_name(e.code), tt_msg(&e));
+  cr_assert(strstr(tt_msg(&e), what), "the message names the reason: %s", tt_msg(&e));
+  cr_assert(strstr(tt_msg(&e), dir), "the message names the path: %s", tt_msg(&e));
   tc_err_clear(&e);
 }
 
@@ -73,15 +74,15 @@ Test(io, npy_round_trip_every_dtype) {
     int rc = tc_save_npy(P("x.npy"), f, &e);
     if (dt == TC_DT_BF16) {
       cr_assert_eq(rc, -1);
-      cr_assert_eq(e.code, TC_E_DTYPE, "%s", e.msg);
-      cr_assert(strstr(e.msg, "f32"), "suggests a cast: %s", e.msg);
+      cr_assert_eq(e.code, TC_E_DTYPE, "%s", tt_msg(&e));
+      cr_assert(strstr(tt_msg(&e), "f32"), "suggests a cast: %s", tt_msg(&e));
       tc_err_clear(&e);
       struct stat st;
       cr_assert_neq(stat(P("x.npy"), &st), 0, "no file is left behind");
     } else {
-      cr_assert_eq(rc, 0, "%s: %s", tc_dtype_name(dt), e.msg);
+      cr_assert_eq(rc, 0, "%s: %s", tc_dtype_name(dt), tt_msg(&e));
       tc_tensor *y = tc_load_npy(P("x.npy"), &e);
-      cr_assert_not_null(y, "%s", e.msg);
+      cr_assert_not_null(y, "%s", tt_msg(&e));
       cr_assert_eq(y->dtype, dt);
       double *a = vals_f64(f), *b = vals_f64(y);
       for (int i = 0; i < 6; i++) cr_assert_eq(a[i], b[i], "%s element %d", tc_dtype_name(dt), i);
@@ -178,7 +179,7 @@ Test(io, memory_limit_is_checked_before_reading) {
   tc_set_max_memory(old);
   expect_err(t, &e, TC_E_OOM);
   t = tc_load_npy(P("big.npy"), &e);
-  cr_assert_not_null(t, "%s", e.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&e));
   tc_tensor_free(t);
 }
 
@@ -186,8 +187,8 @@ Test(io, write_failures) {
   tc_tensor *x = T_F64(1, 2, 3);
   int rc = tc_save_npy("/dev/full", x, &e);
   cr_assert_eq(rc, -1);
-  cr_assert_eq(e.code, TC_E_IO, "%s", e.msg);
-  cr_assert(strstr(e.msg, "write failed"), "%s", e.msg);
+  cr_assert_eq(e.code, TC_E_IO, "%s", tt_msg(&e));
+  cr_assert(strstr(tt_msg(&e), "write failed"), "%s", tt_msg(&e));
   tc_err_clear(&e);
   struct stat st;
   cr_assert_eq(stat("/dev/full", &st), 0, "a device is never removed");
@@ -255,7 +256,7 @@ Test(io, corruptions_never_crash) {
       tc_tensor *t = tc_load_npy(P("bad.npy"), &e);
       if (t) { loaded++; tc_tensor_free(t); continue; }
       cr_assert(e.code == TC_E_IO || e.code == TC_E_OOM, "byte %zu = 0x%02x: %s %s", pos, k < sizeof subst ? subst[k] : 0,
-                tc_code_name(e.code), e.msg);
+                tc_code_name(e.code), tt_msg(&e));
       failed++;
       tc_err_clear(&e);
     }
@@ -283,16 +284,16 @@ Test(io, interrupt_stops_files) {
   cr_assert_eq(stat(P("a.csv"), &before_csv), 0);
   tc_interrupt_flag = 1;
   cr_expect_neq(tc_save_npy(P("a.npy"), x, &e), 0);
-  cr_expect_eq(e.code, TC_E_INTERRUPTED, "save: %s", e.msg);
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "save: %s", tt_msg(&e));
   tc_err_clear(&e);
   cr_expect_neq(tc_save_csv(P("a.csv"), y, &e), 0);
-  cr_expect_eq(e.code, TC_E_INTERRUPTED, "save_csv: %s", e.msg);
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "save_csv: %s", tt_msg(&e));
   tc_err_clear(&e);
   cr_expect_null(tc_load_npy(P("a.npy"), &e));
-  cr_expect_eq(e.code, TC_E_INTERRUPTED, "load: %s", e.msg);
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "load: %s", tt_msg(&e));
   tc_err_clear(&e);
   cr_expect_null(tc_load_csv(P("a.csv"), TC_DT_F64, &e));
-  cr_expect_eq(e.code, TC_E_INTERRUPTED, "load_csv: %s", e.msg);
+  cr_expect_eq(e.code, TC_E_INTERRUPTED, "load_csv: %s", tt_msg(&e));
   tc_interrupt_clear();
   cr_assert_eq(stat(P("a.npy"), &st), 0);
   cr_expect(st.st_ino == before_npy.st_ino && st.st_size == before_npy.st_size, "a.npy was replaced");

@@ -13,7 +13,7 @@
 
 static void expect_fail(tc_tensor *r, tc_err *e, tc_code code, uint64_t in_use, const char *what) {
   cr_expect_null(r, "%s: expected %s, got a tensor", what, tc_code_name(code));
-  cr_expect_eq(e->code, code, "%s: expected %s, got %s (%s)", what, tc_code_name(code), tc_code_name(e->code), e->msg);
+  cr_expect_eq(e->code, code, "%s: expected %s, got %s (%s)", what, tc_code_name(code), tc_code_name(e->code), tt_msg(e));
   cr_expect_eq(tc_mem_in_use(), in_use, "%s: %llu bytes allocated by a failed call", what,
                (unsigned long long)(tc_mem_in_use() - in_use));
   tc_tensor_free(r);
@@ -53,7 +53,7 @@ Test(limits, the_limit_is_a_budget_over_live_tensors) {
   tc_err e = tt_err();
   tc_tensor *a = tc_zeros(1, n, TC_DT_I64, &e);
   tc_tensor *b = tc_zeros(1, n, TC_DT_I64, &e);
-  cr_assert(a && b, "%s", e.msg);
+  cr_assert(a && b, "%s", tt_msg(&e));
   uint64_t used = tc_mem_in_use();
   /* a third does not fit beside them, nor does their sum */
   expect_fail(tc_zeros(1, n, TC_DT_I64, &e), &e, TC_E_OOM, used, "third tensor");
@@ -63,7 +63,7 @@ Test(limits, the_limit_is_a_budget_over_live_tensors) {
   tc_tensor_free(b);
   e = tt_err();
   tc_tensor *c = tc_binary(TC_OP_ADD, a, a, &e);
-  cr_expect_not_null(c, "%s", e.msg);
+  cr_expect_not_null(c, "%s", tt_msg(&e));
   tc_tensor_free(c);
   tc_tensor_free(a);
   cr_expect_eq(tc_mem_in_use(), 0);
@@ -79,7 +79,7 @@ Test(limits, broadcasts_of_huge_views) {
   tc_tensor *one = tt_iscalar(TC_DT_I64, 1);
   int64_t big[2] = {100000, 100000}, huge[2] = {INT64_MAX, INT64_MAX}, over[2] = {4294967296, 4294967296};
   tc_tensor *v = tc_broadcast_to(one, 2, big, &e);
-  cr_assert_not_null(v, "%s", e.msg);   /* a view: no data */
+  cr_assert_not_null(v, "%s", tt_msg(&e));   /* a view: no data */
   uint64_t used = tc_mem_in_use();
   e = tt_err();
   expect_fail(tc_binary(TC_OP_ADD, v, one, &e), &e, TC_E_OOM, used, "view + 1");
@@ -100,10 +100,10 @@ Test(limits, broadcasts_of_huge_views) {
   int64_t mid[2] = {20000, 1000};
   e = tt_err();
   v = tc_broadcast_to(one, 2, mid, &e);
-  cr_assert_not_null(v, "%s", e.msg);
+  cr_assert_not_null(v, "%s", tt_msg(&e));
   tc_axes all = {.all = true};
   tc_tensor *s = tc_reduce(TC_OP_REDUCE_MAX, v, &all, false, &e);
-  cr_expect_not_null(s, "%s", e.msg);
+  cr_expect_not_null(s, "%s", tt_msg(&e));
   TT_FREE(s, v, one);
   cr_expect_eq(tc_mem_in_use(), 0);
 }
@@ -182,13 +182,13 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
   tc_tensor *y = tc_zeros(1, shape, TC_DT_I32, &e);
   tc_tensor *one = tt_iscalar(TC_DT_I32, 1);
   tc_tensor *y1 = y && one ? tc_binary(TC_OP_ADD, y, one, &e) : NULL;   /* nonzero divisors */
-  cr_assert(x && y1, "%s", e.msg);
+  cr_assert(x && y1, "%s", tt_msg(&e));
   /* square matrices of 1024: products of 2^30 multiply-adds */
   int64_t sq[2] = {1024, 1024}, st[2] = {1024, 1};
   tc_tensor *v = tc_view(x, 2, sq, st, 0, &e);
   tc_tensor *m64 = v ? tc_clone(v, &e) : NULL, *m32 = v ? tc_cast(v, TC_DT_I32, &e) : NULL;
   tc_tensor_free(v);
-  cr_assert(m64 && m32, "%s", e.msg);
+  cr_assert(m64 && m32, "%s", tt_msg(&e));
   struct { const char *name; op_fn fn; tc_tensor *a, *b; } ops[] = {
     {"add", f_add, x, x},         {"div (int, with its divisor scan)", f_div, y1, y1},
     {"sin", f_sin, x, NULL},      {"cast", f_cast, x, NULL},
@@ -205,14 +205,14 @@ Test(limits, every_kernel_family_notices_an_interrupt) {
     tc_interrupt_flag = 1;
     tc_tensor *r = ops[i].fn(ops[i].a, ops[i].b, &e);
     cr_expect_null(r, "%s: ran to the end despite the interrupt", ops[i].name);
-    cr_expect_eq(e.code, TC_E_INTERRUPTED, "%s: %s (%s)", ops[i].name, tc_code_name(e.code), e.msg);
+    cr_expect_eq(e.code, TC_E_INTERRUPTED, "%s: %s (%s)", ops[i].name, tc_code_name(e.code), tt_msg(&e));
     cr_expect_eq(tc_mem_in_use(), used, "%s: an interrupted call left memory behind", ops[i].name);
     tc_tensor_free(r);
     /* and with the flag down, the same call works */
     tc_interrupt_clear();
     e = tt_err();
     r = ops[i].fn(ops[i].a, ops[i].b, &e);
-    cr_expect_not_null(r, "%s: %s", ops[i].name, e.msg);
+    cr_expect_not_null(r, "%s: %s", ops[i].name, tt_msg(&e));
     tc_tensor_free(r);
   }
   TT_FREE(m64, m32, x, y, y1, one);

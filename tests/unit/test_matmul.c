@@ -24,9 +24,9 @@ static uint64_t rnd(void) { return tt_xorshift(&rng_state); }
 /* A tensor of dtype dt from host values of dtype src (cast on the engine). */
 static tc_tensor *from_host(tc_dtype dt, tc_dtype src, int ndim, const int64_t *shape, const void *v) {
   tc_tensor *t = tc_tensor_from_host(src, ndim, shape, v, &err);
-  cr_assert_not_null(t, "%s", err.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&err));
   tc_tensor *c = tc_cast(t, dt, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   tc_tensor_free(t);
   return c;
 }
@@ -40,10 +40,10 @@ static tc_tensor *from_f64(tc_dtype dt, int ndim, const int64_t *shape, const do
 /* The elements of t cast to dt (8-byte elements) in a malloc'd buffer. */
 static void *to_host(tc_tensor *t, tc_dtype dt) {
   tc_tensor *c = tc_cast(t, dt, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   int64_t n = tc_numel(c);
   void *v = malloc(8 * (size_t)(n ? n : 1));
-  cr_assert_eq(tc_tensor_to_host(c, v, &err), 0, "%s", err.msg);
+  cr_assert_eq(tc_tensor_to_host(c, v, &err), 0, "%s", tt_msg(&err));
   tc_tensor_free(c);
   return v;
 }
@@ -106,7 +106,7 @@ static void check_int_product(tc_dtype dt, int64_t M, int64_t K, int64_t N) {
   int64_t sa[2] = {M, K}, sb[2] = {K, N}, so[2] = {M, N};
   tc_tensor *ta = from_i64(dt, 2, sa, a), *tb = from_i64(dt, 2, sb, b);
   tc_tensor *c = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   cr_assert_eq(c->dtype, dt);
   assert_shape(c, 2, so);
   int64_t *got = to_i64(c);
@@ -148,7 +148,7 @@ Test(matmul, exact_beyond_double_precision) {
   int64_t s[2] = {1, 1}, a = 9007199254740993, one = 1;
   tc_tensor *ta = from_i64(TC_DT_I64, 2, s, &a), *tb = from_i64(TC_DT_I64, 2, s, &one);
   tc_tensor *c = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   int64_t *v = to_i64(c);
   cr_assert_eq(v[0], 9007199254740993);
   free(v);
@@ -190,7 +190,7 @@ Test(matmul, bool_is_or_of_ands) {
     int64_t sa[2] = {M, K}, sb[2] = {K, N};
     tc_tensor *ta = from_i64(TC_DT_BOOL, 2, sa, a), *tb = from_i64(TC_DT_BOOL, 2, sb, b);
     tc_tensor *c = tc_matmul(ta, tb, &err);
-    cr_assert_not_null(c, "%s", err.msg);
+    cr_assert_not_null(c, "%s", tt_msg(&err));
     cr_assert_eq(c->dtype, TC_DT_BOOL);
     int64_t *got = to_i64(c);
     ref_int(1, a, 0, b, 0, M, K, N, 0, ref);
@@ -219,7 +219,7 @@ static void check_float_product(tc_dtype dt, int64_t M, int64_t K, int64_t N, do
   /* the reference multiplies the values as stored in dt */
   double *ra = to_f64(ta), *rb = to_f64(tb);
   tc_tensor *c = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   cr_assert_eq(c->dtype, dt);
   double *got = to_f64(c);
   for (int64_t i = 0; i < M; i++)
@@ -263,7 +263,7 @@ Test(matmul, half_rounds_once_from_f32) {
   tc_tensor *ta = from_f64(TC_DT_F32, 2, s13, a), *tb = from_f64(TC_DT_F32, 2, s31, b);
   tc_tensor *ha = tc_cast(ta, TC_DT_F16, &err), *hb = tc_cast(tb, TC_DT_F16, &err);
   tc_tensor *c = tc_matmul(ha, hb, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   cr_assert_eq(c->dtype, TC_DT_F16);
   double *v = to_f64(c);
   cr_assert_eq(v[0], 1 + 0x1p-10, "got %.17g", v[0]);
@@ -280,7 +280,7 @@ Test(matmul, promotion) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tc_tensor *a = from_i64(cases[i].a, 2, s, v), *b = from_i64(cases[i].b, 2, s, v);
     tc_tensor *c = tc_matmul(a, b, &err);
-    cr_assert_not_null(c, "%s", err.msg);
+    cr_assert_not_null(c, "%s", tt_msg(&err));
     cr_assert_eq(c->dtype, cases[i].out, "%s @ %s gave %s", tc_dtype_name(cases[i].a), tc_dtype_name(cases[i].b),
                  tc_dtype_name(c->dtype));
     int64_t *r = to_i64(c);
@@ -305,7 +305,7 @@ static void check_shapes(int na, const int64_t *sa, int nb, const int64_t *sb, i
   for (int64_t i = 0; i < kb; i++) b[i] = (int64_t)(rnd() % 21) - 10;
   tc_tensor *ta = from_i64(TC_DT_I32, na, sa, a), *tb = from_i64(TC_DT_I32, nb, sb, b);
   tc_tensor *c = tc_matmul(ta, tb, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   assert_shape(c, nout, sout);
   int64_t *got = to_i64(c);
   /* the reference: promote 1-D, then walk the broadcast batch by hand */
@@ -370,7 +370,7 @@ Test(matmul, empty_operands) {
   for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
     tc_tensor *a = tc_tensor_new(dts[d], 2, sa, &err), *b = tc_tensor_new(dts[d], 2, sb, &err);
     tc_tensor *c = tc_matmul(a, b, &err);
-    cr_assert_not_null(c, "%s", err.msg);
+    cr_assert_not_null(c, "%s", tt_msg(&err));
     assert_shape(c, 2, so);
     double *v = to_f64(c);
     for (int i = 0; i < 6; i++) cr_assert_eq(v[i], 0.0, "%s", tc_dtype_name(dts[d]));
@@ -381,8 +381,8 @@ Test(matmul, empty_operands) {
 
 static void expect_error(tc_tensor *r, tc_code code, const char *needle) {
   cr_assert_null(r);
-  cr_assert_eq(err.code, code, "code %s: %s", tc_code_name(err.code), err.msg);
-  cr_assert(strstr(err.msg, needle) != NULL, "message \"%s\" lacks \"%s\"", err.msg, needle);
+  cr_assert_eq(err.code, code, "code %s: %s", tc_code_name(err.code), tt_msg(&err));
+  cr_assert(strstr(tt_msg(&err), needle) != NULL, "message \"%s\" lacks \"%s\"", tt_msg(&err), needle);
   tc_err_clear(&err);
 }
 
@@ -414,7 +414,7 @@ Test(matmul, strided_and_broadcast_operands) {
   int perm2[2] = {1, 0};
   tc_tensor *bct = tc_view_permute(bc, perm2, &err);       /* [4, 3] */
   tc_tensor *c = tc_matmul(at, a, &err);                   /* [3, 3] = a^T a */
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   int64_t *g = to_i64(c);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
@@ -424,7 +424,7 @@ Test(matmul, strided_and_broadcast_operands) {
     }
   free(g);
   tc_tensor *d = tc_matmul(at, bct, &err);                 /* [3, 3]: column j of bct is row */
-  cr_assert_not_null(d, "%s", err.msg);
+  cr_assert_not_null(d, "%s", tt_msg(&err));
   g = to_i64(d);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
@@ -441,7 +441,7 @@ Test(matmul, strided_and_broadcast_operands) {
   cr_assert_eq(gf[0], 1 * 1 + 4 * 4 + 7 * 7 + 10 * 10);
   free(gf);
   tc_tensor *big2 = tc_matmul(af_t, af, &err);             /* [4,3] @ [3,4] */
-  cr_assert_not_null(big2, "%s", err.msg);
+  cr_assert_not_null(big2, "%s", tt_msg(&err));
   gf = to_f64(big2);
   cr_assert_eq(gf[0], 1 * 1 + 2 * 2 + 3 * 3);
   free(gf);
@@ -461,7 +461,7 @@ Test(matmul, large_float_strided_operands) {
   tc_tensor *at = tc_view_permute(ta, perm, &err);
   tc_tensor *bb = tc_view_broadcast(tb, 3, SH(2, K, N), &err);
   tc_tensor *c = tc_matmul(at, bb, &err);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   assert_shape(c, 3, SH(2, M, N));
   double *g = to_f64(c);
   for (int64_t bi = 0; bi < 2; bi++)
@@ -478,7 +478,7 @@ Test(matmul, large_float_strided_operands) {
   tc_tensor *cols = tc_view_permute(rows, perm, &err);     /* [K, N], strides (1, 0) */
   tc_tensor *at64 = tc_cast(at, TC_DT_F64, &err);
   tc_tensor *d = tc_matmul(at64, cols, &err);
-  cr_assert_not_null(d, "%s", err.msg);
+  cr_assert_not_null(d, "%s", tt_msg(&err));
   g = to_f64(d);
   for (int64_t i = 0; i < M; i++) {
     double s = 0;
@@ -502,7 +502,7 @@ Test(matmul, interrupt_stops_the_kernel) {
     expect_error(c, TC_E_INTERRUPTED, "interrupted");
     /* and nothing is left broken */
     c = tc_matmul(a, a, &err);
-    cr_assert_not_null(c, "%s", err.msg);
+    cr_assert_not_null(c, "%s", tt_msg(&err));
     tc_tensor_free(c);
     tc_tensor_free(a);
   }
@@ -515,7 +515,7 @@ Test(matmul, dot_semantics) {
   /* a 0-d operand scales */
   tc_tensor *s = tc_scalar_i64(3, true, &err), *x = from_i64(TC_DT_I32, 1, SH(3), v);
   tc_tensor *r = tc_dot(s, x, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   cr_assert_eq(r->dtype, TC_DT_I32, "a weak scalar keeps the tensor's dtype");
   assert_shape(r, 1, SH(3));
   int64_t *g = to_i64(r);
@@ -534,7 +534,7 @@ Test(matmul, dot_semantics) {
   for (int i = 0; i < 120; i++) bv[i] = (i * 7) % 11 - 5;
   tc_tensor *b = from_i64(TC_DT_I64, 3, SH(5, 4, 6), bv);
   r = tc_dot(a, b, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   assert_shape(r, 4, SH(2, 3, 5, 6));
   g = to_i64(r);
   for (int i = 0; i < 2; i++) for (int j = 0; j < 3; j++) for (int k = 0; k < 5; k++) for (int m = 0; m < 6; m++) {
@@ -555,7 +555,7 @@ Test(matmul, dot_semantics) {
   int64_t bb[2] = {1, 0};
   tc_tensor *bvec = from_i64(TC_DT_BOOL, 1, SH(2), bb);
   r = tc_dot(t, bvec, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   cr_assert_eq(r->dtype, TC_DT_BOOL);
   tc_tensor_free(r);
   r = tc_dot(bvec, bvec, &err);
@@ -570,7 +570,7 @@ Test(matmul, outer_flattens) {
   int64_t v[4] = {1, 2, 3, 4}, u[3] = {10, -1, 0};
   tc_tensor *a = from_i64(TC_DT_I16, 2, SH(2, 2), v), *b = from_i64(TC_DT_I64, 1, SH(3), u);
   tc_tensor *r = tc_outer(a, b, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   cr_assert_eq(r->dtype, TC_DT_I64);
   assert_shape(r, 2, SH(4, 3));
   int64_t *g = to_i64(r);
@@ -582,7 +582,7 @@ Test(matmul, outer_flattens) {
   assert_shape(r, 2, SH(1, 3));
   tc_tensor_free(r);
   r = tc_outer(s, a, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   cr_assert_eq(r->dtype, TC_DT_I16);
   assert_shape(r, 2, SH(1, 4));
   g = to_i64(r);
@@ -599,7 +599,7 @@ Test(matmul, tensordot_axes) {
   /* n = 2: the last two of a with the first two of b -> [2, 2] */
   int64_t xa[2] = {1, 2}, xb[2] = {0, 1};
   tc_tensor *r = tc_tensordot(a, b, 2, xa, xb, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   assert_shape(r, 2, SH(2, 2));
   int64_t *g = to_i64(r);
   for (int i = 0; i < 2; i++) for (int j = 0; j < 2; j++) {
@@ -611,7 +611,7 @@ Test(matmul, tensordot_axes) {
   /* axes in another order, and negative: a axis 0 with b axis -1 -> [3, 4, 3, 4] */
   int64_t ya[1] = {0}, yb[1] = {-1};
   r = tc_tensordot(a, b, 1, ya, yb, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   assert_shape(r, 4, SH(3, 4, 3, 4));
   g = to_i64(r);
   for (int p = 0; p < 3; p++) for (int q = 0; q < 4; q++) for (int s = 0; s < 3; s++) for (int t = 0; t < 4; t++) {
@@ -622,7 +622,7 @@ Test(matmul, tensordot_axes) {
   free(g); tc_tensor_free(r);
   /* n = 0: the outer product, shape a + b */
   r = tc_tensordot(a, b, 0, NULL, NULL, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   assert_shape(r, 6, SH(2, 3, 4, 3, 4, 2));
   tc_tensor_free(r);
   /* errors */
@@ -638,7 +638,7 @@ Test(matmul, trace_semantics) {
   for (int i = 0; i < 24; i++) v[i] = i;
   tc_tensor *m = from_i64(TC_DT_I32, 2, SH(3, 4), v);   /* non-square: min(3, 4) diagonal */
   tc_tensor *r = tc_trace(m, &err);
-  cr_assert_not_null(r, "%s", err.msg);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
   cr_assert_eq(r->dtype, TC_DT_I32);
   assert_shape(r, 0, SH(0));
   int64_t *g = to_i64(r);

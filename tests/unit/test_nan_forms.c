@@ -79,7 +79,7 @@ Test(nan_forms, without_nan_they_are_the_plain_forms) {
           double arg = arg_of(forms[f].plain, i);
           tc_tensor *p = call(forms[f].plain, forms[f].plain, x, a, arg, methods[i % 5], &e1);
           tc_tensor *n = call(forms[f].nan, forms[f].plain, x, a, arg, methods[i % 5], &e2);
-          TT_CHECK(p && n, "%s %s axis %d: %s / %s", tc_op_name(forms[f].nan), tt_name((tc_dtype)dt), a, e1.msg, e2.msg);
+          TT_CHECK(p && n, "%s %s axis %d: %s / %s", tc_op_name(forms[f].nan), tt_name((tc_dtype)dt), a, tt_msg(&e1), tt_msg(&e2));
           TT_CHECK(!p || !n || same_bits(p, n), "%s %s axis %d arg %g %s: not the bits of %s", tc_op_name(forms[f].nan),
                    tt_name((tc_dtype)dt), a, arg, methods[i % 5], tc_op_name(forms[f].plain));
           checked++;
@@ -111,7 +111,7 @@ Test(nan_forms, with_nan_each_slice_is_the_plain_form_of_its_numbers) {
         double arg = arg_of(plain, i);
         tc_err err = tt_err();
         tc_tensor *n = call(fm->nan, plain, x, 1, arg, methods[i % 5], &err);
-        TT_CHECK(n, "%s %s: %s", tc_op_name(fm->nan), tt_name((tc_dtype)dt), err.msg);
+        TT_CHECK(n, "%s %s: %s", tc_op_name(fm->nan), tt_name((tc_dtype)dt), tt_msg(&err));
         if (!n) continue;
         if (fm->fill != TC_NAN_SKIP) {   /* the plain form of x filled */
           double w[R * C];
@@ -135,7 +135,7 @@ Test(nan_forms, with_nan_each_slice_is_the_plain_form_of_its_numbers) {
           if (c > (var ? (int)arg : 0)) {
             tc_tensor *y = tt_fvec((tc_dtype)dt, c, nums), *p = call(plain, plain, y, -1, arg, methods[i % 5], &err);
             double pw[1];
-            TT_CHECK(p && tt_read(p, NULL, pw) == 1, "%s of row %d: %s", tc_op_name(plain), r, err.msg);
+            TT_CHECK(p && tt_read(p, NULL, pw) == 1, "%s of row %d: %s", tc_op_name(plain), r, tt_msg(&err));
             want = p ? pw[0] : NAN;
             TT_FREE(p, y);
           }

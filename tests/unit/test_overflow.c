@@ -109,12 +109,12 @@ static int64_t judge(tc_op op, tc_dtype dt, tc_dtype db, tc_dtype rdt, const i12
         TT_CHECK(!r && err.code == TC_E_INT_OVERFLOW && err.has_index && err.index_ndim == (n == 1 ? 0 : 1) &&
                      (n == 1 || err.index[0] == first),
                  "%s %s %s, %d threads: want integer_overflow at %lld, got %s (code %d, index %lld)", what, tt_name(dt),
-                 pn, counts[c], (long long)first, r ? "a result" : err.msg, (int)err.code,
+                 pn, counts[c], (long long)first, r ? "a result" : tt_msg(&err), (int)err.code,
                  (long long)(err.has_index ? err.index[0] : -1));
         tc_tensor_free(r);
         continue;
       }
-      if (!r) { TT_CHECK(false, "%s %s %s, %d threads: %s", what, tt_name(dt), pn, counts[c], err.msg); continue; }
+      if (!r) { TT_CHECK(false, "%s %s %s, %d threads: %s", what, tt_name(dt), pn, counts[c], tt_msg(&err)); continue; }
       TT_CHECK(r->dtype == rdt && tt_read(r, got, NULL) == n, "%s %s: result dtype or size", what, tt_name(dt));
       int bad = 0;
       for (int64_t i = 0; i < n && bad < 3; i++) {
@@ -383,12 +383,12 @@ static void prod_case(tc_dtype dt, int rows, const int *twos, const int *negs, c
       if (pol == TC_OVERFLOW_CHECK && first >= 0) {
         TT_CHECK(!r && err.code == TC_E_INT_OVERFLOW && err.has_index && err.index[0] == first,
                  "%s %s check, %d threads: want integer_overflow at row %d, got %s", what, tt_name(dt), counts[c], first,
-                 r ? "a result" : err.msg);
+                 r ? "a result" : tt_msg(&err));
         tc_tensor_free(r);
         continue;
       }
       int64_t got[4];
-      TT_CHECK(r && tt_read(r, got, NULL) == rows, "%s %s: %s", what, tt_name(dt), r ? "size" : err.msg);
+      TT_CHECK(r && tt_read(r, got, NULL) == rows, "%s %s: %s", what, tt_name(dt), r ? "size" : tt_msg(&err));
       for (int k = 0; r && k < rows; k++)
         TT_CHECK(val(dt, got[k]) == clampv(want[k], dt), "%s %s %s, %d threads: row %d is %lld, want %lld", what, tt_name(dt),
                  tc_overflow_name((tc_overflow)pol), counts[c], k, (long long)got[k], (long long)clampv(want[k], dt));
@@ -457,9 +457,9 @@ Test(overflow, cumprod_for_every_dtype) {
         if (pol == TC_OVERFLOW_CHECK && first >= 0) {
           TT_CHECK(!r && err.code == TC_E_INT_OVERFLOW && err.has_index && err.index[0] * LEN + err.index[1] == first,
                    "cumprod %s check: want integer_overflow at flat %lld, got %s", tt_name(dt), (long long)first,
-                   r ? "a result" : err.msg);
+                   r ? "a result" : tt_msg(&err));
         } else {
-          TT_CHECK(r && tt_read(r, got, NULL) == 2 * LEN, "cumprod %s: %s", tt_name(dt), r ? "size" : err.msg);
+          TT_CHECK(r && tt_read(r, got, NULL) == 2 * LEN, "cumprod %s: %s", tt_name(dt), r ? "size" : tt_msg(&err));
           for (int64_t i = 0, bad = 0; r && i < 2 * LEN && bad < 3; i++)
             if (val(dt, got[i]) != clampv(want[i], dt)) {
               bad++;

@@ -170,7 +170,7 @@ Test(print, json_line_within_the_hold_goes_out_whole) {
   fclose(f);
   tc_interrupt_flag = 0;
   cr_assert_eq(rc, -1);
-  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", tt_msg(&err));
   cr_assert_eq(r.len, 0, "an interrupted held line wrote %zu bytes", r.len);
   free(r.buf);
   r = (rec){.flag_at = 1};   /* an interrupt while it goes out: too late to stop it */

@@ -71,8 +71,8 @@ Test(promote, all_169_pairs) {
       n++;
       if (want == TC_DT_NONE) {   /* u64 with a signed integer: no_common_dtype, for every op */
         cr_expect_eq(tc_result_dtype2(TC_OP_ADD, x, y, &rd, &err), -1);
-        cr_expect_eq(err.code, TC_E_NO_COMMON, "%s + %s: %s", tt_name(da), tt_name(db), err.msg);
-        cr_expect(strstr(err.msg, "cast") != NULL, "the error hints at a cast: %s", err.msg);
+        cr_expect_eq(err.code, TC_E_NO_COMMON, "%s + %s: %s", tt_name(da), tt_name(db), tt_msg(&err));
+        cr_expect(strstr(tt_msg(&err), "cast") != NULL, "the error hints at a cast: %s", tt_msg(&err));
         err = tt_err();
         cr_expect_null(tc_binary(TC_OP_MAXIMUM, x, y, &err));
         cr_expect_eq(err.code, TC_E_NO_COMMON);
@@ -83,7 +83,7 @@ Test(promote, all_169_pairs) {
       cr_expect_eq(rd, want);
       /* maximum is defined for every dtype: its result has the promoted dtype and value 1 */
       tc_tensor *m = tc_binary(TC_OP_MAXIMUM, x, y, &err);
-      cr_assert_not_null(m, "maximum(%s, %s): %s", tt_name(da), tt_name(db), err.msg);
+      cr_assert_not_null(m, "maximum(%s, %s): %s", tt_name(da), tt_name(db), tt_msg(&err));
       cr_expect_eq(m->dtype, want, "maximum(%s, %s) is %s", tt_name(da), tt_name(db), tt_name(m->dtype));
       cr_expect_eq(as_double(m), 1.0);
       cr_expect(!m->weak);
@@ -92,7 +92,7 @@ Test(promote, all_169_pairs) {
       if (want != TC_DT_BOOL) {
         tc_tensor *p = val(da, da == TC_DT_BOOL ? 1 : 3), *q = val(db, db == TC_DT_BOOL ? 1 : 2);
         tc_tensor *s = tc_binary(TC_OP_ADD, p, q, &err);
-        cr_assert_not_null(s, "add(%s, %s): %s", tt_name(da), tt_name(db), err.msg);
+        cr_assert_not_null(s, "add(%s, %s): %s", tt_name(da), tt_name(db), tt_msg(&err));
         cr_expect_eq(s->dtype, want);
         double w = (da == TC_DT_BOOL ? 1 : 3) + (db == TC_DT_BOOL ? 1 : 2);
         cr_expect_eq(as_double(s), w, "add(%s, %s) = %g", tt_name(da), tt_name(db), as_double(s));
@@ -100,7 +100,7 @@ Test(promote, all_169_pairs) {
       }
       /* comparisons promote, then give bool */
       tc_tensor *c = tc_binary(TC_OP_GREATER, x, y, &err);
-      cr_assert_not_null(c, "%s", err.msg);
+      cr_assert_not_null(c, "%s", tt_msg(&err));
       cr_expect_eq(c->dtype, TC_DT_BOOL);
       cr_expect_eq(as_double(c), 1.0);
       tc_tensor_free(c);
@@ -153,7 +153,7 @@ Test(promote, weak_int_with_each_dtype) {
       cr_expect_eq(tc_result_dtype2(TC_OP_MAXIMUM, l, r, &rd, &err), 0);
       cr_expect_eq(rd, want, "weak int with %s: %s", tt_name(dt), tt_name(rd));
       tc_tensor *m = tc_binary(TC_OP_MAXIMUM, l, r, &err);
-      cr_assert_not_null(m, "%s", err.msg);
+      cr_assert_not_null(m, "%s", tt_msg(&err));
       cr_expect_eq(m->dtype, want);
       cr_expect(!m->weak, "a result involving a %s tensor is not weak", tt_name(dt));
       cr_expect_eq(as_double(m), 2.0);
@@ -173,7 +173,7 @@ Test(promote, weak_float_with_each_dtype) {
       tc_err err = tt_err();
       tc_tensor *l = side ? w : x, *r = side ? x : w;
       tc_tensor *m = tc_binary(TC_OP_ADD, l, r, &err);
-      cr_assert_not_null(m, "%s", err.msg);
+      cr_assert_not_null(m, "%s", tt_msg(&err));
       cr_expect_eq(m->dtype, want, "weak float with %s: %s", tt_name(dt), tt_name(m->dtype));
       cr_expect(!m->weak);
       /* the weak value is converted to the dtype first, then one op rounds */
@@ -195,7 +195,7 @@ Test(promote, weak_int_must_fit_the_integer_dtype) {
       tc_tensor *w = weak_i(fits[k]);
       tc_err err = tt_err();
       tc_tensor *s = tc_binary(TC_OP_ADD, x, w, &err);
-      cr_assert_not_null(s, "%s + %lld: %s", tt_name(dt), (long long)fits[k], err.msg);
+      cr_assert_not_null(s, "%s + %lld: %s", tt_name(dt), (long long)fits[k], tt_msg(&err));
       cr_expect_eq(s->dtype, dt);
       tc_tensor_free(s);
       tc_tensor_free(w);
@@ -213,8 +213,8 @@ Test(promote, weak_int_must_fit_the_integer_dtype) {
                        (long long)over[k], err.code);
           char lit[32];
           snprintf(lit, sizeof lit, "%lld", (long long)over[k]);
-          cr_expect(strstr(err.msg, lit) && strstr(err.msg, tt_name(dt)), "message names literal and dtype: %s",
-                    err.msg);
+          cr_expect(strstr(tt_msg(&err), lit) && strstr(tt_msg(&err), tt_name(dt)), "message names literal and dtype: %s",
+                    tt_msg(&err));
           cr_expect_eq(tc_mem_in_use(), before);
           tc_tensor_free(w);
         }
@@ -275,18 +275,18 @@ Test(promote, weak_int_computes_in_the_tensor_dtype) {
   /* bool with a weak int is i64 */
   tc_tensor *tr = tt_iscalar(TC_DT_BOOL, 1);
   tc_tensor *u = tc_binary(TC_OP_ADD, tr, a, &err);
-  cr_assert_not_null(u, "%s", err.msg);
+  cr_assert_not_null(u, "%s", tt_msg(&err));
   cr_expect_eq(u->dtype, TC_DT_I64);
   cr_expect_eq(as_double(u), 28.0);
   /* where and clip follow the same rules */
   tc_tensor *c = tt_iscalar(TC_DT_BOOL, 0);
   tc_tensor *w = tc_where(c, x, a, &err);
-  cr_assert_not_null(w, "%s", err.msg);
+  cr_assert_not_null(w, "%s", tt_msg(&err));
   cr_expect_eq(w->dtype, TC_DT_I8);
   cr_expect_eq(as_double(w), 27.0);
   tc_tensor *lo = weak_i(0), *hi = weak_i(50);
   tc_tensor *cl = tc_clip(x, lo, hi, &err);
-  cr_assert_not_null(cl, "%s", err.msg);
+  cr_assert_not_null(cl, "%s", tt_msg(&err));
   cr_expect_eq(cl->dtype, TC_DT_I8);
   cr_expect_eq(as_double(cl), 50.0);
   tc_tensor *big = weak_i(1000);
@@ -311,7 +311,7 @@ Test(promote, weak_broadcast_view) {
   cr_expect_eq(err.code, TC_E_LITERAL);
   err = tt_err();
   tc_tensor *s = tc_binary(TC_OP_ADD, x, bok, &err);
-  cr_assert_not_null(s, "%s", err.msg);
+  cr_assert_not_null(s, "%s", tt_msg(&err));
   cr_expect_eq(s->dtype, TC_DT_I8);
   int64_t r[3];
   tt_read(s, r, NULL);

@@ -295,7 +295,7 @@ static void check_op_dtype(tc_op op, tc_dtype dt) {
             char what[160];
             snprintf(what, sizeof what, "%s(%s) set %d layout %d axes 0x%x%s%s", tc_op_name(op), tt_name(dt), set, lay,
                      sub, neg ? " negative" : "", keep ? " keepdims" : "");
-            cr_assert_not_null(o, "%s: %s", what, err.msg);
+            cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
             /* shape */
             int want_nd = keep ? 3 : 0;
             if (!keep) for (int d = 0; d < 3; d++) want_nd += !mask[d];
@@ -350,7 +350,7 @@ Test(reduce, empty_tensors) {
             TT_CHECK(o == NULL && err.code == TC_E_EMPTY, "%s: expected empty_reduction, got code %d", what, err.code);
             TT_CHECK(tc_mem_in_use() == before, "%s: memory left allocated", what);
           } else {
-            cr_assert_not_null(o, "%s: %s", what, err.msg);
+            cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
             TT_CHECK(tc_numel(o) == nout, "%s: %lld elements, expected %lld", what, (long long)tc_numel(o), (long long)nout);
             rres want[8];
             for (int64_t k = 0; k < nout; k++) want[k] = fold((tc_op)op, (tc_dtype)dt, 0, NULL, NULL);
@@ -382,7 +382,7 @@ Test(reduce, empty_values_literal) {
   cr_expect_eq(m->dtype, TC_DT_F64);
   cr_expect_null(tc_reduce(TC_OP_ARGMAX, e, &all, false, &err));
   cr_expect_eq(err.code, TC_E_EMPTY);
-  cr_expect(strstr(err.msg, "argmax") != NULL, "%s", err.msg);
+  cr_expect(strstr(tt_msg(&err), "argmax") != NULL, "%s", tt_msg(&err));
   tc_tensor_free(s); tc_tensor_free(p); tc_tensor_free(m); tc_tensor_free(e); tc_tensor_free(ei);
 }
 
@@ -621,7 +621,7 @@ Test(reduce, arg_first_occurrence_across_blocks) {
       tc_tensor *t = tt_tensor(dts[d], 1, &n, iin[c], fin[c]);
       tc_tensor *a = tc_reduce(TC_OP_ARGMAX, t, &all, false, &err), *b = tc_reduce(TC_OP_ARGMIN, t, &all, false, &err);
       tc_tensor *mx = tc_reduce(TC_OP_REDUCE_MAX, t, &all, false, &err);
-      cr_assert(a && b && mx, "%s: %s", tt_name(dts[d]), err.msg);
+      cr_assert(a && b && mx, "%s: %s", tt_name(dts[d]), tt_msg(&err));
       int64_t ia, ib, ix = -1;
       double fx = -1;
       tt_read(a, &ia, NULL);
@@ -701,8 +701,8 @@ Test(reduce, logsumexp_is_stable_where_exp_overflows_or_underflows) {
   tc_tensor *a = tt_tensor(TC_DT_F64, 1, (const int64_t[]){2}, NULL, big);
   tc_tensor *b = tt_tensor(TC_DT_F64, 1, (const int64_t[]){2}, NULL, small);
   tc_tensor *ra = tc_reduce(TC_OP_LOGSUMEXP, a, &all, false, &err), *rb = tc_reduce(TC_OP_LOGSUMEXP, b, &all, false, &err);
-  cr_assert_not_null(ra, "%s", err.msg);
-  cr_assert_not_null(rb, "%s", err.msg);
+  cr_assert_not_null(ra, "%s", tt_msg(&err));
+  cr_assert_not_null(rb, "%s", tt_msg(&err));
   cr_expect_eq(scalar_f64(ra), 1000 + log(2.0), "%.17g", scalar_f64(ra));
   cr_expect_eq(scalar_f64(rb), -1000 + log(2.0), "%.17g", scalar_f64(rb));
   tc_tensor_free(a); tc_tensor_free(b); tc_tensor_free(ra); tc_tensor_free(rb);
@@ -731,7 +731,7 @@ Test(reduce, logsumexp_accuracy_on_long_runs) {
     tc_axes all = {.all = true};
     tc_tensor *t = tt_tensor(TC_DT_F64, 1, &n, NULL, x);
     tc_tensor *r = tc_reduce(TC_OP_LOGSUMEXP, t, &all, false, &err);
-    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_not_null(r, "%s", tt_msg(&err));
     double got = scalar_f64(r);
     cr_expect(fabs(got - want) <= 2 * tt_ulp(want, TC_DT_F64), "pass %d: %.17g, expected %.17g", pass, got, want);
     tc_tensor_free(t);
@@ -777,7 +777,7 @@ Test(reduce, logsumexp_blocks_threads_and_layouts_agree) {
           t = tt_tensor((tc_dtype)dt, 2, sh, NULL, x2);
           r = tc_reduce(TC_OP_LOGSUMEXP, t, v == 3 ? &ax1 : &ax0, false, &err);
         }
-        cr_assert_not_null(r, "%s", err.msg);
+        cr_assert_not_null(r, "%s", tt_msg(&err));
         double f[2];
         tt_read(r, NULL, f);
         got[v] = f[0];
@@ -821,7 +821,7 @@ Test(reduce, nansum_is_the_pairwise_sum_with_nan_as_zero) {
       tc_tensor *a = tc_reduce(TC_OP_NANSUM, tx, v < 3 ? &all : &ax1, false, &err);
       tc_tensor *b = tc_reduce(TC_OP_REDUCE_SUM, tz, v < 3 ? &all : &ax1, false, &err);
       tc_set_threads(0);
-      cr_assert(a && b, "%s", err.msg);
+      cr_assert(a && b, "%s", tt_msg(&err));
       double fa[8], fb[8];
       int64_t m = tt_read(a, NULL, fa);
       tt_read(b, NULL, fb);
@@ -834,7 +834,7 @@ Test(reduce, nansum_is_the_pairwise_sum_with_nan_as_zero) {
     tc_tensor *t = tt_tensor((tc_dtype)dt, 1, (const int64_t[]){2}, NULL, mz);
     tc_err err = tt_err();
     tc_tensor *r = tc_reduce(TC_OP_NANSUM, t, &all, false, &err);
-    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_not_null(r, "%s", tt_msg(&err));
     double f[1];
     tt_read(r, NULL, f);
     TT_CHECK(f[0] == 0 && !signbit(f[0]), "nansum(%s [-0.0, NaN]) = %g", tt_name((tc_dtype)dt), f[0]);
@@ -866,12 +866,12 @@ Test(reduce, count_nonzero_long_runs) {
     tc_err err = tt_err();
     int64_t n3 = (n + 2) / 3, s3 = 3 * x->strides[0];
     tc_tensor *v = tc_view(x, 1, &n3, &s3, 0, &err);
-    cr_assert_not_null(v, "%s", err.msg);
+    cr_assert_not_null(v, "%s", tt_msg(&err));
     for (int t = 1; t <= 3; t++) {
       tc_set_threads(t);
       tc_tensor *r = tc_reduce(TC_OP_COUNT_NONZERO, x, &all, false, &err), *r3 = tc_reduce(TC_OP_COUNT_NONZERO, v, &all, false, &err);
       tc_set_threads(0);
-      cr_assert(r && r3, "%s", err.msg);
+      cr_assert(r && r3, "%s", tt_msg(&err));
       int64_t got[1], got3[1];
       tt_read(r, got, NULL);
       tt_read(r3, got3, NULL);
@@ -895,8 +895,8 @@ Test(reduce, count_nonzero_counts_nan_and_not_negative_zero) {
     tc_tensor *t = tt_tensor((tc_dtype)dt, 2, (const int64_t[]){2, 3}, NULL, v);
     tc_tensor *r = tc_reduce(TC_OP_COUNT_NONZERO, t, &all, false, &err);
     tc_tensor *r1 = tc_reduce(TC_OP_COUNT_NONZERO, t, &ax1, false, &err);
-    cr_assert_not_null(r, "%s", err.msg);
-    cr_assert_not_null(r1, "%s", err.msg);
+    cr_assert_not_null(r, "%s", tt_msg(&err));
+    cr_assert_not_null(r1, "%s", tt_msg(&err));
     int64_t got[2] = {0}, want1 = tt_denorm_min((tc_dtype)dt) > 1e-300 ? 1 : 2;
     double f[2];
     cr_expect_eq(r->dtype, TC_DT_I64);
@@ -939,7 +939,7 @@ Test(reduce, nan_extremes_first_occurrence_across_blocks_and_threads) {
       tc_tensor *x = tt_tensor((tc_dtype)dt, 1, &n, NULL, fv);
       tc_err err = tt_err();
       tc_tensor *xm = tc_reshape(x, 2, rshape, &err);
-      cr_assert_not_null(xm, "%s", err.msg);
+      cr_assert_not_null(xm, "%s", tt_msg(&err));
       tt_read(x, NULL, dv);
       for (int o = 0; o < 4; o++) {
         bool mx = o % 2 == 0, arg = o >= 2;
@@ -947,7 +947,7 @@ Test(reduce, nan_extremes_first_occurrence_across_blocks_and_threads) {
           tc_set_threads(t);
           tc_tensor *r = tc_reduce(ops[o], x, &all, false, &err), *rr = r ? tc_reduce(ops[o], xm, &ax1, false, &err) : NULL;
           tc_set_threads(0);
-          cr_assert(r && rr, "%s", err.msg);
+          cr_assert(r && rr, "%s", tt_msg(&err));
           double got[rows];
           int64_t igot[rows];
           for (int64_t row = -1; row < rows; row++) {   /* -1: the whole run */
@@ -993,12 +993,12 @@ Test(reduce, nanmean_is_nansum_over_the_count) {
       tc_axes ax = {.all = a < 0, .n = a < 0 ? 0 : 1, .axis = {a < 0 ? 0 : a}};
       tc_err err = tt_err();
       tc_tensor *m = tc_reduce(TC_OP_MEAN, x, &ax, false, &err), *nm = tc_reduce(TC_OP_NANMEAN, x, &ax, false, &err);
-      cr_assert_not_null(nm, "%s", err.msg);
+      cr_assert_not_null(nm, "%s", tt_msg(&err));
       int64_t cnt = tc_numel(m);
       cr_assert_eq(tc_numel(nm), cnt);
       size_t bytes = (size_t)cnt * tc_dtype_size((tc_dtype)dt);
       char *b1 = malloc(bytes), *b2 = malloc(bytes);
-      cr_assert(tc_tensor_to_host(m, b1, &err) == 0 && tc_tensor_to_host(nm, b2, &err) == 0, "%s", err.msg);
+      cr_assert(tc_tensor_to_host(m, b1, &err) == 0 && tc_tensor_to_host(nm, b2, &err) == 0, "%s", tt_msg(&err));
       cr_expect(!memcmp(b1, b2, bytes), "%s axis %d: nanmean is not mean without NaNs", tt_name((tc_dtype)dt), a);
       free(b2);
       free(b1);
@@ -1014,7 +1014,7 @@ Test(reduce, nanmean_is_nansum_over_the_count) {
   tc_err err = tt_err();
   tc_tensor *nm = tc_reduce(TC_OP_NANMEAN, x, &ax, false, &err);
   double got[3];
-  cr_assert(tc_tensor_to_host(nm, got, &err) == 0, "%s", err.msg);
+  cr_assert(tc_tensor_to_host(nm, got, &err) == 0, "%s", tt_msg(&err));
   cr_expect_eq(got[0], 2.5);
   cr_expect(isnan(got[1]));
   cr_expect_eq(got[2], -0.75);

@@ -89,7 +89,7 @@ static const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_MEAN, TC_OP_REDUCE_MAX, TC_O
       bool mx = op == TC_OP_REDUCE_MAX || op == TC_OP_ARGMAX;                                           \
       for (int axis = -1; axis < 2; axis++) {                                                           \
         tc_tensor *r = reduce1(op, x, axis, &err);                                                      \
-        cr_assert(r, "%s: %s", tc_op_name(op), err.msg);                                                \
+        cr_assert(r, "%s: %s", tc_op_name(op), tt_msg(&err));                                                \
         int64_t nout = axis < 0 ? 1 : axis == 0 ? C : R, n = axis < 0 ? R * C : axis == 0 ? R : C;      \
         int64_t s = axis == 0 ? C : 1;                                                                  \
         for (int64_t j = 0; j < nout; j++) {                                                            \
@@ -167,7 +167,7 @@ Test(reduce_order, integer_column_sums_wrap) {
     for (int t = 1; t <= 3; t++) {
       tc_set_threads(t);
       tc_tensor *r = reduce1(TC_OP_REDUCE_SUM, x, 0, &err);
-      cr_assert(r, "%s", err.msg);
+      cr_assert(r, "%s", tt_msg(&err));
       const int32_t *got = (const int32_t *)(const void *)tc_tensor_data(r);
       for (int64_t c = 0; c < C; c++) {
         uint32_t want = 0;
@@ -214,7 +214,7 @@ static int axis0_differs(tc_op op, tc_tensor *a, tc_tensor *b, int threads, int 
   tc_tensor *r0 = reduce1(op, a, 0, &err);
   tc_tensor *r1 = r0 ? reduce1(op, b, 1, &err) : NULL;
   if (!r0 || !r1) {
-    cr_assert(may_fail, "%s %s: %s", tc_op_name(op), tc_dtype_name(a->dtype), err.msg);
+    cr_assert(may_fail, "%s %s: %s", tc_op_name(op), tc_dtype_name(a->dtype), tt_msg(&err));
     cr_assert(!r0 && !r1, "%s: only one axis failed", tc_op_name(op));
     tc_tensor_free(r0);
     return 0;
@@ -241,7 +241,7 @@ static int check_other(tc_dtype dt, int64_t R, int64_t C, int threads) {
   if (C > 1 && (dt == TC_DT_F32 || dt == TC_DT_F64))   /* a column of NaNs alone, one of them negative */
     for (int64_t i = 0; i < R; i++) dt_[R + i] = d[i * C + 1] = i == R / 2 ? -NAN : NAN;
   tc_tensor *a = tc_cast(x, dt, &err), *b = tc_cast(xt, dt, &err);
-  cr_assert(a && b, "%s", err.msg);
+  cr_assert(a && b, "%s", tt_msg(&err));
   tc_set_threads(threads);
   int bad = 0;
   for (size_t o = 0; o < sizeof other_ops / sizeof *other_ops; o++) bad += axis0_differs(other_ops[o], a, b, threads, bad, true);
@@ -300,7 +300,7 @@ Test(reduce_order, logsumexp_over_axis_0_matches_the_runs) {
       for (int64_t j = 0; j < C; j++) dt_[j * R + i] = d[i * C + j] = lse_value(i, j, R);
     for (size_t q = 0; q < sizeof dts / sizeof *dts; q++) {
       tc_tensor *a = tc_cast(x, dts[q], &err), *b = tc_cast(xt, dts[q], &err);
-      cr_assert(a && b, "%s", err.msg);
+      cr_assert(a && b, "%s", tt_msg(&err));
       for (int t = 1; t <= 3; t++) {
         tc_set_threads(t);
         bad += axis0_differs(TC_OP_LOGSUMEXP, a, b, t, bad, false);

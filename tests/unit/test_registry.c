@@ -80,15 +80,15 @@ Test(registry, claimed_run_unclaimed_are_dtype_unsupported) {
       if (call(op, dt, &out, &err)) { skipped++; continue; }
       if (yes) {
         claimed++;
-        TT_CHECK(out != NULL, "%s(%s) is claimed for cpu but failed: %s", tc_op_name(op), tt_name(dt), err.msg);
+        TT_CHECK(out != NULL, "%s(%s) is claimed for cpu but failed: %s", tc_op_name(op), tt_name(dt), tt_msg(&err));
       } else {
         unclaimed++;
         TT_CHECK(out == NULL, "%s(%s) is not claimed for cpu but ran", tc_op_name(op), tt_name(dt));
         TT_CHECK(err.code == TC_E_DTYPE, "%s(%s): code %s, expected dtype_unsupported (%s)", tc_op_name(op), tt_name(dt),
-                 tc_code_name(err.code), err.msg);
+                 tc_code_name(err.code), tt_msg(&err));
         TT_CHECK(err.op == o, "%s(%s): err.op %d", tc_op_name(op), tt_name(dt), err.op);
-        TT_CHECK(strstr(err.msg, tc_op_name(op)) && strstr(err.msg, tt_name(dt)) && strstr(err.msg, "cpu"),
-                 "%s(%s): message should name op, dtype and engine: %s", tc_op_name(op), tt_name(dt), err.msg);
+        TT_CHECK(strstr(tt_msg(&err), tc_op_name(op)) && strstr(tt_msg(&err), tt_name(dt)) && strstr(tt_msg(&err), "cpu"),
+                 "%s(%s): message should name op, dtype and engine: %s", tc_op_name(op), tt_name(dt), tt_msg(&err));
         TT_CHECK(tc_mem_in_use() == before, "%s(%s): memory left allocated", tc_op_name(op), tt_name(dt));
       }
       tc_tensor_free(out);

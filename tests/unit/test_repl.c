@@ -6,6 +6,7 @@
 #include <string.h>
 #include "ast.h"
 #include "print.h"
+#include "tt.h"
 
 /* Writes a parse tree as a fully parenthesised string, e.g. "(neg (pow 2 2))". */
 static void show(const node *n, char *buf, size_t cap);
@@ -75,7 +76,7 @@ static parsed parse1(const char *src) {
 
 static void tree_is(const char *src, const char *want) {
   parsed r = parse1(src);
-  cr_assert_eq(r.st, PARSE_OK, "%s: status %d (%s)", src, r.st, r.err.msg);
+  cr_assert_eq(r.st, PARSE_OK, "%s: status %d (%s)", src, r.st, tt_msg(&r.err));
   cr_assert_str_eq(r.tree, want, "%s", src);
 }
 
@@ -123,7 +124,7 @@ Test(parser, open_brackets_are_incomplete_and_name_the_bracket) {
   parsed r = parse1("[1, (2 +");
   cr_assert_eq(r.st, PARSE_INCOMPLETE);
   cr_assert_eq(r.err.start, 4);
-  cr_assert(strstr(r.err.msg, "'(' is never closed"), "%s", r.err.msg);
+  cr_assert(strstr(tt_msg(&r.err), "'(' is never closed"), "%s", tt_msg(&r.err));
   r = parse1("sum([1,\n 2]");
   cr_assert_eq(r.st, PARSE_INCOMPLETE);
   cr_assert_eq(r.err.start, 3);
@@ -158,7 +159,7 @@ Test(parser, nesting_limit_is_a_syntax_error) {
   parsed r = parse1(src);
   cr_assert_eq(r.st, PARSE_ERROR);
   cr_assert_eq(r.err.code, TC_E_SYNTAX);
-  cr_assert(strstr(r.err.msg, "nested too deeply"), "%s", r.err.msg);
+  cr_assert(strstr(tt_msg(&r.err), "nested too deeply"), "%s", tt_msg(&r.err));
 }
 
 Test(parser, several_statements_and_blank_ones) {

@@ -21,10 +21,10 @@ TestSuite(select, .init = setup, .fini = setup);
 static tc_tensor *sorted(tc_tensor *x, tc_op op, bool desc, const int64_t *kth, int64_t nkth) {
   tc_err err = tt_err();
   tc_tensor *o = tc_tensor_new(op == TC_OP_ARGSORT ? TC_DT_I64 : x->dtype, x->ndim, x->shape, &err);
-  cr_assert_not_null(o, "%s", err.msg);
+  cr_assert_not_null(o, "%s", tt_msg(&err));
   tc_call c = {.kind = TC_CALL_SORT, .op = op, .dtype = x->dtype, .nin = 1, .in = {x}, .out = o,
                .descending = desc, .kth = kth, .nkth = nkth};
-  cr_assert_eq(tc_run_call(&c, &err), 0, "%s", err.msg);
+  cr_assert_eq(tc_run_call(&c, &err), 0, "%s", tt_msg(&err));
   return o;
 }
 

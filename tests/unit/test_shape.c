@@ -2,6 +2,7 @@
  * (shared storage, no copy) and which are copies, and their values on
  * every dtype, including views with negative strides. */
 #include "idx_util.h"
+#include "tt.h"
 
 static tc_err e;
 static void setup(void) { tc_err_clear(&e); }
@@ -109,7 +110,7 @@ Test(shape, tri_every_dtype) {
   for (int d = 0; d < TC_DT_COUNT; d++) {
     tc_tensor *m = t_as(t_f64(2, (int64_t[]){2, 3}, (double[]){1, 1, 1, 1, 1, 1}), (tc_dtype)d);
     tc_tensor *l = tc_tri(TC_OP_TRIL, m, 0, &e), *u = tc_tri(TC_OP_TRIU, m, 1, &e);
-    cr_assert_not_null(l, "%s: %s", tc_dtype_name((tc_dtype)d), e.msg);
+    cr_assert_not_null(l, "%s: %s", tc_dtype_name((tc_dtype)d), tt_msg(&e));
     cr_assert_eq(l->dtype, (tc_dtype)d);
     EXPECT_F64(l, SHAPE(2, 3), 1, 0, 0, 1, 1, 0);
     EXPECT_F64(u, SHAPE(2, 3), 0, 1, 1, 0, 0, 1);

@@ -1,6 +1,7 @@
 /* A first end-to-end check of the core API: build tensors, divide, read back. */
 #include <criterion/criterion.h>
 #include "tcalc.h"
+#include "tt.h"
 
 Test(smoke, int_division_truncates) {
   tc_err err;
@@ -10,7 +11,7 @@ Test(smoke, int_division_truncates) {
   tc_tensor *ta = tc_tensor_from_host(TC_DT_I64, 1, sa, a, &err);
   tc_tensor *tb = tc_tensor_from_host(TC_DT_I64, 1, sa, b, &err);
   tc_tensor *q = tc_div(ta, tb, &err);
-  cr_assert_not_null(q, "%s", err.msg);
+  cr_assert_not_null(q, "%s", tt_msg(&err));
   cr_assert_eq(tc_tensor_to_host(q, out, &err), 0);
   cr_assert_eq(out[0], -3);
   cr_assert_eq(out[1], 3);

@@ -8,6 +8,7 @@
 #include "tcalc.h"
 #include "cpu/cpu.h"
 #include <stdatomic.h>
+#include "tt.h"
 
 static tc_err err;
 static void setup(void) { tc_err_clear(&err); tc_set_threads(0); }
@@ -38,17 +39,17 @@ static tc_tensor *random_tensor(tc_dtype dt, int ndim, const int64_t *shape, boo
     t = tc_tensor_from_host(TC_DT_I64, ndim, shape, v, &err);
     free(v);
   }
-  cr_assert_not_null(t, "%s", err.msg);
+  cr_assert_not_null(t, "%s", tt_msg(&err));
   tc_tensor *c = tc_cast(t, dt, &err);
   tc_tensor_free(t);
-  cr_assert_not_null(c, "%s", err.msg);
+  cr_assert_not_null(c, "%s", tt_msg(&err));
   return c;
 }
 
 static void *bytes_of(tc_tensor *t, size_t *n) {
   *n = (size_t)tc_numel(t) * tc_dtype_size(t->dtype);
   void *v = malloc(*n ? *n : 1);
-  cr_assert_eq(tc_tensor_to_host(t, v, &err), 0, "%s", err.msg);
+  cr_assert_eq(tc_tensor_to_host(t, v, &err), 0, "%s", tt_msg(&err));
   return v;
 }
 
@@ -61,7 +62,7 @@ static void same_for_every_count(const char *what, op_fn f, tc_tensor *a, tc_ten
     tc_set_threads(counts[i]);
     cr_assert_eq(tc_get_threads(), counts[i]);
     tc_tensor *r = f(a, b);
-    cr_assert_not_null(r, "%s: %s", what, err.msg);
+    cr_assert_not_null(r, "%s: %s", what, tt_msg(&err));
     size_t n;
     void *v = bytes_of(r, &n);
     tc_tensor_free(r);
@@ -202,16 +203,16 @@ Test(threads, interrupt_stops_every_thread) {
   tc_interrupt_flag = 1;
   tc_tensor *r = tc_binary(TC_OP_ADD, a, a, &err);
   cr_assert_null(r);
-  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", tt_msg(&err));
   tc_err_clear(&err);
   tc_axes ax = {.all = true};
   r = tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, &err);
   cr_assert_null(r);
-  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", err.msg);
+  cr_assert_eq(err.code, TC_E_INTERRUPTED, "%s", tt_msg(&err));
   tc_interrupt_clear();
   tc_err_clear(&err);
   r = tc_binary(TC_OP_ADD, a, a, &err);
-  cr_assert_not_null(r, "works again after the interrupt: %s", err.msg);
+  cr_assert_not_null(r, "works again after the interrupt: %s", tt_msg(&err));
   tc_tensor_free(r);
   tc_tensor_free(a);
 }
@@ -225,7 +226,7 @@ Test(threads, reused_blocks_hold_new_results) {
   for (int k = 1; k <= 4; k++) {
     tc_tensor *s = tc_scalar_i64(k, true, &err);
     tc_tensor *r = tc_binary(TC_OP_ADD, a, s, &err);
-    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_not_null(r, "%s", tt_msg(&err));
     tc_tensor_free(c);
     c = r;
     tc_tensor_free(s);
@@ -255,8 +256,8 @@ Test(threads, split_sum_has_the_bits_of_the_serial_sum) {
     for (size_t i = 0; i < NCOUNTS; i++) {
       tc_set_threads(counts[i]);
       tc_tensor *whole = op_sum_all(x, NULL), *rows = op_sum_axis1(xx, NULL);
-      cr_assert_not_null(whole, "%s", err.msg);
-      cr_assert_not_null(rows, "%s", err.msg);
+      cr_assert_not_null(whole, "%s", tt_msg(&err));
+      cr_assert_not_null(rows, "%s", tt_msg(&err));
       size_t n1, n2;
       unsigned char *a = bytes_of(whole, &n1), *b = bytes_of(rows, &n2);
       cr_assert_eq(n2, 2 * n1);
@@ -327,7 +328,7 @@ Test(threads, scatter_is_the_same_for_every_count_and_in_index_order) {
   int64_t *iv = malloc(sizeof *iv * N);
   for (int i = 0; i < N; i++) iv[i] = (int64_t)(rnd() % (2 * LEN)) - LEN;   /* negative ones too */
   scat_idx = tc_tensor_from_host(TC_DT_I64, 1, (int64_t[]){N}, iv, &err);
-  cr_assert_not_null(scat_idx, "%s", err.msg);
+  cr_assert_not_null(scat_idx, "%s", tt_msg(&err));
   scat_u = random_tensor(TC_DT_F32, 1, (int64_t[]){N}, false);
   tc_tensor *x = random_tensor(TC_DT_F32, 1, (int64_t[]){LEN}, false);
   same_for_every_count("scatter add", op_scatter_add, x, NULL);
@@ -341,7 +342,7 @@ Test(threads, scatter_is_the_same_for_every_count_and_in_index_order) {
   }
   tc_set_threads(3);
   tc_tensor *ra = op_scatter_add(x, NULL), *rs = op_scatter_set(x, NULL);
-  cr_assert(ra && rs, "%s", err.msg);
+  cr_assert(ra && rs, "%s", tt_msg(&err));
   float *ga = bytes_of(ra, &nb), *gs = bytes_of(rs, &nb);
   cr_assert(memcmp(ga, want_add, nb) == 0, "scatter add on 3 threads differs from adding in index order");
   cr_assert(memcmp(gs, want_set, nb) == 0, "scatter set on 3 threads differs from the last update in index order");
@@ -371,14 +372,14 @@ Test(threads, extremes_match_the_scan_for_every_count) {
     for (int64_t i = 0; i < N; i++) v[i] = (double)(rnd() % 1000) - 500;   /* many ties */
     if (nan_at[c] >= 0) { v[nan_at[c]] = NAN; v[N - 2] = NAN; }
     tc_tensor *x = tc_tensor_from_host(TC_DT_F64, 1, (int64_t[]){N}, v, &err);
-    cr_assert_not_null(x, "%s", err.msg);
+    cr_assert_not_null(x, "%s", tt_msg(&err));
     for (size_t t = 0; t < NCOUNTS; t++) {
       tc_set_threads(counts[t]);
       for (int mx = 0; mx < 2; mx++) {
         tc_axes all = {.all = true};
         tc_tensor *a = tc_reduce(mx ? TC_OP_ARGMAX : TC_OP_ARGMIN, x, &all, false, &err);
         tc_tensor *m = tc_reduce(mx ? TC_OP_REDUCE_MAX : TC_OP_REDUCE_MIN, x, &all, false, &err);
-        cr_assert(a && m, "%s", err.msg);
+        cr_assert(a && m, "%s", tt_msg(&err));
         int64_t got;
         double val;
         cr_assert_eq(tc_tensor_to_host(a, &got, &err), 0);
@@ -417,7 +418,7 @@ Test(threads, ranges_are_the_same_for_every_count) {
   same_for_every_count("linspace", op_linspace, NULL, NULL);
   tc_set_threads(3);
   tc_tensor *r = op_arange(NULL, NULL), *l = op_linspace(NULL, NULL);
-  cr_assert(r && l, "%s", err.msg);
+  cr_assert(r && l, "%s", tt_msg(&err));
   size_t nb;
   int64_t *iv = bytes_of(r, &nb);
   double *lv = bytes_of(l, &nb);

@@ -24,7 +24,7 @@ static int check(int64_t R, int64_t C, int threads) {
   double *d = (double *)(void *)tc_tensor_data(x);
   for (int64_t i = 0; i < R * C; i++) d[i] = (double)i;
   tc_tensor *t = tc_transpose(x, -1, NULL, &err);                 /* [C, R] view */
-  cr_assert(t, "%s", err.msg);
+  cr_assert(t, "%s", tt_msg(&err));
   tc_tensor *one = tt_fscalar(TC_DT_F64, 1.0);
   tc_tensor *sum = tc_binary(TC_OP_ADD, t, one, &err);            /* elementwise */
   tc_tensor *cp = tc_clone(t, &err);                               /* copy */
@@ -32,7 +32,7 @@ static int check(int64_t R, int64_t C, int threads) {
   tc_tensor *idx = tc_tensor_new(TC_DT_I64, 1, &n, &err);
   for (int64_t i = 0; i < R; i++) ((int64_t *)(void *)tc_tensor_data(idx))[i] = (i * 7919) % R;
   tc_tensor *g = tc_take(t, idx, 1, TC_MODE_ERROR, NULL, &err);    /* gather along axis 1 of the view */
-  cr_assert(sum && cp && g, "%s", err.msg);
+  cr_assert(sum && cp && g, "%s", tt_msg(&err));
   int bad = 0;
   const double *ps = (const double *)(const void *)tc_tensor_data(sum);
   const double *pc = (const double *)(const void *)tc_tensor_data(cp);
@@ -79,7 +79,7 @@ Test(tiles, batched_transposes_cross_matrices) {
       tc_tensor *t = tc_view_permute(x, perm, &err);   /* [B, C, R] */
       tc_tensor *one = tt_fscalar(TC_DT_F64, 1.0);
       tc_tensor *sum = tc_binary(TC_OP_ADD, t, one, &err);
-      cr_assert(t && sum, "%s", err.msg);
+      cr_assert(t && sum, "%s", tt_msg(&err));
       const double *ps = (const double *)(const void *)tc_tensor_data(sum);
       int bad = 0;
       for (int64_t b = 0; b < B; b++)
@@ -124,7 +124,7 @@ Test(tiles, mixed_dtypes_equal_converted_copies) {
       int64_t tshape[2] = {67, 130};
       tc_tensor *bt = tc_reshape(b0, 2, tshape, &err);
       tc_tensor *b = tc_transpose(bt, -1, NULL, &err);   /* [130, 67], transposed */
-      cr_assert(b, "%s", err.msg);
+      cr_assert(b, "%s", tt_msg(&err));
       for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
         for (int form = 0; form < 2; form++) {
           tc_tensor *rhs = form ? s : b;
@@ -134,7 +134,7 @@ Test(tiles, mixed_dtypes_equal_converted_copies) {
           tc_dtype k = tc_promote((tc_dtype)da, (tc_dtype)db);
           tc_tensor *ca = tc_cast(a, k, &err), *cb = tc_cast(rhs, k, &err);
           tc_tensor *want = ca && cb ? tc_binary(ops[o], ca, cb, &err) : NULL;
-          if (!got || !want) { cr_log_error("%s: %s", tc_op_name(ops[o]), err.msg); bad++; }
+          if (!got || !want) { cr_log_error("%s: %s", tc_op_name(ops[o]), tt_msg(&err)); bad++; }
           else if (got->dtype != want->dtype ||
                    memcmp(tc_tensor_data(got), tc_tensor_data(want), (size_t)tc_numel(got) * tc_dtype_size(got->dtype))) {
             if (++bad <= 5) cr_log_error("%s %s %s form %d differs", tc_op_name(ops[o]), tt_name((tc_dtype)da), tt_name((tc_dtype)db), form);

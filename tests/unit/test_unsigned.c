@@ -83,7 +83,7 @@ Test(unsigned_, binary_ops_all_edge_pairs) {
       tc_tensor *r = tc_binary(op, a, b, &err);
       if (zero_fails) {   /* the edges include 0 as a divisor: the whole op fails first */
         TT_CHECK(r == NULL && err.code == TC_E_DIV_ZERO, "%s(%s) with a zero divisor: %s", tc_op_name(op),
-                 tt_name(dt), err.msg);
+                 tt_name(dt), tt_msg(&err));
         tc_tensor_free(r);
         /* and without zero divisors it computes */
         int64_t *bz = malloc(sizeof(int64_t) * (size_t)(ne * ne));
@@ -96,7 +96,7 @@ Test(unsigned_, binary_ops_all_edge_pairs) {
         memcpy(bv, bz, sizeof(int64_t) * (size_t)(ne * ne));
         free(bz);
       }
-      cr_assert_not_null(r, "%s(%s): %s", tc_op_name(op), tt_name(dt), err.msg);
+      cr_assert_not_null(r, "%s(%s): %s", tc_op_name(op), tt_name(dt), tt_msg(&err));
       bool cmp = op == TC_OP_EQUAL || op == TC_OP_LESS || op == TC_OP_GREATER_EQUAL;
       TT_CHECK(r->dtype == (cmp ? TC_DT_BOOL : dt), "%s(%s) is %s", tc_op_name(op), tt_name(dt), tt_name(r->dtype));
       tt_read(r, got, NULL);
@@ -119,7 +119,7 @@ Test(unsigned_, binary_ops_all_edge_pairs) {
         tc_tensor *x = uvec(dt, 1, &ev[i]), *y = uvec(dt, 1, &e);
         tc_err err = tt_err();
         tc_tensor *r = tc_binary(TC_OP_POW, x, y, &err);
-        cr_assert_not_null(r, "%s", err.msg);
+        cr_assert_not_null(r, "%s", tt_msg(&err));
         int64_t g;
         tt_read(r, &g, NULL);
         TT_CHECK(((uint64_t)g & mask(bits)) == upow(ev[i], e, mask(bits)), "pow(%s): %llu ** %llu", tt_name(dt),
@@ -145,7 +145,7 @@ Test(unsigned_, unary_ops) {
     for (size_t o = 0; o < 4; o++) {
       tc_err err = tt_err();
       tc_tensor *r = tc_unary(ops[o], x, &err);
-      cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), err.msg);
+      cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), tt_msg(&err));
       TT_CHECK(r->dtype == dt, "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt), tt_name(r->dtype));
       int64_t got[64];
       tt_read(r, got, NULL);
@@ -179,7 +179,7 @@ Test(unsigned_, casts) {
       tc_dtype to = (tc_dtype)t;
       tc_err err = tt_err();
       tc_tensor *r = tc_cast(x, to, &err);
-      cr_assert_not_null(r, "%s -> %s: %s", tt_name(dt), tt_name(to), err.msg);
+      cr_assert_not_null(r, "%s -> %s: %s", tt_name(dt), tt_name(to), tt_msg(&err));
       int64_t gi[64];
       double gf[64];
       tt_read(r, gi, gf);
@@ -212,7 +212,7 @@ Test(unsigned_, casts) {
     tc_tensor *f = tt_fvec(TC_DT_F64, nf, fv);
     tc_err err = tt_err();
     tc_tensor *r = tc_cast(f, dt, &err);
-    cr_assert_not_null(r, "%s", err.msg);
+    cr_assert_not_null(r, "%s", tt_msg(&err));
     int64_t gi[32];
     tt_read(r, gi, NULL);
     for (int i = 0; i < nf; i++) {
@@ -247,7 +247,7 @@ Test(unsigned_, reductions_along_each_axis) {
         tc_axes ax = {.n = 1, .axis = {axis}};
         tc_err err = tt_err();
         tc_tensor *r = tc_reduce(ops[o], x, &ax, false, &err);
-        cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), err.msg);
+        cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), tt_msg(&err));
         bool arg = po == TC_OP_ARGMAX || po == TC_OP_ARGMIN;
         TT_CHECK(r->dtype == (arg ? TC_DT_I64 : dt), "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt),
                  tt_name(r->dtype));

@@ -291,7 +291,7 @@ Test(vmath, thread_count_does_not_change_bits) {
       tc_tensor *b = tc_unary(ops[k], x, &err);
       tc_set_threads(5);
       tc_tensor *c = tc_unary(ops[k], x, &err);
-      cr_assert(a && b && c, "%s", err.msg);
+      cr_assert(a && b && c, "%s", tt_msg(&err));
       size_t bytes = (size_t)n * (d ? 8 : 4);
       cr_assert(memcmp(tc_tensor_data(a), tc_tensor_data(b), bytes) == 0, "%s %s: 1 and 2 threads differ",
                 tc_op_name(ops[k]), tt_name(dt));

@@ -10,6 +10,12 @@
 /* ---- failures ---- */
 static int nfail;
 
+const char *tt_msg(const tc_err *e) {
+  static _Thread_local char buf[8][TC_ERR_TEXT];
+  static _Thread_local unsigned k;
+  return tc_err_text(e, buf[k++ % 8]);
+}
+
 void tt_fail(const char *fmt, ...) {
   if (++nfail > 25) return;
   char buf[1024];
@@ -240,7 +246,7 @@ tc_tensor *tt_tensor(tc_dtype dt, int ndim, const int64_t *shape, const int64_t 
   tc_err err = tt_err();
   tc_tensor *t = tc_tensor_from_host(dt, ndim, shape, buf, &err);
   free(buf);
-  cr_assert_not_null(t, "tc_tensor_from_host(%s): %s", tt_name(dt), err.msg);
+  cr_assert_not_null(t, "tc_tensor_from_host(%s): %s", tt_name(dt), tt_msg(&err));
   return t;
 }
 
@@ -256,7 +262,7 @@ int64_t tt_read(tc_tensor *t, int64_t *iv, double *fv) {
   char *buf = malloc((size_t)n * esize + 1);
   cr_assert_not_null(buf);
   tc_err err = tt_err();
-  cr_assert_eq(tc_tensor_to_host(t, buf, &err), 0, "tc_tensor_to_host: %s", err.msg);
+  cr_assert_eq(tc_tensor_to_host(t, buf, &err), 0, "tc_tensor_to_host: %s", tt_msg(&err));
   for (int64_t i = 0; i < n; i++) {
     if (tt_is_flt(t->dtype)) { if (fv) fv[i] = tt_get_f(t->dtype, buf, i); }
     else if (iv) iv[i] = tt_get_i(t->dtype, buf, i);

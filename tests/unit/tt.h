@@ -13,6 +13,9 @@
 /* ---- failure accounting: log the first failures, assert at the end ---- */
 void tt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tt_failures(void);
+/* e's message as the printers show it (tc_err_text: "op: detail"), in one
+ * of a few rotating buffers (several in one expression). */
+const char *tt_msg(const tc_err *e);
 /* Whether the heaviest tests run a sample of their cases (every kind of
  * case, fewer sizes and thread counts): under valgrind, where
  * scripts/valgrind.sh sets TT_SAMPLED=1; make test and make check run
