@@ -68,16 +68,9 @@ static void on_fatal_signal(int sig) {
  * them. A closed pipe is a write error to report, not a signal to die of. */
 static void install_signals(void) {
   signal(SIGPIPE, SIG_IGN);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_batch_sigint;
-  sa.sa_flags = SA_RESETHAND;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sa.sa_handler = on_fatal_signal;
-  sa.sa_flags = 0;
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  runner_catch_signal(SIGINT, on_batch_sigint, SA_RESETHAND);
+  runner_catch_signal(SIGTERM, on_fatal_signal, 0);
+  runner_catch_signal(SIGHUP, on_fatal_signal, 0);
 }
 
 /* Every mode ends here: output that could not be written (a closed pipe, a

@@ -144,11 +144,7 @@ static void prompt_setup(void) {
    * evaluator turns it into an `interrupted` error, and at the prompt
    * libedit hands it on to us after restoring the terminal. No SA_RESTART,
    * so that a read at the prompt returns. */
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigint;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
+  runner_catch_signal(SIGINT, on_sigint, 0);
 }
 
 /* The statement typed so far over one or more lines: one history entry,

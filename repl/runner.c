@@ -2,6 +2,7 @@
  * parsed, evaluated and printed; a line starting with ':' is a session
  * command (commands.c). */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "runner_int.h"
@@ -45,6 +46,15 @@ void runner_interrupted(runner *r) {
   tc_err_set(&e, TC_E_INTERRUPTED, -1, -1, "interrupted; variables are unchanged");
   e.engine = -1;
   runner_fail(r, &e, NULL, 0, 0);
+}
+
+void runner_catch_signal(int sig, void (*handler)(int), int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sa.sa_flags = flags;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
 }
 
 /* ---- statements ---- */

@@ -62,6 +62,10 @@ int runner_file(runner *r, const char *path);
 /* If SIGINT raised tc_interrupt_flag outside a computation (a blocked
  * read, printing), reports `interrupted` like a failed statement. */
 void runner_interrupted(runner *r);
+/* Installs handler for signal sig with sigaction: no signal blocked while
+ * it runs, flags as given (0: no SA_RESTART, so that a blocked read
+ * returns; SA_RESETHAND: the next one has the default action). */
+void runner_catch_signal(int sig, void (*handler)(int), int flags);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
 /* Parses the statement of a session command (:time, :verify) that starts

@@ -58,11 +58,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     perror("fuzz_stmt: work directory");
     exit(1);
   }
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_deadline;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGVTALRM, &sa, NULL);
+  runner_catch_signal(SIGVTALRM, on_deadline, 0);
   return 0;
 }
 
