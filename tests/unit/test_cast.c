@@ -9,20 +9,11 @@
 #include <string.h>
 #include "tt.h"
 
-#define MAXC 160
-
-typedef struct {
-  int n;
-  int64_t i[MAXC];
-  double f[MAXC];
-} cvals;
-
 /* Edge values of `from`, plus values around every integer range and the
  * double-rounding traps, all representable in `from`. */
-static void cast_sources(cvals *v, tc_dtype from) {
-  memset(v, 0, sizeof *v);
+static void cast_sources(tt_vals *v, tc_dtype from) {
+  tt_vals_edges(v, from);
   if (tt_is_flt(from)) {
-    v->n = tt_edges_f(from, v->f);
     const int widths[] = {8, 16, 32, 64};
     for (int k = 0; k < 4; k++) {
       double p = ldexp(1.0, widths[k] - 1);
@@ -33,17 +24,14 @@ static void cast_sources(cvals *v, tc_dtype from) {
                            1 + 0x1p-8 + 0x1p-20, 1 + 0x1p-24 + 0x1p-60, 65519.0, 65520.0, -65520.0, 0x1p-25,
                            0x1p-25 + 0x1p-40, 0x1.8p-24, 5e-324, -5e-324, 0x1p-134, 0x1.8p-133, 1e-40};
     for (size_t q = 0; q < sizeof more / sizeof more[0]; q++) v->f[v->n++] = tt_round(more[q], from);
-  } else {
-    v->n = tt_edges_i(from, v->i);
-    if (from != TC_DT_BOOL) {
-      const int64_t more[] = {255, 256, -129, 128, 32768, 65535, 65519, 65520, 65536, -65520, (1 << 24) + 1,
-                              ((int64_t)1 << 53) + 1, ((int64_t)1 << 62) + ((int64_t)1 << 54) + 1,
-                              ((int64_t)1 << 62) + ((int64_t)1 << 54), ((int64_t)1 << 62) + ((int64_t)1 << 38) + 1,
-                              -(((int64_t)1 << 62) + ((int64_t)1 << 38) + 1), ((int64_t)1 << 40) + ((int64_t)1 << 32) + 1,
-                              INT64_MAX - 511, INT64_MIN + 1};
-      for (size_t q = 0; q < sizeof more / sizeof more[0]; q++)
-        v->i[v->n++] = tt_wrap(more[q], tt_bits(from));
-    }
+  } else if (from != TC_DT_BOOL) {
+    const int64_t more[] = {255, 256, -129, 128, 32768, 65535, 65519, 65520, 65536, -65520, (1 << 24) + 1,
+                            ((int64_t)1 << 53) + 1, ((int64_t)1 << 62) + ((int64_t)1 << 54) + 1,
+                            ((int64_t)1 << 62) + ((int64_t)1 << 54), ((int64_t)1 << 62) + ((int64_t)1 << 38) + 1,
+                            -(((int64_t)1 << 62) + ((int64_t)1 << 38) + 1), ((int64_t)1 << 40) + ((int64_t)1 << 32) + 1,
+                            INT64_MAX - 511, INT64_MIN + 1};
+    for (size_t q = 0; q < sizeof more / sizeof more[0]; q++)
+      v->i[v->n++] = tt_wrap(more[q], tt_bits(from));
   }
 }
 
@@ -61,7 +49,7 @@ static void cast_ref(tc_dtype from, tc_dtype to, int64_t xi, double xf, int64_t 
   *rf = tt_is_flt(from) ? tt_round(xf, to) : tt_round_i64(xi, to);
 }
 
-static void check_out(tc_tensor *o, tc_dtype from, tc_dtype to, const cvals *v, const int *idx, int64_t n,
+static void check_out(tc_tensor *o, tc_dtype from, tc_dtype to, const tt_vals *v, const int *idx, int64_t n,
                       const char *path) {
   TT_CHECK(o->dtype == to, "cast %s->%s %s: dtype %s", tt_name(from), tt_name(to), path, tt_name(o->dtype));
   int64_t *gi = calloc((size_t)n + 1, sizeof *gi);
@@ -84,32 +72,20 @@ static void check_out(tc_tensor *o, tc_dtype from, tc_dtype to, const cvals *v, 
   free(gf);
 }
 
-static tc_tensor *build(tc_dtype dt, const cvals *v, int ndim, const int64_t *shape, const int *idx) {
-  int64_t n = 1;
-  for (int d = 0; d < ndim; d++) n *= shape[d];
-  int64_t *iv = calloc((size_t)n + 1, sizeof *iv);
-  double *fv = calloc((size_t)n + 1, sizeof *fv);
-  for (int64_t k = 0; k < n; k++) { iv[k] = v->i[idx[k]]; fv[k] = v->f[idx[k]]; }
-  tc_tensor *t = tt_tensor(dt, ndim, shape, iv, fv);
-  free(iv);
-  free(fv);
-  return t;
-}
-
 Test(cast, all_81_pairs) {
   int pairs = 0;
   for (int f = 0; f < TT_NDT; f++)
     for (int t = 0; t < TT_NDT; t++) {
       tc_dtype from = (tc_dtype)f, to = (tc_dtype)t;
-      cvals v;
+      tt_vals v;
       cast_sources(&v, from);
       int n = v.n;
-      int seq[2 * MAXC];
-      for (int k = 0; k < 2 * MAXC; k++) seq[k] = k % n;
+      int seq[2 * TT_MAXV];
+      for (int k = 0; k < 2 * TT_MAXV; k++) seq[k] = k % n;
       tc_err err = tt_err();
       /* contiguous */
       int64_t len = n;
-      tc_tensor *x = build(from, &v, 1, &len, seq);
+      tc_tensor *x = tt_vals_tensor(&v, 1, &len, seq);
       tc_tensor *o = tc_cast(x, to, &err);
       cr_assert_not_null(o, "cast %s->%s: %s", tt_name(from), tt_name(to), tt_msg(&err));
       check_out(o, from, to, &v, seq, n, "contiguous");
@@ -117,9 +93,9 @@ Test(cast, all_81_pairs) {
       tc_tensor_free(x);
       /* strided: [n, 2] transposed to [2, n] */
       int64_t sh[2] = {n, 2};
-      int idx2[2 * MAXC], want_idx[2 * MAXC];
+      int idx2[2 * TT_MAXV], want_idx[2 * TT_MAXV];
       for (int k = 0; k < n; k++) { idx2[2 * k] = idx2[2 * k + 1] = k; want_idx[k] = want_idx[n + k] = k; }
-      tc_tensor *b = build(from, &v, 2, sh, idx2);
+      tc_tensor *b = tt_vals_tensor(&v, 2, sh, idx2);
       int perm[2] = {1, 0};
       tc_tensor *tv = tc_view_permute(b, perm, &err);
       cr_assert_not_null(tv);
@@ -129,7 +105,7 @@ Test(cast, all_81_pairs) {
       tc_tensor_free(o); tc_tensor_free(tv); tc_tensor_free(b);
       /* broadcast: element 2 viewed as [4] with stride 0 */
       int two = 2, twos[4] = {2, 2, 2, 2};
-      tc_tensor *s = build(from, &v, 0, NULL, &two);
+      tc_tensor *s = tt_vals_tensor(&v, 0, NULL, &two);
       int64_t four = 4;
       tc_tensor *bs = tc_view_broadcast(s, 1, &four, &err);
       o = tc_cast(bs, to, &err);

@@ -261,22 +261,9 @@ static ref ref_unary(tc_op op, tc_dtype dt, int64_t xi, double xf) {
   return r;
 }
 
-/* ---- operand sets ---- */
-typedef struct {
-  tc_dtype dt;
-  int n;
-  int64_t i[MAXV];
-  double f[MAXV];
-} vals;
-
-static void edges(vals *v, tc_dtype dt) {
-  memset(v, 0, sizeof *v);
-  v->dt = dt;
-  v->n = tt_is_flt(dt) ? tt_edges_f(dt, v->f) : tt_edges_i(dt, v->i);
-}
-
+/* ---- operand sets (tt_vals of edge values, at most MAXV of them) ---- */
 /* The divisors/exponents/counts an op accepts without a domain error. */
-static void filter_rhs(vals *v, tc_op op) {
+static void filter_rhs(tt_vals *v, tc_op op) {
   if (!tt_is_int(v->dt)) return;
   tc_check chk = tc_op_check(op);
   int w = 0;
@@ -288,18 +275,6 @@ static void filter_rhs(vals *v, tc_op op) {
   if (chk == TC_CHECK_NEGSHIFT) {  /* every count from 0 to past the width */
     for (int c = 0; c <= tt_bits(v->dt) + 1 && v->n < MAXV; c++) v->i[v->n++] = c;
   }
-}
-
-static tc_tensor *make(const vals *v, int ndim, const int64_t *shape, const int *idx) {
-  int64_t n = 1;
-  for (int d = 0; d < ndim; d++) n *= shape[d];
-  int64_t *iv = calloc((size_t)n + 1, sizeof *iv);
-  double *fv = calloc((size_t)n + 1, sizeof *fv);
-  for (int64_t k = 0; k < n; k++) { iv[k] = v->i[idx[k]]; fv[k] = v->f[idx[k]]; }
-  tc_tensor *t = tt_tensor(v->dt, ndim, shape, iv, fv);
-  free(iv);
-  free(fv);
-  return t;
 }
 
 static void fmt_val(char *buf, size_t n, tc_dtype dt, int64_t i, double f) {
@@ -334,7 +309,7 @@ static void compare(tc_tensor *out, tc_dtype rdt, int64_t n, const ref *want, co
 }
 
 /* ---- binary ops ---- */
-static ref ref_bin(tc_op op, const vals *a, int ia, const vals *b, int ib) {
+static ref ref_bin(tc_op op, const tt_vals *a, int ia, const tt_vals *b, int ib) {
   tc_dtype dt = a->dt;
   if (dt == TC_DT_BOOL) return ref_bool_bin(op, a->i[ia], b->i[ib]);
   if (tt_is_int(dt)) return ref_int_bin(op, a->i[ia], b->i[ib], tt_bits(dt));
@@ -344,7 +319,7 @@ static ref ref_bin(tc_op op, const vals *a, int ia, const vals *b, int ib) {
 /* Each scalar of A op the vector vb (B's values in order), and the vector
  * va (A's) op each scalar of B, against want[i * nb + j]; kind names the
  * vectors in a failure. */
-static void scalar_sides(tc_op op, tc_dtype rdt, const vals *A, const vals *B, tc_tensor *va, tc_tensor *vb,
+static void scalar_sides(tc_op op, tc_dtype rdt, const tt_vals *A, const tt_vals *B, tc_tensor *va, tc_tensor *vb,
                          const ref *want, const char *kind) {
   int na = A->n, nb = B->n;
   tc_err err = tt_err();
@@ -352,7 +327,7 @@ static void scalar_sides(tc_op op, tc_dtype rdt, const vals *A, const vals *B, t
   ref *w = malloc(sizeof(ref) * MAXV);
   for (int side = 0; side < 2; side++)   /* 0: scalar a[q] op vb, 1: va op scalar b[q] */
     for (int q = 0; q < (side ? nb : na); q++) {
-      tc_tensor *s = make(side ? B : A, 0, NULL, &q);
+      tc_tensor *s = tt_vals_tensor(side ? B : A, 0, NULL, &q);
       tc_tensor *o = side ? tc_binary(op, va, s, &err) : tc_binary(op, s, vb, &err);
       if (side) snprintf(what, sizeof what, "%s(%s) %s op scalar b[%d]", tc_op_name(op), tt_name(A->dt), kind, q);
       else snprintf(what, sizeof what, "%s(%s) scalar a[%d] op %s", tc_op_name(op), tt_name(A->dt), q, kind);
@@ -366,9 +341,9 @@ static void scalar_sides(tc_op op, tc_dtype rdt, const vals *A, const vals *B, t
 }
 
 static void check_binary(tc_op op, tc_dtype dt) {
-  vals A, B;
-  edges(&A, dt);
-  edges(&B, dt);
+  tt_vals A, B;
+  tt_vals_edges(&A, dt);
+  tt_vals_edges(&B, dt);
   filter_rhs(&B, op);
   tc_dtype rdt = expect_dtype(op, dt);
   int na = A.n, nb = B.n;
@@ -391,7 +366,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
 
   /* 1. contiguous: a[k] op b[k] */
   {
-    tc_tensor *ta = make(&A, 1, &P, ia), *tb = make(&B, 1, &P, ib);
+    tc_tensor *ta = tt_vals_tensor(&A, 1, &P, ia), *tb = tt_vals_tensor(&B, 1, &P, ib);
     tc_tensor *o = tc_binary(op, ta, tb, &err);
     snprintf(what, sizeof what, "%s(%s) contiguous", tc_op_name(op), tt_name(dt));
     cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
@@ -403,7 +378,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     int *seq = malloc(sizeof(int) * MAXV);
     for (int k = 0; k < MAXV; k++) seq[k] = k;
     int64_t n_b = nb, n_a = na;
-    tc_tensor *vb = make(&B, 1, &n_b, seq), *va = make(&A, 1, &n_a, seq);
+    tc_tensor *vb = tt_vals_tensor(&B, 1, &n_b, seq), *va = tt_vals_tensor(&A, 1, &n_a, seq);
     scalar_sides(op, rdt, &A, &B, va, vb, want, "vector");
     free(seq);
     tc_tensor_free(va); tc_tensor_free(vb);
@@ -413,7 +388,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     int seq[MAXV];
     for (int k = 0; k < MAXV; k++) seq[k] = k;
     int64_t sa[2] = {na, 1}, sb[2] = {1, nb};
-    tc_tensor *ta = make(&A, 2, sa, seq), *tb = make(&B, 2, sb, seq);
+    tc_tensor *ta = tt_vals_tensor(&A, 2, sa, seq), *tb = tt_vals_tensor(&B, 2, sb, seq);
     tc_tensor *o = tc_binary(op, ta, tb, &err);
     snprintf(what, sizeof what, "%s(%s) [n,1] op [1,m]", tc_op_name(op), tt_name(dt));
     cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
@@ -427,7 +402,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     int *ta_idx = malloc(sizeof(int) * (size_t)P), *tb_idx = malloc(sizeof(int) * (size_t)P);
     for (int j = 0; j < nb; j++)
       for (int i = 0; i < na; i++) { ta_idx[j * na + i] = i; tb_idx[j * na + i] = j; }
-    tc_tensor *ba = make(&A, 2, st, ta_idx), *bb = make(&B, 2, st, tb_idx);
+    tc_tensor *ba = tt_vals_tensor(&A, 2, st, ta_idx), *bb = tt_vals_tensor(&B, 2, st, tb_idx);
     int perm[2] = {1, 0};
     tc_tensor *va = tc_view_permute(ba, perm, &err), *vb = tc_view_permute(bb, perm, &err);
     cr_assert(va && vb, "permute: %s", tt_msg(&err));
@@ -445,7 +420,7 @@ static void check_binary(tc_op op, tc_dtype dt) {
     int *ia2 = malloc(sizeof(int) * 2 * MAXV), *ib2 = malloc(sizeof(int) * 2 * MAXV);
     for (int k = 0; k < 2 * MAXV; k++) { ia2[k] = k / 2 % na; ib2[k] = k / 2 % nb; }
     int64_t l2a = 2 * (int64_t)na, l2b = 2 * (int64_t)nb;
-    tc_tensor *ba = make(&A, 1, &l2a, ia2), *bb = make(&B, 1, &l2b, ib2);
+    tc_tensor *ba = tt_vals_tensor(&A, 1, &l2a, ia2), *bb = tt_vals_tensor(&B, 1, &l2b, ib2);
     tc_tensor *va = tc_view(ba, 1, (int64_t[]){na}, (int64_t[]){2}, 0, &err);
     tc_tensor *vb = tc_view(bb, 1, (int64_t[]){nb}, (int64_t[]){2}, 1, &err);
     cr_assert(va && vb, "view: %s", tt_msg(&err));
@@ -459,8 +434,8 @@ done:
 
 /* ---- unary ops ---- */
 static void check_unary(tc_op op, tc_dtype dt) {
-  vals X;
-  edges(&X, dt);
+  tt_vals X;
+  tt_vals_edges(&X, dt);
   tc_dtype rdt = expect_dtype(op, dt);
   int n = X.n;
   ref want[MAXV * 2];
@@ -477,7 +452,7 @@ static void check_unary(tc_op op, tc_dtype dt) {
   for (int k = 0; k < MAXV * 2; k++) seq[k] = k % n;
   /* contiguous */
   int64_t len = n;
-  tc_tensor *t = make(&X, 1, &len, seq);
+  tc_tensor *t = tt_vals_tensor(&X, 1, &len, seq);
   tc_tensor *o = tc_unary(op, t, &err);
   snprintf(what, sizeof what, "%s(%s) contiguous", tc_op_name(op), tt_name(dt));
   cr_assert_not_null(o, "%s: %s", what, tt_msg(&err));
@@ -488,7 +463,7 @@ static void check_unary(tc_op op, tc_dtype dt) {
   int64_t sh[2] = {n, 2};
   int idx2[MAXV * 2];
   for (int k = 0; k < n; k++) idx2[2 * k] = idx2[2 * k + 1] = k;
-  tc_tensor *b = make(&X, 2, sh, idx2);
+  tc_tensor *b = tt_vals_tensor(&X, 2, sh, idx2);
   int perm[2] = {1, 0};
   tc_tensor *v = tc_view_permute(b, perm, &err);
   cr_assert_not_null(v);
@@ -501,7 +476,7 @@ static void check_unary(tc_op op, tc_dtype dt) {
   tc_tensor_free(o); tc_tensor_free(v); tc_tensor_free(b);
   /* stride 0: one element broadcast to [3] */
   for (int k = 0; k < n; k++) {
-    tc_tensor *s = make(&X, 0, NULL, &k);
+    tc_tensor *s = tt_vals_tensor(&X, 0, NULL, &k);
     int64_t three = 3;
     tc_tensor *bs = tc_view_broadcast(s, 1, &three, &err);
     cr_assert_not_null(bs);
@@ -813,13 +788,13 @@ Test(elementwise, round_is_half_to_even) {
 
 /* Runs case on the edge values of every dtype for which the CPU claims op,
  * and asserts that is all of them. */
-static void for_claimed(tc_op op, void (*run)(const vals *X)) {
+static void for_claimed(tc_op op, void (*run)(const tt_vals *X)) {
   int ran = 0;
   for (int dt = 0; dt < TT_NDT; dt++) {
     if (!tc_op_supported(op, (tc_dtype)dt, TC_ENGINE_CPU)) continue;
     ran++;
-    vals X;
-    edges(&X, (tc_dtype)dt);
+    tt_vals X;
+    tt_vals_edges(&X, (tc_dtype)dt);
     run(&X);
   }
   cr_assert_eq(ran, TT_NDT);
@@ -827,7 +802,7 @@ static void for_claimed(tc_op op, void (*run)(const vals *X)) {
 }
 
 /* ---- where and clip ---- */
-static void where_case(const vals *X) {
+static void where_case(const tt_vals *X) {
   tc_err err = tt_err();
   tc_dtype dt = X->dt;
   int n = X->n;
@@ -835,7 +810,7 @@ static void where_case(const vals *X) {
   int64_t cv[MAXV];
   for (int k = 0; k < n; k++) { ia[k] = k; ib[k] = n - 1 - k; cv[k] = (k * 7 + 3) % 3 == 0; }
   int64_t len = n;
-  tc_tensor *a = make(X, 1, &len, ia), *b = make(X, 1, &len, ib), *c = tt_ivec(TC_DT_BOOL, n, cv);
+  tc_tensor *a = tt_vals_tensor(X, 1, &len, ia), *b = tt_vals_tensor(X, 1, &len, ib), *c = tt_ivec(TC_DT_BOOL, n, cv);
   ref want[MAXV];
   for (int k = 0; k < n; k++) {
     int src = cv[k] ? ia[k] : ib[k];
@@ -849,7 +824,7 @@ static void where_case(const vals *X) {
   for (int cval = 0; cval < 2; cval++) {
     tc_tensor *cs = tt_iscalar(TC_DT_BOOL, cval);
     int zero = 0;
-    tc_tensor *bs = make(X, 0, NULL, &zero);
+    tc_tensor *bs = tt_vals_tensor(X, 0, NULL, &zero);
     o = tc_where(cs, a, bs, &err);
     cr_assert_not_null(o, "%s", tt_msg(&err));
     for (int k = 0; k < n; k++) {
@@ -861,7 +836,7 @@ static void where_case(const vals *X) {
   }
   /* [n,1] condition against [1,n] values */
   int64_t sc[2] = {n, 1}, sa[2] = {1, n};
-  tc_tensor *c2 = tt_tensor(TC_DT_BOOL, 2, sc, cv, NULL), *a2 = make(X, 2, sa, ia);
+  tc_tensor *c2 = tt_tensor(TC_DT_BOOL, 2, sc, cv, NULL), *a2 = tt_vals_tensor(X, 2, sa, ia);
   o = tc_where(c2, a2, b, &err);
   cr_assert_not_null(o, "%s", tt_msg(&err));
   ref *w2 = malloc(sizeof(ref) * (size_t)(n * n));
@@ -887,13 +862,13 @@ Test(elementwise, where_needs_bool_condition) {
   tc_tensor_free(a);
 }
 
-static void clip_case(const vals *X) {
+static void clip_case(const tt_vals *X) {
   tc_err err = tt_err();
   tc_dtype dt = X->dt;
   int n = X->n, seq[MAXV];
   for (int k = 0; k < n; k++) seq[k] = k;
   int64_t len = n;
-  tc_tensor *x = make(X, 1, &len, seq);
+  tc_tensor *x = tt_vals_tensor(X, 1, &len, seq);
   /* (lo, hi) bounds, as indices into a small table of the dtype's values */
   double lf[] = {-1, 0, -INFINITY, 2, NAN}, hf[] = {1, 0, INFINITY, -2, 1};
   int64_t li[] = {-1, 0, tt_min(dt), 2, 0}, hi[] = {1, 0, tt_max(dt), -2, 1};

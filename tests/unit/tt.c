@@ -307,6 +307,24 @@ int tt_edges_f(tc_dtype dt, double *v) {
   return n;
 }
 
+void tt_vals_edges(tt_vals *v, tc_dtype dt) {
+  memset(v, 0, sizeof *v);
+  v->dt = dt;
+  v->n = tt_is_flt(dt) ? tt_edges_f(dt, v->f) : tt_edges_i(dt, v->i);
+}
+
+tc_tensor *tt_vals_tensor(const tt_vals *v, int ndim, const int64_t *shape, const int *idx) {
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= shape[d];
+  int64_t *iv = calloc((size_t)n + 1, sizeof *iv);
+  double *fv = calloc((size_t)n + 1, sizeof *fv);
+  for (int64_t k = 0; k < n; k++) { iv[k] = v->i[idx[k]]; fv[k] = v->f[idx[k]]; }
+  tc_tensor *t = tt_tensor(v->dt, ndim, shape, iv, fv);
+  free(iv);
+  free(fv);
+  return t;
+}
+
 /* ---- random ---- */
 uint64_t tt_rand(uint64_t *state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ull);

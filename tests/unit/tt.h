@@ -85,6 +85,20 @@ double tt_bf16_bits_to_f64(uint16_t b);
 int tt_edges_i(tc_dtype dt, int64_t *v);
 int tt_edges_f(tc_dtype dt, double *v);
 
+/* A set of operand values of one dtype, in the form tt_tensor takes (i for
+ * bool and integers, f for floats; the other zero). */
+#define TT_MAXV 160
+typedef struct {
+  tc_dtype dt;
+  int n;
+  int64_t i[TT_MAXV];
+  double f[TT_MAXV];
+} tt_vals;
+/* v := the edge values of dt (tt_edges_i or tt_edges_f). */
+void tt_vals_edges(tt_vals *v, tc_dtype dt);
+/* A tensor of v's dtype and the given shape whose element k is v's value idx[k]. */
+tc_tensor *tt_vals_tensor(const tt_vals *v, int ndim, const int64_t *shape, const int *idx);
+
 /* A deterministic generator (splitmix64). */
 uint64_t tt_rand(uint64_t *state);
 double tt_rand01(uint64_t *state);
