@@ -234,12 +234,24 @@ tc_tensor *tc_flip(tc_tensor *x, const tc_axes *axes, tc_err *err) {
 }
 
 /* ---- concat, stack ---- */
+/* Joining (op) needs one tensor at least. */
+static bool join_has_operands(int n, tc_op op, tc_err *err) {
+  if (n < 1) tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "needs at least one tensor");
+  return n >= 1;
+}
+
+/* Tensor i of a join (op) has a shape that does not fit tensor 0's; rule
+ * says what must match. */
+static void join_shape_error(tc_tensor *const *xs, int i, tc_op op, const char *rule, tc_err *err) {
+  char s0[256], si[256];
+  tc_format_dims(s0, sizeof s0, xs[0]->ndim, xs[0]->shape);
+  tc_format_dims(si, sizeof si, xs[i]->ndim, xs[i]->shape);
+  tc_err_set(err, TC_E_SHAPE, (int)op, -1, "tensor %d has shape %s, tensor 0 has %s: %s", i, si, s0, rule);
+}
+
 tc_tensor *tc_concat(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
   const tc_op op = TC_OP_CONCAT;
-  if (n < 1) {
-    tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "needs at least one tensor");
-    return NULL;
-  }
+  if (!join_has_operands(n, op, err)) return NULL;
   int nd = xs[0]->ndim;
   if (nd == 0) {
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)xs[0]->dtype, "cannot join 0-d tensors along an axis (use stack)");
@@ -255,11 +267,9 @@ tc_tensor *tc_concat(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
     bool ok = xs[i]->ndim == nd;
     for (int d = 0; ok && d < nd; d++) ok = d == a || xs[i]->shape[d] == xs[0]->shape[d];
     if (!ok) {
-      char s0[256], si[256];
-      tc_format_dims(s0, sizeof s0, nd, xs[0]->shape);
-      tc_format_dims(si, sizeof si, xs[i]->ndim, xs[i]->shape);
-      tc_err_set(err, TC_E_SHAPE, (int)op, -1, "tensor %d has shape %s, tensor 0 has %s: all dimensions but axis %lld must match",
-                 i, si, s0, (long long)a);
+      char rule[64];
+      snprintf(rule, sizeof rule, "all dimensions but axis %lld must match", (long long)a);
+      join_shape_error(xs, i, op, rule, err);
       return NULL;
     }
     if (__builtin_add_overflow(shape[a], xs[i]->shape[a], &shape[a])) {
@@ -286,10 +296,7 @@ tc_tensor *tc_concat(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
 
 tc_tensor *tc_stack(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
   const tc_op op = TC_OP_STACK;
-  if (n < 1) {
-    tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "needs at least one tensor");
-    return NULL;
-  }
+  if (!join_has_operands(n, op, err)) return NULL;
   int nd = xs[0]->ndim;
   int64_t a = 0;
   if (nd + 1 > TC_MAX_DIMS) {
@@ -301,11 +308,7 @@ tc_tensor *tc_stack(int n, tc_tensor *const *xs, int64_t axis, tc_err *err) {
   if (tc_norm_axis(axis, nd + 1, op, &a, err) != 0) return NULL;
   for (int i = 1; i < n; i++)
     if (xs[i]->ndim != nd || memcmp(xs[i]->shape, xs[0]->shape, sizeof(int64_t) * (size_t)nd)) {
-      char s0[256], si[256];
-      tc_format_dims(s0, sizeof s0, nd, xs[0]->shape);
-      tc_format_dims(si, sizeof si, xs[i]->ndim, xs[i]->shape);
-      tc_err_set(err, TC_E_SHAPE, (int)op, -1, "tensor %d has shape %s, tensor 0 has %s: stacked tensors must match", i, si,
-                 s0);
+      join_shape_error(xs, i, op, "stacked tensors must match", err);
       return NULL;
     }
   tc_tensor *ex[64], **e = n <= 64 ? ex : calloc((size_t)n, sizeof *e);
