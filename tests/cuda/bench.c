@@ -46,21 +46,14 @@ typedef tc_tensor *(*bench_fn)(tc_tensor *a, tc_tensor *b, tc_err *err);
 
 static tc_tensor *op_add(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_binary(TC_OP_ADD, a, b, err); }
 static tc_tensor *op_exp(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_unary(TC_OP_EXP, a, err); }
-static tc_tensor *op_sum_all(tc_tensor *a, tc_tensor *b, tc_err *err) {
-  (void)b;
-  tc_axes ax = {.all = true};
+/* reduce_sum over every axis (axis < 0) or over one */
+static tc_tensor *sum_over(tc_tensor *a, int axis, tc_err *err) {
+  tc_axes ax = {.all = axis < 0, .n = axis >= 0, .axis = {axis < 0 ? 0 : axis}};
   return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
 }
-static tc_tensor *op_sum_rows(tc_tensor *a, tc_tensor *b, tc_err *err) {
-  (void)b;
-  tc_axes ax = {.n = 1, .axis = {1}};
-  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
-}
-static tc_tensor *op_sum_cols(tc_tensor *a, tc_tensor *b, tc_err *err) {
-  (void)b;
-  tc_axes ax = {.n = 1, .axis = {0}};
-  return tc_reduce(TC_OP_REDUCE_SUM, a, &ax, false, err);
-}
+static tc_tensor *op_sum_all(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return sum_over(a, -1, err); }
+static tc_tensor *op_sum_rows(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return sum_over(a, 1, err); }
+static tc_tensor *op_sum_cols(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return sum_over(a, 0, err); }
 
 static tc_tensor *op_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) { return tc_matmul(a, b, err); }
 static tc_tensor *op_sort(tc_tensor *a, tc_tensor *b, tc_err *err) { (void)b; return tc_sort(TC_OP_SORT, a, -1, false, err); }

@@ -140,16 +140,12 @@ static tc_tensor *f_where(tc_tensor *x, tc_tensor *y, tc_err *e) {
   tc_tensor_free(c);
   return r;
 }
-static tc_tensor *f_sum_all(tc_tensor *x, tc_tensor *y, tc_err *e) {
-  (void)y;
+static tc_tensor *reduce_all(tc_op op, tc_tensor *x, tc_err *e) {
   tc_axes all = {.all = true};
-  return tc_reduce(TC_OP_REDUCE_SUM, x, &all, false, e);
+  return tc_reduce(op, x, &all, false, e);
 }
-static tc_tensor *f_argmax_all(tc_tensor *x, tc_tensor *y, tc_err *e) {
-  (void)y;
-  tc_axes all = {.all = true};
-  return tc_reduce(TC_OP_ARGMAX, x, &all, false, e);
-}
+static tc_tensor *f_sum_all(tc_tensor *x, tc_tensor *y, tc_err *e) { (void)y; return reduce_all(TC_OP_REDUCE_SUM, x, e); }
+static tc_tensor *f_argmax_all(tc_tensor *x, tc_tensor *y, tc_err *e) { (void)y; return reduce_all(TC_OP_ARGMAX, x, e); }
 static tc_tensor *f_clone(tc_tensor *x, tc_tensor *y, tc_err *e) { (void)y; return tc_clone(x, e); }
 static tc_tensor *f_flip(tc_tensor *x, tc_tensor *y, tc_err *e) {
   (void)y;
