@@ -59,6 +59,18 @@ static tc_tensor *uvec(tc_dtype dt, int n, const uint64_t *v) {
   return tt_ivec(dt, n, iv);
 }
 
+/* Runs a test's body once for each unsigned dtype, with its width and its
+ * edge values, then asserts that no check failed. */
+typedef void udtype_body(tc_dtype dt, int bits, const uint64_t *ev, int ne);
+static void for_each_udtype(udtype_body *body) {
+  for (size_t d = 0; d < 4; d++) {
+    uint64_t ev[64];
+    int ne = edges(udts[d], ev);
+    body(udts[d], tt_bits(udts[d]), ev, ne);
+  }
+  TT_DONE();
+}
+
 Test(unsigned_, binary_ops_all_edge_pairs) {
   const tc_op ops[] = {TC_OP_ADD, TC_OP_SUB, TC_OP_MUL, TC_OP_DIV, TC_OP_FLOOR_DIV, TC_OP_REM, TC_OP_MOD,
                        TC_OP_MAXIMUM, TC_OP_MINIMUM, TC_OP_BITWISE_AND, TC_OP_BITWISE_OR, TC_OP_BITWISE_XOR,
@@ -134,145 +146,130 @@ Test(unsigned_, binary_ops_all_edge_pairs) {
   TT_DONE();
 }
 
-Test(unsigned_, unary_ops) {
-  for (size_t d = 0; d < 4; d++) {
-    tc_dtype dt = udts[d];
-    int bits = tt_bits(dt);
-    uint64_t ev[64];
-    int ne = edges(dt, ev);
-    tc_tensor *x = uvec(dt, ne, ev);
-    const tc_op ops[] = {TC_OP_NEG, TC_OP_ABS, TC_OP_BITWISE_NOT, TC_OP_SIGN};
-    for (size_t o = 0; o < 4; o++) {
-      tc_err err = tt_err();
-      tc_tensor *r = tc_unary(ops[o], x, &err);
-      cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), tt_msg(&err));
-      TT_CHECK(r->dtype == dt, "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt), tt_name(r->dtype));
-      int64_t got[64];
-      tt_read(r, got, NULL);
-      for (int i = 0; i < ne; i++) {
-        uint64_t v = ev[i], want = ops[o] == TC_OP_NEG ? (0 - v) & mask(bits)
-                                 : ops[o] == TC_OP_ABS ? v
-                                 : ops[o] == TC_OP_BITWISE_NOT ? ~v & mask(bits)
-                                 : v != 0;
-        TT_CHECK(((uint64_t)got[i] & mask(bits)) == want, "%s(%s %llu) = %llu, expected %llu", tc_op_name(ops[o]),
-                 tt_name(dt), (unsigned long long)v, (unsigned long long)((uint64_t)got[i] & mask(bits)),
-                 (unsigned long long)want);
-      }
-      tc_tensor_free(r);
+static void unary_ops_of(tc_dtype dt, int bits, const uint64_t *ev, int ne) {
+  tc_tensor *x = uvec(dt, ne, ev);
+  const tc_op ops[] = {TC_OP_NEG, TC_OP_ABS, TC_OP_BITWISE_NOT, TC_OP_SIGN};
+  for (size_t o = 0; o < 4; o++) {
+    tc_err err = tt_err();
+    tc_tensor *r = tc_unary(ops[o], x, &err);
+    cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), tt_msg(&err));
+    TT_CHECK(r->dtype == dt, "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt), tt_name(r->dtype));
+    int64_t got[64];
+    tt_read(r, got, NULL);
+    for (int i = 0; i < ne; i++) {
+      uint64_t v = ev[i], want = ops[o] == TC_OP_NEG ? (0 - v) & mask(bits)
+                               : ops[o] == TC_OP_ABS ? v
+                               : ops[o] == TC_OP_BITWISE_NOT ? ~v & mask(bits)
+                               : v != 0;
+      TT_CHECK(((uint64_t)got[i] & mask(bits)) == want, "%s(%s %llu) = %llu, expected %llu", tc_op_name(ops[o]),
+               tt_name(dt), (unsigned long long)v, (unsigned long long)((uint64_t)got[i] & mask(bits)),
+               (unsigned long long)want);
     }
-    tc_tensor_free(x);
+    tc_tensor_free(r);
   }
-  TT_DONE();
+  tc_tensor_free(x);
 }
+
+Test(unsigned_, unary_ops) { for_each_udtype(unary_ops_of); }
 
 /* Casts: integer to integer keeps the low bits; float to unsigned
  * truncates, NaN and negatives give 0, beyond the range the maximum;
  * unsigned to float rounds once to nearest even. */
-Test(unsigned_, casts) {
-  for (size_t d = 0; d < 4; d++) {
-    tc_dtype dt = udts[d];
-    int bits = tt_bits(dt);
-    uint64_t ev[64];
-    int ne = edges(dt, ev);
-    tc_tensor *x = uvec(dt, ne, ev);
-    for (int t = 0; t < TC_DT_COUNT; t++) {
-      tc_dtype to = (tc_dtype)t;
+static void casts_of(tc_dtype dt, int bits, const uint64_t *ev, int ne) {
+  tc_tensor *x = uvec(dt, ne, ev);
+  for (int t = 0; t < TC_DT_COUNT; t++) {
+    tc_dtype to = (tc_dtype)t;
+    tc_err err = tt_err();
+    tc_tensor *r = tc_cast(x, to, &err);
+    cr_assert_not_null(r, "%s -> %s: %s", tt_name(dt), tt_name(to), tt_msg(&err));
+    int64_t gi[64];
+    double gf[64];
+    tt_read(r, gi, gf);
+    for (int i = 0; i < ne; i++) {
+      uint64_t v = ev[i];
+      if (to == TC_DT_BOOL) {
+        TT_CHECK(gi[i] == (v != 0), "%s %llu -> bool", tt_name(dt), (unsigned long long)v);
+      } else if (tt_is_flt(to)) {
+        /* exact in double below 2^53; above, f64 is the long double (64-bit significand) rounded once,
+           and narrower floats are left to test_cast's signed model (no exact reference here) */
+        if (v >= ((uint64_t)1 << 53) && to != TC_DT_F64) continue;
+        double want = v < ((uint64_t)1 << 53) ? tt_round((double)v, to) : (double)(long double)v;
+        TT_CHECK(gf[i] == want, "%s %llu -> %s: %.17g, expected %.17g", tt_name(dt), (unsigned long long)v,
+                 tt_name(to), gf[i], want);
+      } else {
+        int tb = tt_bits(to);
+        uint64_t low = v & mask(tb);
+        uint64_t g = (uint64_t)gi[i] & mask(tb);
+        TT_CHECK(g == low, "%s %llu -> %s: %llu", tt_name(dt), (unsigned long long)v, tt_name(to),
+                 (unsigned long long)g);
+      }
+    }
+    tc_tensor_free(r);
+  }
+  tc_tensor_free(x);
+  /* float -> unsigned */
+  const double fv[] = {-1e30, -1.5, -0.5, -0.0, 0.0, 0.5, 1.9, 254.9, 255.5, 65535.2, 4294967295.0, 4294967296.0,
+                       1e19, 18446744073709551616.0, 1e30, INFINITY, -INFINITY, NAN};
+  int nf = (int)(sizeof fv / sizeof fv[0]);
+  tc_tensor *f = tt_fvec(TC_DT_F64, nf, fv);
+  tc_err err = tt_err();
+  tc_tensor *r = tc_cast(f, dt, &err);
+  cr_assert_not_null(r, "%s", tt_msg(&err));
+  int64_t gi[32];
+  tt_read(r, gi, NULL);
+  for (int i = 0; i < nf; i++) {
+    double v = fv[i];
+    uint64_t want = isnan(v) || v <= 0 ? 0 : v >= ldexp(1.0, bits) ? mask(bits) : (uint64_t)v;
+    TT_CHECK(((uint64_t)gi[i] & mask(bits)) == want, "f64 %.17g -> %s: %llu, expected %llu", v, tt_name(dt),
+             (unsigned long long)((uint64_t)gi[i] & mask(bits)), (unsigned long long)want);
+  }
+  tc_tensor_free(r);
+  tc_tensor_free(f);
+}
+
+Test(unsigned_, casts) { for_each_udtype(casts_of); }
+
+static void reductions_of(tc_dtype dt, int bits, const uint64_t *ev, int ne) {
+  int rows = ne / 4;
+  int64_t shape[2] = {rows, 4}, iv[64];
+  for (int i = 0; i < rows * 4; i++) iv[i] = (int64_t)ev[i];
+  tc_tensor *x = tt_tensor(dt, 2, shape, iv, NULL);
+  for (int axis = 0; axis < 2; axis++) {
+    /* the nan forms are the plain ones on integers (nanmax of u64 compared as i64 before) */
+    const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_REDUCE_PROD, TC_OP_REDUCE_MAX, TC_OP_REDUCE_MIN, TC_OP_ARGMAX,
+                         TC_OP_ARGMIN, TC_OP_NANMAX, TC_OP_NANMIN, TC_OP_NANARGMAX, TC_OP_NANARGMIN};
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
+      tc_op po = ops[o] == TC_OP_NANMAX ? TC_OP_REDUCE_MAX : ops[o] == TC_OP_NANMIN ? TC_OP_REDUCE_MIN
+               : ops[o] == TC_OP_NANARGMAX ? TC_OP_ARGMAX : ops[o] == TC_OP_NANARGMIN ? TC_OP_ARGMIN : ops[o];
+      tc_axes ax = {.n = 1, .axis = {axis}};
       tc_err err = tt_err();
-      tc_tensor *r = tc_cast(x, to, &err);
-      cr_assert_not_null(r, "%s -> %s: %s", tt_name(dt), tt_name(to), tt_msg(&err));
-      int64_t gi[64];
-      double gf[64];
-      tt_read(r, gi, gf);
-      for (int i = 0; i < ne; i++) {
-        uint64_t v = ev[i];
-        if (to == TC_DT_BOOL) {
-          TT_CHECK(gi[i] == (v != 0), "%s %llu -> bool", tt_name(dt), (unsigned long long)v);
-        } else if (tt_is_flt(to)) {
-          /* exact in double below 2^53; above, f64 is the long double (64-bit significand) rounded once,
-             and narrower floats are left to test_cast's signed model (no exact reference here) */
-          if (v >= ((uint64_t)1 << 53) && to != TC_DT_F64) continue;
-          double want = v < ((uint64_t)1 << 53) ? tt_round((double)v, to) : (double)(long double)v;
-          TT_CHECK(gf[i] == want, "%s %llu -> %s: %.17g, expected %.17g", tt_name(dt), (unsigned long long)v,
-                   tt_name(to), gf[i], want);
-        } else {
-          int tb = tt_bits(to);
-          uint64_t low = v & mask(tb);
-          uint64_t g = (uint64_t)gi[i] & mask(tb);
-          TT_CHECK(g == low, "%s %llu -> %s: %llu", tt_name(dt), (unsigned long long)v, tt_name(to),
-                   (unsigned long long)g);
+      tc_tensor *r = tc_reduce(ops[o], x, &ax, false, &err);
+      cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), tt_msg(&err));
+      bool arg = po == TC_OP_ARGMAX || po == TC_OP_ARGMIN;
+      TT_CHECK(r->dtype == (arg ? TC_DT_I64 : dt), "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt),
+               tt_name(r->dtype));
+      int64_t got[64];
+      int nout = axis == 0 ? 4 : rows, nin = axis == 0 ? rows : 4;
+      tt_read(r, got, NULL);
+      for (int k = 0; k < nout; k++) {
+        uint64_t acc = po == TC_OP_REDUCE_PROD ? 1 : po == TC_OP_REDUCE_MIN ? mask(bits) : 0;
+        int64_t best = 0;
+        for (int j = 0; j < nin; j++) {
+          uint64_t v = (uint64_t)iv[axis == 0 ? j * 4 + k : k * 4 + j];
+          if (po == TC_OP_REDUCE_SUM) acc = (acc + v) & mask(bits);
+          else if (po == TC_OP_REDUCE_PROD) acc = (acc * v) & mask(bits);
+          else if (po == TC_OP_REDUCE_MAX || po == TC_OP_ARGMAX) { if (j == 0 || v > acc) { acc = v; best = j; } }
+          else if (j == 0 || v < acc) { acc = v; best = j; }
         }
+        uint64_t g = (uint64_t)got[k] & (arg ? UINT64_MAX : mask(bits));
+        uint64_t want = arg ? (uint64_t)best : acc;
+        TT_CHECK(g == want, "%s(%s, axis %d)[%d] = %llu, expected %llu", tc_op_name(ops[o]), tt_name(dt), axis, k,
+                 (unsigned long long)g, (unsigned long long)want);
       }
       tc_tensor_free(r);
     }
-    tc_tensor_free(x);
-    /* float -> unsigned */
-    const double fv[] = {-1e30, -1.5, -0.5, -0.0, 0.0, 0.5, 1.9, 254.9, 255.5, 65535.2, 4294967295.0, 4294967296.0,
-                         1e19, 18446744073709551616.0, 1e30, INFINITY, -INFINITY, NAN};
-    int nf = (int)(sizeof fv / sizeof fv[0]);
-    tc_tensor *f = tt_fvec(TC_DT_F64, nf, fv);
-    tc_err err = tt_err();
-    tc_tensor *r = tc_cast(f, dt, &err);
-    cr_assert_not_null(r, "%s", tt_msg(&err));
-    int64_t gi[32];
-    tt_read(r, gi, NULL);
-    for (int i = 0; i < nf; i++) {
-      double v = fv[i];
-      uint64_t want = isnan(v) || v <= 0 ? 0 : v >= ldexp(1.0, bits) ? mask(bits) : (uint64_t)v;
-      TT_CHECK(((uint64_t)gi[i] & mask(bits)) == want, "f64 %.17g -> %s: %llu, expected %llu", v, tt_name(dt),
-               (unsigned long long)((uint64_t)gi[i] & mask(bits)), (unsigned long long)want);
-    }
-    tc_tensor_free(r);
-    tc_tensor_free(f);
   }
-  TT_DONE();
+  tc_tensor_free(x);
 }
 
-Test(unsigned_, reductions_along_each_axis) {
-  for (size_t d = 0; d < 4; d++) {
-    tc_dtype dt = udts[d];
-    int bits = tt_bits(dt);
-    uint64_t ev[64];
-    int ne = edges(dt, ev);
-    int rows = ne / 4;
-    int64_t shape[2] = {rows, 4}, iv[64];
-    for (int i = 0; i < rows * 4; i++) iv[i] = (int64_t)ev[i];
-    tc_tensor *x = tt_tensor(dt, 2, shape, iv, NULL);
-    for (int axis = 0; axis < 2; axis++) {
-      /* the nan forms are the plain ones on integers (nanmax of u64 compared as i64 before) */
-      const tc_op ops[] = {TC_OP_REDUCE_SUM, TC_OP_REDUCE_PROD, TC_OP_REDUCE_MAX, TC_OP_REDUCE_MIN, TC_OP_ARGMAX,
-                           TC_OP_ARGMIN, TC_OP_NANMAX, TC_OP_NANMIN, TC_OP_NANARGMAX, TC_OP_NANARGMIN};
-      for (size_t o = 0; o < sizeof ops / sizeof *ops; o++) {
-        tc_op po = ops[o] == TC_OP_NANMAX ? TC_OP_REDUCE_MAX : ops[o] == TC_OP_NANMIN ? TC_OP_REDUCE_MIN
-                 : ops[o] == TC_OP_NANARGMAX ? TC_OP_ARGMAX : ops[o] == TC_OP_NANARGMIN ? TC_OP_ARGMIN : ops[o];
-        tc_axes ax = {.n = 1, .axis = {axis}};
-        tc_err err = tt_err();
-        tc_tensor *r = tc_reduce(ops[o], x, &ax, false, &err);
-        cr_assert_not_null(r, "%s(%s): %s", tc_op_name(ops[o]), tt_name(dt), tt_msg(&err));
-        bool arg = po == TC_OP_ARGMAX || po == TC_OP_ARGMIN;
-        TT_CHECK(r->dtype == (arg ? TC_DT_I64 : dt), "%s(%s) is %s", tc_op_name(ops[o]), tt_name(dt),
-                 tt_name(r->dtype));
-        int64_t got[64];
-        int nout = axis == 0 ? 4 : rows, nin = axis == 0 ? rows : 4;
-        tt_read(r, got, NULL);
-        for (int k = 0; k < nout; k++) {
-          uint64_t acc = po == TC_OP_REDUCE_PROD ? 1 : po == TC_OP_REDUCE_MIN ? mask(bits) : 0;
-          int64_t best = 0;
-          for (int j = 0; j < nin; j++) {
-            uint64_t v = (uint64_t)iv[axis == 0 ? j * 4 + k : k * 4 + j];
-            if (po == TC_OP_REDUCE_SUM) acc = (acc + v) & mask(bits);
-            else if (po == TC_OP_REDUCE_PROD) acc = (acc * v) & mask(bits);
-            else if (po == TC_OP_REDUCE_MAX || po == TC_OP_ARGMAX) { if (j == 0 || v > acc) { acc = v; best = j; } }
-            else if (j == 0 || v < acc) { acc = v; best = j; }
-          }
-          uint64_t g = (uint64_t)got[k] & (arg ? UINT64_MAX : mask(bits));
-          uint64_t want = arg ? (uint64_t)best : acc;
-          TT_CHECK(g == want, "%s(%s, axis %d)[%d] = %llu, expected %llu", tc_op_name(ops[o]), tt_name(dt), axis, k,
-                   (unsigned long long)g, (unsigned long long)want);
-        }
-        tc_tensor_free(r);
-      }
-    }
-    tc_tensor_free(x);
-  }
-  TT_DONE();
-}
+Test(unsigned_, reductions_along_each_axis) { for_each_udtype(reductions_of); }
