@@ -229,37 +229,30 @@ int cpu_float_isa(void) {
   return l > ISA_BASE && !has_fma ? ISA_BASE : l;
 }
 
-/* Packing, converting each element to the kernel word; rows or columns
- * past the edge are zeros. */
+/* Packing, converting each element to the kernel word: strips of w
+ * elements (rows of A, columns of B) at each of kc steps along K, element e
+ * of a strip at step k being src[e * es + k * ks]; past the n elements,
+ * zeros. */
 #define K_PACK(E, n_, S, C, CLS, B, LD, ST, ...) \
-  static void pack_a_##E(const mm_prob *p, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, void *dst_) { \
+  static void pack_##E(const S *src, int64_t es, int64_t ks, int64_t n, int64_t kc, int w, void *dst_) { \
     typedef bw_##E W; W *dst = dst_; \
-    const S *a = CPTR(S, p->a); \
-    for (int64_t s = 0; s < mc; s += mr) { \
-      int64_t rows = mc - s < mr ? mc - s : mr; \
+    for (int64_t s = 0; s < n; s += w) { \
+      int64_t len = n - s < w ? n - s : w; \
       for (int64_t k = 0; k < kc; k++) { \
-        const S *col = a + (i0 + s) * p->ars + (k0 + k) * p->acs; \
-        int64_t r = 0; \
-        for (; r < rows; r++) dst[r] = (W)MM_IN_##CLS(col[r * p->ars]); \
-        for (; r < mr; r++) dst[r] = 0; \
-        dst += mr; \
+        const S *v = src + s * es + k * ks; \
+        int64_t e = 0; \
+        if (es == 1) { for (; e < len; e++) dst[e] = (W)MM_IN_##CLS(v[e]); } \
+        else { for (; e < len; e++) dst[e] = (W)MM_IN_##CLS(v[e * es]); } \
+        for (; e < w; e++) dst[e] = 0; \
+        dst += w; \
       } \
     } \
   } \
-  static void pack_b_##E(const mm_prob *p, int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, void *dst_) { \
-    typedef bw_##E W; W *dst = dst_; \
-    const S *b = CPTR(S, p->b); \
-    for (int64_t s = 0; s < nc; s += nr) { \
-      int64_t cols = nc - s < nr ? nc - s : nr; \
-      for (int64_t k = 0; k < kc; k++) { \
-        const S *row = b + (k0 + k) * p->brs + (j0 + s) * p->bcs; \
-        int64_t j = 0; \
-        if (p->bcs == 1) { for (; j < cols; j++) dst[j] = (W)MM_IN_##CLS(row[j]); } \
-        else { for (; j < cols; j++) dst[j] = (W)MM_IN_##CLS(row[j * p->bcs]); } \
-        for (; j < nr; j++) dst[j] = 0; \
-        dst += nr; \
-      } \
-    } \
+  static void pack_a_##E(const mm_prob *p, int64_t i0, int64_t mc, int64_t k0, int64_t kc, int mr, void *dst) { \
+    pack_##E(CPTR(S, p->a) + i0 * p->ars + k0 * p->acs, p->ars, p->acs, mc, kc, mr, dst); \
+  } \
+  static void pack_b_##E(const mm_prob *p, int64_t k0, int64_t kc, int64_t j0, int64_t nc, int nr, void *dst) { \
+    pack_##E(CPTR(S, p->b) + k0 * p->brs + j0 * p->bcs, p->bcs, p->brs, nc, kc, nr, dst); \
   } \
   /* C[i0.., j0..] = (first ? 0 : C) + tile, truncated to S (bool: or of nonzero) */ \
   static void store_##E(const void *tile_, int nr, int64_t rows, int64_t cols, char *c_, int64_t ldc, bool first) { \
