@@ -1,9 +1,9 @@
 /* tc_shortest_digits (src/shortest.c, Ryu) against its definition, the
- * search printing used before it, with the neighbours counted exactly in
- * decimal: the fewest significant digits p whose correctly rounded "%.*e"
- * text, or the nearest p-digit number below or above, reads back to the
- * value in its dtype (strtof for f32, strtod and the half conversions for
- * f16/bf16). Every f16 and bf16 bit pattern, 200 000 random f32 and f64
+ * search printing used before it, with the neighbours taken exactly from
+ * the value's full decimal expansion (not src/'s own search): the fewest
+ * significant digits p whose nearest p-digit decimal, or the p-digit
+ * decimal on its other side, reads back to the value in its dtype (strtof
+ * for f32, strtod, rounded to the format for f16/bf16). Every f16 and bf16 bit pattern, 200 000 random f32 and f64
  * bit patterns, the first 5000 subnormals of each, every power of two, and
  * edge values. (The old search stepped to the neighbours in double
  * arithmetic, which is inexact below 1e-292: it printed 17 digits for
@@ -15,62 +15,59 @@
 #include "tt.h"
 #include "half.h"
 
+/* Whether the text s reads back as v in dt: strtof for f32, strtod for
+ * f64, strtod and then rounding to the format (tt_round) for f16/bf16. */
 static bool reads_back(const char *s, double v, tc_dtype dt) {
-  switch (dt) {
-  case TC_DT_F32: return strtof(s, NULL) == (float)v;
-  case TC_DT_F16: return tc_f64_to_f16(strtod(s, NULL)).bits == tc_f64_to_f16(v).bits;
-  case TC_DT_BF16: return tc_f64_to_bf16(strtod(s, NULL)).bits == tc_f64_to_bf16(v).bits;
-  default: return strtod(s, NULL) == v;
-  }
+  if (dt == TC_DT_F32) return strtof(s, NULL) == (float)v;
+  double r = strtod(s, NULL);
+  return (dt == TC_DT_F64 ? r : tt_round(r, dt)) == v;
 }
 
-/* digits d (nd, value d.ddd * 10^e) moved k (+1 or -1) units in the last digit,
- * to the nearest nd-digit decimal on that side. */
-static bool neighbour(char *d, int nd, int *e, int k) {
-  int i = nd - 1;
-  if (k > 0) {
-    while (i >= 0 && d[i] == '9') d[i--] = '0';
-    if (i < 0) { d[0] = '1'; (*e)++; }
-    else d[i]++;
-    return true;
-  }
-  while (i >= 0 && d[i] == '0') d[i--] = '9';
-  if (i < 0) return false;
-  d[i]--;
-  if (d[0] == '0') {
-    for (int j = 0; j + 1 < nd; j++) d[j] = d[j + 1];
-    d[nd - 1] = '9';
-    (*e)--;
-  }
-  return true;
+/* Whether the p digits d (value d.ddd * 10^x) read back as v in dt. */
+static bool candidate_reads_back(const char *d, int p, int x, double v, tc_dtype dt) {
+  char t[48];
+  snprintf(t, sizeof t, "%c.%.*se%d", d[0], p - 1, d + 1, x);
+  return reads_back(t, v, dt);
 }
 
-/* The definition: the fewest significant digits p such that the correctly
- * rounded p digits of v, or failing that its nearest p-digit neighbour
- * below or above, read back; digits without trailing zeros, and the
- * exponent of the first. Linear in p. */
+/* The definition: the fewest significant digits p such that the p-digit
+ * decimal nearest to |v| (ties to even), or failing that the p-digit
+ * decimal on its other side, reads back; digits without trailing zeros,
+ * and the exponent of the first. The two candidates come from the exact
+ * decimal expansion of |v| (glibc prints all of it: at most 767
+ * significant digits): its first p digits (below) and those plus one unit
+ * in the last place (above), the digits after them deciding which is
+ * nearer. (When below is exact it is v and reads back.) */
 static void reference(double v, tc_dtype dt, char *digits, int *exp10) {
+  char ex[820], all[810];
+  snprintf(ex, sizeof ex, "%.800e", fabs(v));
+  int na = 0;
+  const char *s = ex;
+  for (; *s != 'e'; s++)
+    if (*s != '.') all[na++] = *s;
+  int x = atoi(s + 1);
   for (int p = 1; p <= 17; p++) {
-    char e[40], t[48], d[24];
-    snprintf(e, sizeof e, "%.*e", p - 1, fabs(v));
-    int nd = 0;
-    const char *s = e;
-    for (; *s != 'e'; s++)
-      if (*s != '.') d[nd++] = *s;
-    int x0 = atoi(s + 1);
-    for (int k = 0; k < 3; k++) {
-      char c[24];
-      int x = x0;
-      memcpy(c, d, (size_t)nd);
-      if (k && !neighbour(c, nd, &x, k == 1 ? -1 : 1)) continue;
-      snprintf(t, sizeof t, "%c.%.*se%d", c[0], nd - 1, c + 1, x);
-      if (reads_back(t, fabs(v), dt)) {
-        while (nd > 1 && c[nd - 1] == '0') nd--;
-        memcpy(digits, c, (size_t)nd);
-        digits[nd] = 0;
-        *exp10 = x;
-        return;
-      }
+    char below[24], above[24];
+    memcpy(below, all, (size_t)p);
+    memcpy(above, all, (size_t)p);
+    int xa = x, i = p - 1;
+    for (; i >= 0 && above[i] == '9'; i--) above[i] = '0';
+    if (i < 0) { above[0] = '1'; xa++; }
+    else above[i]++;
+    /* the rest after p digits against half a unit in the last place */
+    int half = all[p] - '5';
+    for (int j = p + 1; j < na && half == 0; j++) half = all[j] != '0';
+    bool up = half > 0 || (half == 0 && (below[p - 1] - '0') % 2);
+    const char *c = NULL;
+    if (candidate_reads_back(up ? above : below, p, up ? xa : x, fabs(v), dt)) c = up ? above : below;
+    else if (candidate_reads_back(up ? below : above, p, up ? x : xa, fabs(v), dt)) c = up ? below : above;
+    if (c) {
+      int nd = p;
+      while (nd > 1 && c[nd - 1] == '0') nd--;
+      memcpy(digits, c, (size_t)nd);
+      digits[nd] = 0;
+      *exp10 = c == above ? xa : x;
+      return;
     }
   }
   cr_assert_fail("%.17g: no digits read back", v);
