@@ -320,32 +320,37 @@ static int finish(const tc_call *c, int st, tc_err *err) {
   return interrupted(status_err(st, err, (int)c->op, (int)c->dtype, "a kernel"), err);
 }
 
-/* A one-entry kernel over out and the inputs' plan (nin of them). */
-static int run_entry(tc_call *c, const tcu_entry *e, int nin, tc_err *err) {
+/* A kernel's arguments beyond the plan's operands (tcu_plan's arg, farg
+ * and the fourth base). */
+typedef struct { int64_t arg[4]; double farg[3]; char *base3; } kargs;
+
+/* A one-entry kernel over out and the inputs' plan (nin of them), with
+ * arguments k (NULL: none). */
+static int run_entry(tc_call *c, const tcu_entry *e, int nin, const kargs *k, tc_err *err) {
   if (!e) return unsupported(c, err);
   if (tc_numel(c->out) == 0) return 0;
   tcu_plan p;
   plan_init(&p, c->out, nin, c->in);
+  if (k) {
+    memcpy(p.arg, k->arg, sizeof k->arg);
+    memcpy(p.farg, k->farg, sizeof k->farg);
+    p.base[3] = k->base3;
+  }
   return finish(c, T->run(e, &p), err);
 }
 
-static int cu_EW(tc_call *c, tc_err *err) { return run_entry(c, ew_entry(c->op, c->dtype), c->nin, err); }
+static int cu_EW(tc_call *c, tc_err *err) { return run_entry(c, ew_entry(c->op, c->dtype), c->nin, NULL, err); }
 
-static int cu_CAST(tc_call *c, tc_err *err) { return run_entry(c, cast_entry(c->dtype, c->out->dtype), 1, err); }
+static int cu_CAST(tc_call *c, tc_err *err) { return run_entry(c, cast_entry(c->dtype, c->out->dtype), 1, NULL, err); }
 
-static int cu_COPY(tc_call *c, tc_err *err) { return run_entry(c, T->copy_entry(tc_dtype_size(c->dtype)), 1, err); }
+static int cu_COPY(tc_call *c, tc_err *err) {
+  return run_entry(c, T->copy_entry(tc_dtype_size(c->dtype)), 1, NULL, err);
+}
 
 static int cu_GATHER(tc_call *c, tc_err *err) {
-  const tcu_entry *e = T->gather_entry(tc_dtype_size(c->dtype));
-  if (!e) return unsupported(c, err);
-  if (tc_numel(c->out) == 0) return 0;
-  tcu_plan p;
-  plan_init(&p, c->out, 2, c->in);
-  p.base[3] = c->nin > 2 && c->in[2] ? tc_tensor_data(c->in[2]) : NULL;
-  p.arg[0] = c->axis_stride * (int64_t)tc_dtype_size(c->dtype);
-  p.arg[1] = c->axis_len;
-  p.arg[2] = (int64_t)c->mode;
-  return finish(c, T->run(e, &p), err);
+  kargs k = {{c->axis_stride * (int64_t)tc_dtype_size(c->dtype), c->axis_len, (int64_t)c->mode, 0}, {0, 0, 0},
+             c->nin > 2 && c->in[2] ? tc_tensor_data(c->in[2]) : NULL};
+  return run_entry(c, T->gather_entry(tc_dtype_size(c->dtype)), 2, &k, err);
 }
 
 static int cu_SCATTER(tc_call *c, tc_err *err) {
@@ -367,39 +372,22 @@ static int cu_NONZERO(tc_call *c, tc_err *err) {
 }
 
 static int cu_TRI(tc_call *c, tc_err *err) {
-  const tcu_entry *e = T->tri_entry(tc_dtype_size(c->dtype));
-  if (!e) return unsupported(c, err);
-  if (tc_numel(c->out) == 0) return 0;
-  tcu_plan p;
-  plan_init(&p, c->out, 1, c->in);
-  p.arg[0] = c->out->shape[c->out->ndim - 2];
-  p.arg[1] = c->out->shape[c->out->ndim - 1];
-  p.arg[2] = c->k;
-  p.arg[3] = c->op == TC_OP_TRIL;
-  return finish(c, T->run(e, &p), err);
+  const tc_tensor *o = c->out;
+  kargs k = {{o->shape[o->ndim - 2], o->shape[o->ndim - 1], c->k, c->op == TC_OP_TRIL}, {0, 0, 0}, NULL};
+  return run_entry(c, T->tri_entry(tc_dtype_size(c->dtype)), 1, &k, err);
 }
 
 /* RANGE and RANDOM: a kernel of the output alone, its arguments from the call */
-static int run_fill(tc_call *c, const tcu_entry *e, const int64_t *arg, const double *farg, tc_err *err) {
-  if (!e || !cuda_supports(c)) return unsupported(c, err);
-  if (tc_numel(c->out) == 0) return 0;
-  tcu_plan p;
-  plan_init(&p, c->out, 0, NULL);
-  memcpy(p.arg, arg, 4 * sizeof *arg);
-  memcpy(p.farg, farg, 3 * sizeof *farg);
-  return finish(c, T->run(e, &p), err);
-}
-
 static int cu_RANGE(tc_call *c, tc_err *err) {
-  const int64_t arg[4] = {c->istart, c->istep, 0, 0};
-  const double farg[3] = {c->fstart, c->fstep, c->fstop};
-  return run_fill(c, T->range_entry((int)c->dtype, c->endpoint), arg, farg, err);
+  if (!cuda_supports(c)) return unsupported(c, err);
+  kargs k = {{c->istart, c->istep, 0, 0}, {c->fstart, c->fstep, c->fstop}, NULL};
+  return run_entry(c, T->range_entry((int)c->dtype, c->endpoint), 0, &k, err);
 }
 
 static int cu_RANDOM(tc_call *c, tc_err *err) {
-  const int64_t arg[4] = {(int64_t)c->seed, c->rlo, (int64_t)c->rrange, (int64_t)c->dist};
-  const double farg[3] = {0, 0, 0};
-  return run_fill(c, T->random_entry((int)c->dist), arg, farg, err);
+  if (!cuda_supports(c)) return unsupported(c, err);
+  kargs k = {{(int64_t)c->seed, c->rlo, (int64_t)c->rrange, (int64_t)c->dist}, {0, 0, 0}, NULL};
+  return run_entry(c, T->random_entry((int)c->dist), 0, &k, err);
 }
 
 static int cu_FIND(tc_call *c, tc_err *err) {
