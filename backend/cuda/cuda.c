@@ -85,11 +85,12 @@ const char *tc_cuda_test_blas(void) {
 
 /* ---- capability rows ---- */
 #include "verified.def"
-static const struct { int op, dt; } verified[] = {
-#define TC_ROW_(OP, DT) {TC_OP_##OP, TC_DT_##DT},
+/* verified[op][dt], stamped from the rows once (a row twice is an error:
+ * -Woverride-init) and read in constant time on every call. */
+static const bool verified[TC_OP_COUNT][TC_DT_COUNT] = {
+#define TC_ROW_(OP, DT) [TC_OP_##OP][TC_DT_##DT] = true,
   TC_CUDA_VERIFIED(TC_ROW_)
 #undef TC_ROW_
-  {-1, -1}
 };
 
 _Static_assert((int)TC_PRED_ZERO == TCU_PRED_ZERO && (int)TC_PRED_NEG == TCU_PRED_NEG &&
@@ -99,9 +100,7 @@ static bool allow_unverified;
 void tc_cuda_test_unverified(bool on) { allow_unverified = on; }
 
 static bool row_verified(int op, int dt) {
-  for (size_t i = 0; verified[i].op >= 0; i++)
-    if (verified[i].op == op && verified[i].dt == dt) return true;
-  return false;
+  return op >= 0 && op < TC_OP_COUNT && dt >= 0 && dt < TC_DT_COUNT && verified[op][dt];
 }
 
 /* ---- the vtable ---- */
