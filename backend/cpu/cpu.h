@@ -17,6 +17,11 @@
 /* Elements per kernel call: long enough to amortise the call, short enough
  * that an interrupt is noticed quickly. */
 #define CPU_CHUNK ((int64_t)1 << 16)
+/* Elements per block of every elementwise loop that works in blocks (the
+ * math kernels' gathered inputs, inputs converted to the kernel's dtype,
+ * the overflow policy's judged blocks): a block of each operand stays in
+ * L1. One size for all (a fused tape will run its ops on such blocks). */
+#define CPU_EW_BLOCK 512
 #define CPU_TILE_ROWS 32
 #define CPU_TILE_COLS 128   /* 64 made twice the kernel calls: 316 x 316 f64 transposed + 0 was 28 us, 24 at 128 */
 #define CPU_TILE_MIN 16     /* rows and columns from which a transposed input goes in tiles */

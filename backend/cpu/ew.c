@@ -311,15 +311,14 @@ static void ew_call(const ew_ctx *ctx, int64_t n, char *const *p, const int64_t 
 /* Inputs of another dtype are converted a block at a time into a buffer
  * (with the cast kernels, so the values are those of a converted copy); a
  * broadcast (stride 0) input is converted once. */
-#define EW_CVT_BLOCK 512
 static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int64_t *s) {
   const ew_ctx *ctx = ctx_;
   (void)pos;
   if (!ctx->any_cvt) { ew_call(ctx, n, p, s); return 0; }
-  _Alignas(64) char buf[CPU_MAX_OPS - 1][EW_CVT_BLOCK * 8];
-  for (int64_t j = 0; j < n; j += EW_CVT_BLOCK) {
-    int64_t m = n - j < EW_CVT_BLOCK ? n - j : EW_CVT_BLOCK;
-    char *q[CPU_MAX_OPS];
+  _Alignas(64) char buf[CPU_MAX_OPS - 1][CPU_EW_BLOCK * 8];
+  for (int64_t j = 0; j < n; j += CPU_EW_BLOCK) {
+    int64_t m = n - j < CPU_EW_BLOCK ? n - j : CPU_EW_BLOCK;
+    char *q[CPU_MAX_OPS] = {0};   /* (GCC cannot see that nop entries are set) */
     int64_t qs[CPU_MAX_OPS];
     q[0] = p[0] + j * (int64_t)ctx->size[0];
     qs[0] = 1;
@@ -332,7 +331,7 @@ static int ew_row(void *ctx_, int64_t pos, int64_t n, char *const *p, const int6
       qs[i] = s[i] == 0 ? 0 : 1;
     }
     if (ctx->ocvt) {
-      _Alignas(64) float ob[EW_CVT_BLOCK];
+      _Alignas(64) float ob[CPU_EW_BLOCK];
       char *o = q[0];
       q[0] = (char *)ob;
       ew_call(ctx, m, q, qs);

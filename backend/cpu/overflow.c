@@ -110,7 +110,7 @@ static bool range_fits(const double *a, int64_t n, i128 lo, i128 hi) {
 }
 
 /* ---- elementwise ops and integer casts, on the CPU engine's threads ----
- * A job is split in tasks of whole blocks of OVF_BLOCK elements. For
+ * A job is split in tasks of whole blocks of CPU_EW_BLOCK elements. For
  * integer operands (an operand of another dtype than the kernel's is
  * converted a block at a time into a buffer; a broadcast one once) one
  * loop per block, which the compiler vectorises where the op allows,
@@ -126,7 +126,6 @@ static bool range_fits(const double *a, int64_t n, i128 lo, i128 hi) {
  * overflowing index under check, its clamped values under saturate. Each
  * task's range is fixed by its index and under check the least index over
  * the tasks is reported: nothing depends on the thread count. */
-#define OVF_BLOCK 1024
 #define OVF_MAXT 512   /* cpu_split's most tasks: twice the pool's most threads */
 
 typedef struct {
@@ -263,14 +262,14 @@ static bool fused_block(const fjob *j, const char *a, const char *b, int64_t i0,
 static int fused_task(void *ctx, int task, int worker) {
   fjob *j = ctx;
   (void)worker;
-  _Alignas(64) char buf[2][OVF_BLOCK * 8];   /* an operand of another dtype, converted to kdt */
+  _Alignas(64) char buf[2][CPU_EW_BLOCK * 8];   /* an operand of another dtype, converted to kdt */
   size_t sza = tc_dtype_size(j->da), szb = tc_dtype_size(j->db);
   bool cva = j->op != TC_OP_CAST && j->da != j->kdt, cvb = j->b && j->db != j->kdt;
   int64_t lo = (int64_t)task * j->per, hi = j->n - lo < j->per ? j->n : lo + j->per;
   j->bad[task] = -1;
-  for (int64_t i0 = lo; i0 < hi; i0 += OVF_BLOCK) {
+  for (int64_t i0 = lo; i0 < hi; i0 += CPU_EW_BLOCK) {
     if (tc_interrupt_flag) return -1;
-    int64_t m = hi - i0 < OVF_BLOCK ? hi - i0 : OVF_BLOCK;
+    int64_t m = hi - i0 < CPU_EW_BLOCK ? hi - i0 : CPU_EW_BLOCK;
     if (j->fused) {
       const char *a = j->a + (size_t)(i0 * j->sa) * sza, *b = j->b ? j->b + (size_t)(i0 * j->sb) * szb : NULL;
       if (cva) { convert_block(j->da, a, m, buf[0], j->kdt); a = buf[0]; }
@@ -290,7 +289,7 @@ static int fused_run(fjob *j, int64_t *bad) {
   int64_t first[OVF_MAXT], tasks = cpu_split(j->n, CPU_PAR_MIN);
   if (tasks > OVF_MAXT) tasks = OVF_MAXT;
   j->per = (j->n + tasks - 1) / tasks;
-  j->per = (j->per + OVF_BLOCK - 1) / OVF_BLOCK * OVF_BLOCK;
+  j->per = (j->per + CPU_EW_BLOCK - 1) / CPU_EW_BLOCK * CPU_EW_BLOCK;
   int nt = (int)((j->n + j->per - 1) / j->per);
   j->bad = first;
   int rc = nt <= 1 ? fused_task(j, 0, 0) : cpu_parallel(nt, fused_task, j);

@@ -129,11 +129,10 @@ TGT_256 static inline __m256 vm_canon___m256(__m256 r) {
 }
 #endif
 
-/* Blocks of VM_BLOCK elements: a strided input is gathered into a buffer
+/* Blocks of CPU_EW_BLOCK elements: a strided input is gathered into a buffer
  * first; the tail of a block goes through the same vector function with
  * its unused lanes zero, so every element sees the same code. Results
  * pass through vm_canon_* as they leave SLEEF. */
-#define VM_BLOCK 256
 #define VM_STEP(d, s, VT, CALL, OP) VM_VEC(VT, CALL, d, s)
 /* after a block, its elements in vm_fix_range's bounds redone by vm_fix */
 #define VM_FIX(T, VT, CALL, OP) \
@@ -150,7 +149,7 @@ TGT_256 static inline __m256 vm_canon___m256(__m256 r) {
   }
 #define VM_KERNEL(NAME, TGT, T, W, VT, CALL, OP) \
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    CPU_VM_BLOCKS(T, VM_BLOCK, W, 1, CPU_VM_NONE, VM_STEP, VM_FIX, VT, CALL, OP) \
+    CPU_VM_BLOCKS(T, CPU_EW_BLOCK, W, 1, CPU_VM_NONE, VM_STEP, VM_FIX, VT, CALL, OP) \
   }
 
 #if VM_X86
@@ -209,9 +208,9 @@ RSQRT_F(TGT_BASE, rsqrt_f_base)
   TGT static void sigmoid_##SUF##_##P(int64_t len, char *o_, const char *a_, int64_t sa) { \
     S *o = (S *)(void *)o_; \
     const S *a = (const S *)(const void *)a_; \
-    double t[VM_BLOCK], e[VM_BLOCK]; \
-    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
-      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK; \
+    double t[CPU_EW_BLOCK], e[CPU_EW_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += CPU_EW_BLOCK) { \
+      int64_t n = len - i0 < CPU_EW_BLOCK ? len - i0 : CPU_EW_BLOCK; \
       for (int64_t k = 0; k < n; k++) { \
         double x = a[(i0 + k) * sa]; \
         t[k] = x < 0 ? x : -x; \
@@ -279,13 +278,13 @@ SIGMOID_PATH(TGT_BASE, base)
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
-    T ga[VM_BLOCK], gb[VM_BLOCK]; \
+    T ga[CPU_EW_BLOCK], gb[CPU_EW_BLOCK]; \
     if (sb == 0) { \
       T y = b[0]; \
       BCAST(T, y) \
-      for (int k = 0; k < VM_BLOCK; k++) gb[k] = y; \
+      for (int k = 0; k < CPU_EW_BLOCK; k++) gb[k] = y; \
     } \
-    CPU_VM_BIN_BLOCKS(T, VM_BLOCK, W, VM_BSTEP, VM_BEND, VT, CALL, FIX) \
+    CPU_VM_BIN_BLOCKS(T, CPU_EW_BLOCK, W, VM_BSTEP, VM_BEND, VT, CALL, FIX) \
   }
 /* pow and atan2 of one path P: its target, the f64 lanes and vector type,
  * the f32 lanes and vector type, SLEEF's suffixes (f64, f32) */
@@ -367,9 +366,9 @@ static int vm_path(void) {
     const S *a = (const S *)(const void *)a_; \
     vm_fn f = cpu_vmath_kernel(op, TC_DT_F32); \
     void (*btof)(int64_t, char *, const char *) = BLOCK_TOF, (*bfromf)(int64_t, char *, const char *) = BLOCK_FROMF; \
-    float in[VM_BLOCK], out[VM_BLOCK]; \
-    for (int64_t i0 = 0; i0 < len; i0 += VM_BLOCK) { \
-      int64_t n = len - i0 < VM_BLOCK ? len - i0 : VM_BLOCK; \
+    float in[CPU_EW_BLOCK], out[CPU_EW_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += CPU_EW_BLOCK) { \
+      int64_t n = len - i0 < CPU_EW_BLOCK ? len - i0 : CPU_EW_BLOCK; \
       if (btof && sa == 1) btof(n, (char *)in, (const char *)(a + i0)); \
       else for (int64_t k = 0; k < n; k++) in[k] = TOF(a[(i0 + k) * sa]); \
       f(n, (char *)out, (const char *)in, 1); \

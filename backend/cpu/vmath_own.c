@@ -360,9 +360,8 @@ OWN_FN VD o4_scalef(VD a, VD q) {
 #endif
 
 /* ---- the loops ---- */
-/* Blocks of OWN_BLOCK elements; a strided input is gathered into a buffer
+/* Blocks of CPU_EW_BLOCK elements; a strided input is gathered into a buffer
  * first; long runs prefetched as vmath.c's are (CPU_VM_PREFETCH). */
-#define OWN_BLOCK 256
 
 /* One double at a time: a
  * block's results, then the elements whose *out was set redone by the
@@ -372,9 +371,9 @@ OWN_FN VD o4_scalef(VD a, VD q) {
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_; \
-    T in[OWN_BLOCK]; \
-    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
-      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK; \
+    T in[CPU_EW_BLOCK]; \
+    for (int64_t i0 = 0; i0 < len; i0 += CPU_EW_BLOCK) { \
+      int64_t n = len - i0 < CPU_EW_BLOCK ? len - i0 : CPU_EW_BLOCK; \
       for (int64_t k = 0; k < n; k++) in[k] = a[(i0 + k) * sa]; \
       bool any = false; \
       for (int64_t k = 0; k < n; k++) { \
@@ -431,7 +430,7 @@ OWN_FN VD o4_scalef(VD a, VD q) {
 #define OWN_STEPV(d, s, W, T, F) OWN_VEC2(W, T, F, d, s)
 #define OWN_LOOPV(NAME, W, T, F) \
   OWN_TGT_##W static void NAME(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    CPU_VM_BLOCKS(T, OWN_BLOCK, 2 * W, 1, CPU_VM_NONE, OWN_STEPV, CPU_VM_NONE, W, T, F) \
+    CPU_VM_BLOCKS(T, CPU_EW_BLOCK, 2 * W, 1, CPU_VM_NONE, OWN_STEPV, CPU_VM_NONE, W, T, F) \
   }
 #endif
 
@@ -447,10 +446,10 @@ OWN_FN VD o4_scalef(VD a, VD q) {
   TGT static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
-    T ia[OWN_BLOCK], ib[OWN_BLOCK]; \
+    T ia[CPU_EW_BLOCK], ib[CPU_EW_BLOCK]; \
     OWN_BIN_EXACT(T, F) \
-    for (int64_t i0 = 0; i0 < len; i0 += OWN_BLOCK) { \
-      int64_t n = len - i0 < OWN_BLOCK ? len - i0 : OWN_BLOCK; \
+    for (int64_t i0 = 0; i0 < len; i0 += CPU_EW_BLOCK) { \
+      int64_t n = len - i0 < CPU_EW_BLOCK ? len - i0 : CPU_EW_BLOCK; \
       for (int64_t k = 0; k < n; k++) ia[k] = a[(i0 + k) * sa], ib[k] = b[(i0 + k) * sb]; \
       bool any = false; \
       for (int64_t k = 0; k < n; k++) { \
@@ -486,11 +485,11 @@ OWN_FN VD o4_scalef(VD a, VD q) {
   OWN_TGT_##W static void NAME(int64_t len, char *o_, const char *a_, int64_t sa, const char *b_, int64_t sb) { \
     T *o = (T *)(void *)o_; \
     const T *a = (const T *)(const void *)a_, *b = (const T *)(const void *)b_; \
-    T ga[OWN_BLOCK], gb[OWN_BLOCK]; \
+    T ga[CPU_EW_BLOCK], gb[CPU_EW_BLOCK]; \
     OWN_BIN_EXACT(T, F) \
     if (sb == 0) \
-      for (int k = 0; k < OWN_BLOCK; k++) gb[k] = b[0]; \
-    CPU_VM_BIN_BLOCKS(T, OWN_BLOCK, W, OWN_BSTEP, CPU_VM_NONE, W, T, F) \
+      for (int k = 0; k < CPU_EW_BLOCK; k++) gb[k] = b[0]; \
+    CPU_VM_BIN_BLOCKS(T, CPU_EW_BLOCK, W, OWN_BSTEP, CPU_VM_NONE, W, T, F) \
   }
 #endif
 

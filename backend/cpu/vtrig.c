@@ -46,7 +46,6 @@ enum { VT_SIN, VT_COS, VT_TAN };
 /* which of sin and cos vt_sin_or_cos computes: every lane the same one, or
  * each lane its own by a mask */
 enum { VT_ALL_SIN, VT_ALL_COS, VT_BY_MASK };
-#define VT_BLOCK 256
 #define VT_BIG 0x1p30
 #define VT_SIGN 0x8000000000000000u
 /* adding 1.5 * 2^52 rounds to an integer, left in the low bits */

@@ -165,7 +165,7 @@ VT_TGT static inline VD VT_N(vt_fast_f)(int fn, VD x, VU *big) {
 }
 
 /* The kernel of fn on dtype T (double: _d, float: _f): blocks of
- * VT_BLOCK elements (a strided input gathered first), VT_W at a time, the
+ * CPU_EW_BLOCK elements (a strided input gathered first), VT_W at a time, the
  * tail padded with zeros; then, where a block had lanes above VT_BIG, those
  * redone one by one: NaN for NaN and inf, vt_huge for the finite ones. */
 #define VT_BEGIN(FN, SUF) VU big = VT_U(0);
@@ -177,7 +177,7 @@ VT_TGT static inline VD VT_N(vt_fast_f)(int fn, VD x, VU *big) {
     if (!(fabs((double)src[k]) <= VT_BIG)) o[i0 + k] = (T)vt_huge(FN, src[k]);
 #define VT_KERNEL(NAME, FN, T, SUF) \
   VT_TGT static void VT_N(NAME##_##SUF)(int64_t len, char *o_, const char *a_, int64_t sa) { \
-    CPU_VM_BLOCKS(T, VT_BLOCK, VT_W, 0, VT_BEGIN, VT_STEP, VT_END, FN, SUF) \
+    CPU_VM_BLOCKS(T, CPU_EW_BLOCK, VT_W, 0, VT_BEGIN, VT_STEP, VT_END, FN, SUF) \
   }
 #define VT_STEP_d(FN, d, s, big) \
   do { \
