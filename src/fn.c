@@ -53,13 +53,17 @@ static bool call_ok(tc_engine_id eid, tc_call_kind kind, tc_op op, tc_dtype dt) 
   return e && e->supports(&c);
 }
 
+/* The call on the current engine; one the overflow policy judges goes
+ * where tc_run_call sends it (an engine that judges nothing: the CPU). */
 static int run_call(tc_call *c, tc_op op, tc_err *err) {
   tc_engine_id e = tc_get_engine();
   if (tc_engine_check(e, err) != 0) return -1;
-  if (!tc_engines[e]->supports(c))
+  tc_call w = *c;
+  w.overflow = TC_OVERFLOW_WRAP;   /* whether the engine has the kernel at all */
+  if (!tc_engines[e]->supports(&w))
     return tc_err_set(err, TC_E_DTYPE, (int)op, (int)c->dtype, "not supported for %s on %s", tc_dtype_name(c->dtype),
                       tc_engine_name(e));
-  return tc_engines[e]->run(c, err);
+  return tc_run_call(c, err);
 }
 
 /* A contiguous copy of x with axis a moved last. */

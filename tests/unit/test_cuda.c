@@ -217,6 +217,38 @@ Test(cuda_emulated, products_with_cublas_turned_off) {
   products_without_cublas("none", "(cuBLAS is turned off (TCALC_CUBLAS=none))");
 }
 
+/* The overflow policy judges on the CPU engine: under check and saturate,
+ * a judged call on cuda data (elementwise, cast, sum, product, running sum
+ * and product, matrix product) gives the CPU's answer or its error. */
+Test(cuda_emulated, overflow_policy_judged_calls) {
+  tc_cuda_test_emulate(true);
+  tc_cuda_test_unverified(true);
+  const char *stmts = ":verify cumsum(x, 0)\n:verify cumprod(x, 1)\n:verify reduce_sum(x, 0)\n:verify reduce_prod(x, 1)\n"
+                      ":verify i8(i16(x) * 3)\n:verify x @ transpose(x)\n:verify x + x\n";
+  char script[1024];
+  snprintf(script, sizeof script, "x = i8([[100, 100, 1], [1, 2, 127]])\n:engine cuda\n:set overflow check\n%s"
+           ":set overflow saturate\n%s", stmts, stmts);
+  int st;
+  char *out = run(script, false, &st);
+  cr_assert_str_eq(out,
+                   "verify: cpu and cuda fail alike: integer_overflow: cumsum: the exact running sum does not fit i8 at index [1, 2] (overflow check)\n"
+                   "verify: cpu and cuda fail alike: integer_overflow: cumprod: the exact running product does not fit i8 at index [0, 1] (overflow check)\n"
+                   "verify: cpu and cuda fail alike: integer_overflow: reduce_sum: the exact sum does not fit i8 at index [2] (overflow check)\n"
+                   "verify: cpu and cuda fail alike: integer_overflow: reduce_prod: the exact product does not fit i8 at index [0] (overflow check)\n"
+                   "verify: cpu and cuda fail alike: integer_overflow: cast: a i16 value cast to i8 does not fit i8 at index [0, 0] (overflow check)\n"
+                   "verify: cpu and cuda fail alike: integer_overflow: matmul: the exact dot product does not fit i8 at index [0, 0] (overflow check)\n"
+                   "verify: cpu and cuda fail alike: integer_overflow: add: the exact result of add does not fit i8 at index [0, 0] (overflow check)\n"
+                   "verify: identical on cpu and cuda (i8[2, 3])\n"
+                   "verify: identical on cpu and cuda (i8[2, 3])\n"
+                   "verify: identical on cpu and cuda (i8[3])\n"
+                   "verify: identical on cpu and cuda (i8[2])\n"
+                   "verify: identical on cpu and cuda (i8[2, 3])\n"
+                   "verify: identical on cpu and cuda (i8[2, 2])\n"
+                   "verify: identical on cpu and cuda (i8[2, 3])\n");
+  cr_assert_eq(st, 0);
+  free(out);
+}
+
 Test(cuda_emulated, session_matmul) {
   tc_cuda_test_emulate(true);
   tc_cuda_test_unverified(true);
