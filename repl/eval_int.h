@@ -99,6 +99,10 @@ int set_tensor(value *out, tc_tensor *t);   /* -1 when t is NULL */
 /* Subscripts (fn_index.c). */
 int eval_index(ctx *c, node *n, value *out);                          /* x[...] */
 int eval_index_assign(ctx *c, node *target, node *val);               /* name[...] = val */
+/* name[i, ...] OP= val (n) with integer items and a plain value, in place
+ * where the element is (tc_update_element): 0, -1, or 1 when it is the
+ * general path's case (nothing evaluated that has an effect). */
+int eval_index_update(ctx *c, node *n, node *target, node *val);
 
 /* The built-ins' calls (calls.c). call_row: false when op has no TC_CALLS
  * row (src/ops.def); else true, and *rc is the call's outcome. */

@@ -80,6 +80,32 @@ int eval_index(ctx *c, node *n, value *out) {
   return set_tensor(out, r);
 }
 
+/* A node whose evaluation has no effect but its value: a name or a number
+ * that fits i64. */
+static bool plain(const node *k) {
+  return k->kind == N_NAME || k->kind == N_FLOAT || (k->kind == N_INT && !k->ubig && !k->overflow);
+}
+
+int eval_index_update(ctx *c, node *n, node *target, node *val) {
+  node *name = target->kids[0];
+  if (name->kind != N_NAME || target->nkids < 2 || !plain(val)) return 1;
+  for (int i = 1; i < target->nkids; i++)
+    if (target->kids[i]->kind != N_NAME && target->kids[i]->kind != N_INT) return 1;
+  bool is_fn;
+  tc_tensor *x = scope_get(c, name->str, &is_fn), *v = NULL;
+  if (!x) return 1;
+  item_list l;
+  int64_t off;
+  /* the items, the element (its index error as x[i]'s), then the value: the general path's order */
+  int rc = eval_items(c, target, &l);
+  if (rc == 0 && (rc = tc_element_offset(x, l.n, l.items, &off, c->err)) < 0) locate(c, target);
+  items_free(&l);
+  if (rc == 0) rc = eval_tensor(c, val, &v);
+  if (rc == 0 && (rc = tc_update_element((tc_op)n->op, x, off, v, c->err)) < 0) locate(c, n);
+  tc_tensor_free(v);
+  return rc;
+}
+
 int eval_index_assign(ctx *c, node *target, node *val) {
   node *name = target->kids[0];
   bool is_fn;

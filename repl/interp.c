@@ -258,6 +258,10 @@ static int exec_assign(ctx *c, node *n) {
       rc = update_in_scope(c, val, (tc_op)val->op, target, val->kids[1]);   /* x = x OP e: the same */
     if (rc <= 0) return rc;
   }
+  if (target->kind == N_INDEX && n->op >= 0 && tc_scalar_fast()) {
+    int rc = eval_index_update(c, n, target, val);
+    if (rc <= 0) return rc;
+  }
   node op_node, *pair[2] = {target, val};
   if (n->op >= 0) {
     op_node = (node){.kind = N_BINOP, .start = n->start, .end = n->end, .ostart = n->ostart, .oend = n->oend,

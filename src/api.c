@@ -386,43 +386,61 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
   return rc;
 }
 
+/* a OP b on the scalar path, written where a's value is (a: a 0-d CPU
+ * tensor whose storage nothing else holds, not a file mapping): 0, -1 with
+ * err set as the general path sets it, or 1 when it is the general path's
+ * case (no short path, a result of another dtype or kind, or one the
+ * memory limit would refuse: the general path reports that). */
+static int scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  scalar_type st;
+  int k = scalar_typing(op, a, b, &st, err);
+  if (k <= 0) return k < 0 ? -1 : 1;
+  size_t size = tc_dtype_size(st.ty.odt);
+  uint64_t lim = tc_get_max_memory();
+  if (st.ty.odt != a->dtype || st.ty.weak != a->weak || size > lim || tc_mem_in_use() > lim - size) return 1;
+  _Alignas(8) char bits[8];   /* the kernel writes here first: an error leaves a as it was */
+  tc_storage s;   /* field by field: an initializer's zeroing compiled to a slow rep stos here */
+  s.refcnt = 1;
+  s.engine = TC_ENGINE_CPU;
+  s.data = bits;
+  s.nbytes = size;
+  s.map = NULL;
+  s.map_len = 0;
+  tc_tensor out;
+  out.refcnt = 1;
+  out.dtype = st.ty.odt;
+  out.weak = false;
+  out.ndim = 0;
+  out.offset = 0;
+  out.storage = &s;
+  if (scalar_kernel(op, &st, a, b, &out, err) != 0) return -1;
+  char *to = tc_tensor_data(a);
+  switch (size) {   /* fixed sizes: a memcpy of a variable size is a slow string move here */
+  case 1: memcpy(to, bits, 1); break;
+  case 2: memcpy(to, bits, 2); break;
+  case 4: memcpy(to, bits, 4); break;
+  default: memcpy(to, bits, 8); break;
+  }
+  return 0;
+}
+
+int tc_update_element(tc_op op, tc_tensor *x, int64_t off, tc_tensor *v, tc_err *err) {
+  if (x->refcnt != 1 || x->storage->refcnt != 1 || x->storage->map || x->storage->engine != TC_ENGINE_CPU) return 1;
+  tc_tensor e;   /* the element, as a 0-d view would show it, without a view's allocation */
+  e.refcnt = 1;
+  e.dtype = x->dtype;
+  e.weak = x->weak;
+  e.ndim = 0;
+  e.offset = off;
+  e.storage = x->storage;
+  return scalar_into(op, &e, v, err);
+}
+
 int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
   tc_tensor *a = *pa;
-  /* not a read-only file mapping (load(path, mmap=true)) */
   if (a->ndim == 0 && a->refcnt == 1 && a->storage->refcnt == 1 && !a->storage->map) {
-    scalar_type st;
-    int k = scalar_typing(op, a, b, &st, err);
-    if (k < 0) return -1;
-    size_t size = k > 0 ? tc_dtype_size(st.ty.odt) : 0;
-    uint64_t lim = tc_get_max_memory();
-    /* the result is a's dtype and kind: it goes where a's value is, unless the general path's new result
-       would not fit the memory limit (it reports that) */
-    if (k > 0 && st.ty.odt == a->dtype && st.ty.weak == a->weak && size <= lim && tc_mem_in_use() <= lim - size) {
-      _Alignas(8) char bits[8];   /* the kernel writes here first: an error leaves a as it was */
-      tc_storage s;   /* field by field: an initializer's zeroing compiled to a slow rep stos here */
-      s.refcnt = 1;
-      s.engine = TC_ENGINE_CPU;
-      s.data = bits;
-      s.nbytes = size;
-      s.map = NULL;
-      s.map_len = 0;
-      tc_tensor out;
-      out.refcnt = 1;
-      out.dtype = st.ty.odt;
-      out.weak = false;
-      out.ndim = 0;
-      out.offset = 0;
-      out.storage = &s;
-      if (scalar_kernel(op, &st, a, b, &out, err) != 0) return -1;
-      char *to = tc_tensor_data(a);
-      switch (size) {   /* fixed sizes: a memcpy of a variable size is a slow string move here */
-      case 1: memcpy(to, bits, 1); break;
-      case 2: memcpy(to, bits, 2); break;
-      case 4: memcpy(to, bits, 4); break;
-      default: memcpy(to, bits, 8); break;
-      }
-      return 0;
-    }
+    int k = scalar_into(op, a, b, err);
+    if (k <= 0) return k;
   }
   tc_tensor *r = tc_binary(op, a, b, err);
   if (!r) return -1;

@@ -798,7 +798,7 @@ static bool whole_mask(tc_tensor *x, int n, const tc_index_item *items) {
 /* x[i, j, ...] with one integer per axis (a loop's element access): the
  * element's offset into x's storage in *off (0), 1 for any other form, or
  * -1 with index_out_of_bounds, as the general path says it. */
-static int element_offset(const tc_tensor *x, int n, const tc_index_item *items, int64_t *off, tc_err *err) {
+int tc_element_offset(const tc_tensor *x, int n, const tc_index_item *items, int64_t *off, tc_err *err) {
   if (n != x->ndim) return 1;
   int64_t o = x->offset;
   for (int d = 0; d < n; d++) {
@@ -820,7 +820,7 @@ static int element_offset(const tc_tensor *x, int n, const tc_index_item *items,
 
 tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err) {
   int64_t off;
-  int e = element_offset(x, n, items, &off, err);
+  int e = tc_element_offset(x, n, items, &off, err);
   if (e <= 0) return e ? NULL : tc_view(x, 0, NULL, NULL, off, err);
   if (whole_mask(x, n, items)) {
     tc_tensor *xe = tc_operand(x, x->dtype, err), *f = NULL, *nz = NULL, *out = NULL;
@@ -868,7 +868,7 @@ static int set_element(tc_tensor *x, int n, const tc_index_item *items, tc_tenso
   if (val->ndim != 0 || !writable_alone(x) || x->storage->engine != TC_ENGINE_CPU || !tc_tensor_host_data(val) ||
       tc_interrupt_flag)   /* the general path reports it */
     return 0;
-  int e = element_offset(x, n, items, &off, err);
+  int e = tc_element_offset(x, n, items, &off, err);
   if (e) return e < 0 ? -1 : 0;
   tc_tensor *v = val->dtype == x->dtype && !val->weak ? tc_tensor_ref(val) : tc_value_as(val, x->dtype, TC_OP_SCATTER, err);
   const void *src = v ? tc_tensor_host_data(v) : NULL;

@@ -302,6 +302,15 @@ tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *e
  * written in place, where nothing else holds x or its storage (else a copy).
  * On failure x is unchanged. */
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *v, tc_err *err);
+/* x[items] OP= v for one element, as x[items] = x[items] OP v gives it,
+ * without the view and the new value: tc_element_offset finds the element
+ * (items: one integer per axis; 1 when they are not that, -1 with the
+ * getitem's index error), tc_update_element computes the element OP v
+ * where the element is when x is a CPU tensor nothing else holds and the
+ * result keeps x's dtype (0, or -1 with the op's error), else 1: the
+ * caller takes the general path. */
+int tc_element_offset(const tc_tensor *x, int n, const tc_index_item *items, int64_t *off, tc_err *err);
+int tc_update_element(tc_op op, tc_tensor *x, int64_t off, tc_tensor *v, tc_err *err);
 /* fill: the value for mode FILL (NULL: NaN for floats; required for other dtypes). */
 tc_tensor *tc_take(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill, tc_err *err);
 tc_tensor *tc_take_along_axis(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill,

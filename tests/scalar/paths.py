@@ -9,7 +9,8 @@ turns all of them off. This script generates scalar statements -- every
 binary operator and function of the BIN and CMP families, over every pair
 of dtypes, on edge values (MIN, MAX, -1, 0, NaN, -0.0, inf, subnormals),
 with weak literals on either side, under each overflow policy, as
-expressions, chains, compound assignments and loops -- runs them through
+expressions, chains, compound assignments (of a name and of one element,
+x[i] OP= e) and loops -- runs them through
 both paths in text and JSON modes, and requires the same bytes on standard
 output and standard error, and the same exit status.
 
@@ -139,6 +140,12 @@ def programs():
             # loops: the loop variable stepped in place, the condition read directly
             bare = [e[len(dt) + 1:-1] if e.startswith(dt + "(") else e for e in vals]
             out.append("x = %s([%s])" % (dt, ", ".join(bare)))
+            # x[i] OP= e: one element updated where it is, or (another dtype, a shared tensor) anew
+            for op in COMPOUND:
+                for w in vals[:4]:
+                    out.append("e = %s([%s]); j = 1; e[0] %s= %s; e[-1] %s= %s; e[j] %s= 1; e" %
+                               (dt, ", ".join(bare), op, w, op, w, op))
+                out.append("e = x; e[1] %s= 2; e[9] %s= 1; [e, x]" % (op, op))
             for op in COMPOUND[:-1]:
                 out.append("s = x[0]; for i in x do s %s= i end; s" % op)
                 out.append("s = 0; for i in x do s %s= i end; s" % op)
