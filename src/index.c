@@ -870,12 +870,29 @@ static int set_element(tc_tensor *x, int n, const tc_index_item *items, tc_tenso
     return 0;
   int e = tc_element_offset(x, n, items, &off, err);
   if (e) return e < 0 ? -1 : 0;
-  tc_tensor *v = val->dtype == x->dtype && !val->weak ? tc_tensor_ref(val) : tc_value_as(val, x->dtype, TC_OP_SCATTER, err);
-  const void *src = v ? tc_tensor_host_data(v) : NULL;
   size_t es = tc_dtype_size(x->dtype);
-  if (src) memcpy((char *)x->storage->data + off * (int64_t)es, src, es);
-  tc_tensor_free(v);
-  return src ? 1 : -1;
+  if (val->dtype == x->dtype && !val->weak) {
+    memcpy((char *)x->storage->data + off * (int64_t)es, tc_tensor_host_data(val), es);
+    return 1;
+  }
+  /* the value in x's dtype (tc_value_as: a weak integer must fit), cast by the engine's kernel straight
+     into the element */
+  if (val->weak && tc_dtype_class(val->dtype) == TC_CLASS_INT && tc_dtype_class(x->dtype) == TC_CLASS_INT) {
+    tc_tensor target = {.dtype = x->dtype};
+    tc_dtype rd;
+    if (tc_result_dtype2(TC_OP_SCATTER, val, &target, &rd, err) != 0) return -1;
+  }
+  const tc_engine *cpu = tc_engines[TC_ENGINE_CPU];
+  if (tc_get_engine() != TC_ENGINE_CPU || !tc_cast_supported(cpu, val->dtype, x->dtype)) return 0;
+  tc_tensor el;   /* the element, as a 0-d view would show it */
+  el.refcnt = 1;
+  el.dtype = x->dtype;
+  el.weak = false;
+  el.ndim = 0;
+  el.offset = off;
+  el.storage = x->storage;
+  tc_call c = {.kind = TC_CALL_CAST, .dtype = val->dtype, .nin = 1, .in = {val}, .out = &el};
+  return cpu->run(&c, err) == 0 ? 1 : -1;
 }
 
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
