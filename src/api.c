@@ -196,11 +196,12 @@ static int run(tc_call *c, tc_err *err) {
   return e->run(c, err);
 }
 
-/* A contiguous cast of x (already on the current engine) to dt. */
-static tc_tensor *cast_raw(tc_tensor *x, tc_dtype dt, tc_err *err) {
+/* A contiguous cast of x (already on the current engine) to dt, its
+ * integer results judged under ovf (TC_OVERFLOW_WRAP: the kernel's bits). */
+static tc_tensor *cast_raw(tc_tensor *x, tc_dtype dt, tc_overflow ovf, tc_err *err) {
   tc_tensor *out = tc_tensor_new(dt, x->ndim, x->shape, err);
   if (!out || tc_numel(x) == 0) return out;
-  tc_call c = {.kind = TC_CALL_CAST, .dtype = x->dtype, .nin = 1, .in = {x}, .out = out};
+  tc_call c = {.kind = TC_CALL_CAST, .dtype = x->dtype, .nin = 1, .in = {x}, .out = out, .overflow = ovf};
   if (run(&c, err) != 0) { tc_tensor_free(out); return NULL; }
   return out;
 }
@@ -209,7 +210,7 @@ static tc_tensor *cast_raw(tc_tensor *x, tc_dtype dt, tc_err *err) {
 static tc_tensor *operand(tc_tensor *x, tc_dtype dt, tc_err *err) {
   tc_tensor *m = tc_to_engine(x, tc_get_engine(), err);
   if (!m || m->dtype == dt) return m;
-  tc_tensor *c = cast_raw(m, dt, err);
+  tc_tensor *c = cast_raw(m, dt, TC_OVERFLOW_WRAP, err);
   tc_tensor_free(m);
   return c;
 }
@@ -387,12 +388,7 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
   return rc;
 }
 
-/* a OP b on the scalar path, written where a's value is (a: a 0-d CPU
- * tensor whose storage nothing else holds, not a file mapping): 0, -1 with
- * err set as the general path sets it, or 1 when it is the general path's
- * case (no short path, a result of another dtype or kind, or one the
- * memory limit would refuse: the general path reports that). */
-static int scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+int tc_scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   scalar_type st;
   int k = scalar_typing(op, a, b, &st, err);
   if (k <= 0) return k < 0 ? -1 : 1;
@@ -425,22 +421,10 @@ static int scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   return 0;
 }
 
-int tc_update_element(tc_op op, tc_tensor *x, int64_t off, tc_tensor *v, tc_err *err) {
-  if (x->refcnt != 1 || x->storage->refcnt != 1 || x->storage->map || x->storage->engine != TC_ENGINE_CPU) return 1;
-  tc_tensor e;   /* the element, as a 0-d view would show it, without a view's allocation */
-  e.refcnt = 1;
-  e.dtype = x->dtype;
-  e.weak = x->weak;
-  e.ndim = 0;
-  e.offset = off;
-  e.storage = x->storage;
-  return scalar_into(op, &e, v, err);
-}
-
 int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
   tc_tensor *a = *pa;
   if (a->ndim == 0 && a->refcnt == 1 && a->storage->refcnt == 1 && !a->storage->map) {
-    int k = scalar_into(op, a, b, err);
+    int k = tc_scalar_into(op, a, b, err);
     if (k <= 0) return k;
   }
   tc_tensor *r = tc_binary(op, a, b, err);
@@ -514,12 +498,7 @@ tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err) {
     return NULL;
   }
   tc_tensor *m = tc_to_engine(x, tc_get_engine(), err);
-  tc_tensor *out = m ? tc_tensor_new(dt, x->ndim, x->shape, err) : NULL;
-  tc_call c = {.kind = TC_CALL_CAST, .dtype = x->dtype, .nin = 1, .in = {m}, .out = out, .overflow = judged};
-  if (out && tc_numel(out) && run(&c, err) != 0) {
-    tc_tensor_free(out);
-    out = NULL;
-  }
+  tc_tensor *out = m ? cast_raw(m, dt, judged, err) : NULL;
   tc_tensor_free(m);
   if (!out) annotate(err, TC_OP_CAST, (int)x->dtype);
   return out;

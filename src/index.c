@@ -861,6 +861,19 @@ static bool writable_alone(const tc_tensor *x) {
  * write). Everything that can fail is checked before the first write, and
  * interrupts are held off while writing in place (tc_interrupt_hold), so
  * a failed assignment leaves x as it was. */
+/* x's element at offset off, as a 0-d view would show it, without a view's
+ * allocation (the fields a 0-d tensor has; its storage stays x's). */
+static tc_tensor element_at(const tc_tensor *x, int64_t off) {
+  tc_tensor el;
+  el.refcnt = 1;
+  el.dtype = x->dtype;
+  el.weak = false;
+  el.ndim = 0;
+  el.offset = off;
+  el.storage = x->storage;
+  return el;
+}
+
 /* One element of a CPU tensor nothing else holds, set from a 0-d value:
  * written directly (1), or 0 for the general path. */
 static int set_element(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
@@ -875,24 +888,19 @@ static int set_element(tc_tensor *x, int n, const tc_index_item *items, tc_tenso
     memcpy((char *)x->storage->data + off * (int64_t)es, tc_tensor_host_data(val), es);
     return 1;
   }
-  /* the value in x's dtype (tc_value_as: a weak integer must fit), cast by the engine's kernel straight
-     into the element */
-  if (val->weak && tc_dtype_class(val->dtype) == TC_CLASS_INT && tc_dtype_class(x->dtype) == TC_CLASS_INT) {
-    tc_tensor target = {.dtype = x->dtype};
-    tc_dtype rd;
-    if (tc_result_dtype2(TC_OP_SCATTER, val, &target, &rd, err) != 0) return -1;
-  }
+  /* the value in x's dtype (as tc_value_as makes it), cast by the engine's kernel straight into the element */
+  if (tc_value_fits(val, x->dtype, TC_OP_SCATTER, err) != 0) return -1;
   const tc_engine *cpu = tc_engines[TC_ENGINE_CPU];
   if (tc_get_engine() != TC_ENGINE_CPU || !tc_cast_supported(cpu, val->dtype, x->dtype)) return 0;
-  tc_tensor el;   /* the element, as a 0-d view would show it */
-  el.refcnt = 1;
-  el.dtype = x->dtype;
-  el.weak = false;
-  el.ndim = 0;
-  el.offset = off;
-  el.storage = x->storage;
+  tc_tensor el = element_at(x, off);
   tc_call c = {.kind = TC_CALL_CAST, .dtype = val->dtype, .nin = 1, .in = {val}, .out = &el};
   return cpu->run(&c, err) == 0 ? 1 : -1;
+}
+
+int tc_update_element(tc_op op, tc_tensor *x, int64_t off, tc_tensor *v, tc_err *err) {
+  if (!writable_alone(x) || x->storage->engine != TC_ENGINE_CPU) return 1;
+  tc_tensor el = element_at(x, off);
+  return tc_scalar_into(op, &el, v, err);
 }
 
 tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {

@@ -32,6 +32,15 @@ int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err);
 /* Casts a fill or update value to dt by the weak-scalar rules: a weak int
  * that does not fit an integer dt is literal_overflow. */
 tc_tensor *tc_value_as(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
+/* tc_value_as's check alone: 0 when v may become a dt value (a weak
+ * integer must fit an integer dt), else -1 with literal_overflow. */
+int tc_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
+/* a OP b on the scalar path, written where a's value is (a: a 0-d CPU
+ * tensor whose storage nothing else holds, not a file mapping): 0, -1 with
+ * err set as the general path sets it, or 1 when it is the general path's
+ * case (no short path, a result of another dtype or kind, or one the
+ * memory limit would refuse: the general path reports that). */
+int tc_scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
 /* Whether engine eid can run op at dt, for the families that answer in
  * their own src/ file (a BY(f) in TC_FAMILIES: tc_fn_supported in fn.c,
  * tc_linalg_supported in linalg.c, tc_matfn_supported in matfn.c). */

@@ -41,13 +41,15 @@ int tc_scalar_to_f64(tc_tensor *t, double *out, tc_err *err) {
   return rc;
 }
 
+int tc_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err) {
+  if (!v->weak || tc_dtype_class(v->dtype) != TC_CLASS_INT || tc_dtype_class(dt) != TC_CLASS_INT) return 0;
+  tc_tensor target = {.dtype = dt};
+  tc_dtype rd;
+  return tc_result_dtype2(op, v, &target, &rd, err);
+}
+
 tc_tensor *tc_value_as(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err) {
-  if (v->weak && tc_dtype_class(v->dtype) == TC_CLASS_INT && tc_dtype_class(dt) == TC_CLASS_INT) {
-    tc_tensor target = {.dtype = dt};
-    tc_dtype rd;
-    if (tc_result_dtype2(op, v, &target, &rd, err) != 0) return NULL;
-  }
-  return tc_cast(v, dt, err);
+  return tc_value_fits(v, dt, op, err) == 0 ? tc_cast(v, dt, err) : NULL;
 }
 
 int tc_copy_into(tc_tensor *out, tc_tensor *v, tc_err *err) {
