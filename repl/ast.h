@@ -38,6 +38,13 @@ typedef struct node {
   int64_t *pk_shape;
   void *pk_vals;
   double fval;             /* FLOAT */
+  /* INT, FLOAT, BOOL: the literal's 0-d tensor, made at its first
+     evaluation and kept until the tree's arena is freed, so that a loop
+     reads it without making it again (eval.c literal()); lit_next links
+     the arena's nodes that hold one */
+  struct tc_tensor *lit;
+  struct node *lit_next;
+  struct arena *ar;
   const char *str;         /* NAME, STR, KWARG name, CALL name (NUL-terminated, arena) */
   int nkids;
   struct node **kids;      /* LIST elements; CALL args; INDEX target then items;
@@ -51,7 +58,8 @@ typedef struct node {
 } node;
 
 typedef struct arena_block arena_block;
-typedef struct arena { arena_block *head; size_t used, bytes; } arena;
+/* lits: the nodes holding a literal's tensor, released with the arena */
+typedef struct arena { arena_block *head; size_t used, bytes; struct node *lits; } arena;
 void *arena_alloc(arena *a, size_t n);
 void arena_free(arena *a);
 

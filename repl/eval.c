@@ -558,6 +558,26 @@ static int eval_chain(ctx *c, node *n, value *out) {
   return rc == 0 ? set_tensor(out, acc) : -1;
 }
 
+/* A number or bool literal's 0-d tensor (weak for numbers). With the
+ * scalar fast path on, it is made once per node on the engine in use and
+ * kept in the node until its arena is freed: a loop then reads the
+ * literal as it reads a variable, by reference. Nothing writes a tensor
+ * another reference holds, so the kept one never changes. */
+static tc_tensor *literal(ctx *c, node *n) {
+  if (n->lit && tc_tensor_engine(n->lit) == tc_get_engine()) return tc_tensor_ref(n->lit);
+  tc_tensor *t = n->kind == N_INT ? tc_scalar_i64(n->ival, true, c->err)
+                 : n->kind == N_FLOAT ? tc_scalar_f64(n->fval, true, c->err)
+                                      : tc_scalar_bool(n->ival != 0, c->err);
+  if (!t || !n->ar || !tc_scalar_fast()) return t;
+  if (n->lit) tc_tensor_free(n->lit);
+  else {
+    n->lit_next = n->ar->lits;
+    n->ar->lits = n;
+  }
+  n->lit = tc_tensor_ref(t);
+  return t;
+}
+
 int eval(ctx *c, node *n, value *out) {
   out->kind = V_NONE;
   switch (n->kind) {
@@ -575,11 +595,9 @@ int eval(ctx *c, node *n, value *out) {
       err_at(c->err, n->start, n->end);
       return -1;
     }
-    return set_tensor(out, tc_scalar_i64(n->ival, true, c->err));
-  case N_FLOAT:
-    return set_tensor(out, tc_scalar_f64(n->fval, true, c->err));
-  case N_BOOL:
-    return set_tensor(out, tc_scalar_bool(n->ival != 0, c->err));
+    return set_tensor(out, literal(c, n));
+  case N_FLOAT: case N_BOOL:
+    return set_tensor(out, literal(c, n));
   case N_STR:
     out->kind = V_STR;
     out->s = strdup(n->str);

@@ -49,7 +49,7 @@ static int eval_items(ctx *c, node *n, item_list *l) {
     tc_index_item *it = &l->items[l->n];
     memset(it, 0, sizeof *it);
     if (k->kind == N_ELLIPSIS) it->kind = TC_IDX_ELLIPSIS;
-    else if (k->kind == N_NONE || (k->kind == N_NAME && !strcmp(k->str, "newaxis") && !newaxis_bound(c, k->str)))
+    else if (k->kind == N_NONE || (k->kind == N_NAME && k->str[0] == 'n' && !strcmp(k->str, "newaxis") && !newaxis_bound(c, k->str)))
       it->kind = TC_IDX_NEWAXIS;   /* None, none, newaxis: NumPy's newaxis */
     else if (k->kind == N_SLICE) {
       it->kind = TC_IDX_SLICE;
@@ -125,5 +125,9 @@ int eval_index_assign(ctx *c, node *target, node *val) {
   items_free(&l);
   tc_tensor_free(v);
   if (!r) { if (rc == 0) locate(c, target); return -1; }
+  if (r == x) {   /* written in place: the variable holds it already */
+    tc_tensor_free(r);
+    return 0;
+  }
   return scope_set(c, name->str, r);
 }

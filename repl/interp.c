@@ -119,7 +119,20 @@ static int check_interrupt(ctx *c, node *loop) {
  * cast to bool. */
 static int truth(ctx *c, node *n, bool *out) {
   tc_tensor *t;
-  if (eval_tensor(c, n, &t) != 0) return -1;
+  if (n->kind == N_BINOP && tc_op_family((tc_op)n->op) == TC_FAM_CMP) {   /* i < n: its truth without a tensor */
+    tc_tensor *a = NULL, *b = NULL;
+    int rc = eval_operand(c, n->kids[0], &a);
+    if (rc == 0) rc = eval_operand(c, n->kids[1], &b);
+    if (rc == 0 && (rc = tc_scalar_truth((tc_op)n->op, a, b, out, c->err)) > 0)
+      rc = tc_binary_inplace((tc_op)n->op, &a, b, c->err) == 0 ? 1 : -1;   /* as eval_chain computes it */
+    if (rc < 0 && b) locate(c, n);
+    tc_tensor_free(b);
+    if (rc <= 0) {   /* read, or an error */
+      tc_tensor_free(a);
+      return rc;
+    }
+    t = a;
+  } else if (eval_tensor(c, n, &t) != 0) return -1;
   if (t->ndim == 0 && t->dtype == TC_DT_BOOL && tc_tensor_host_data(t) && tc_scalar_fast()) {   /* a comparison's result: read it */
     *out = *(const uint8_t *)tc_tensor_host_data(t) != 0;
     tc_tensor_free(t);

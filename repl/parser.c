@@ -37,6 +37,8 @@ static void arena_reset(arena *a) {
 }
 
 void arena_free(arena *a) {
+  for (node *n = a->lits; n; n = n->lit_next) tc_tensor_free(n->lit);
+  a->lits = NULL;
   while (a->head) {
     arena_block *n = a->head->next;
     free(a->head);
@@ -129,6 +131,7 @@ static node *new_node(parser *p, node_kind k, int32_t start, int32_t end) {
   n->op = -1;
   n->slot = -1;
   n->depth = 1;
+  n->ar = p->ar;
   return n;
 }
 

@@ -320,8 +320,9 @@ bool tc_scalar_fast(void) {
   return on;
 }
 
-/* ty: tc_binary_typing's answer; fn: the engine's kernel for its kdt (NULL: run() finds it) */
-typedef struct { tc_btype ty; tc_scalar_fn fn; } scalar_type;
+/* ty: tc_binary_typing's answer; fn: the engine's kernel for its kdt (NULL: run() finds it); ca, cb: the
+ * engine's casts of a and b to kdt, where they have another dtype (NULL: run() converts them) */
+typedef struct { tc_btype ty; tc_scalar_fn fn; tc_cast_fn ca, cb; } scalar_type;
 
 /* The typing of a OP b, remembered for each (op, dtypes, weakness) whose
  * typing does not read the values (all but a weak integer literal meeting
@@ -336,7 +337,11 @@ static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m
   if (tc_op_family(op) == TC_FAM_MATMUL) return 0;
   if (tc_binary_typing(op, a, b, &m->st.ty, err) != 0) return -1;
   tc_dtype dt = m->st.ty.dt;
-  m->st.fn = tc_engines[TC_ENGINE_CPU]->scalar ? tc_engines[TC_ENGINE_CPU]->scalar(op, m->st.ty.kdt) : NULL;
+  const tc_engine *cpu = tc_engines[TC_ENGINE_CPU];
+  tc_dtype kdt = m->st.ty.kdt;
+  m->st.fn = cpu->scalar ? cpu->scalar(op, kdt) : NULL;
+  m->st.ca = a->dtype != kdt && cpu->scalar_cast ? cpu->scalar_cast(a->dtype, kdt) : NULL;
+  m->st.cb = b->dtype != kdt && cpu->scalar_cast ? cpu->scalar_cast(b->dtype, kdt) : NULL;
   m->check = tc_op_check(op) != TC_CHECK_NONE;
   /* an op with a pre-check reads converted operands: the general path converts them; an op the engine
      lacks: the general path says why */
@@ -366,12 +371,24 @@ static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, 
   return 1;
 }
 
+/* x's element in the kernel's dtype kdt: its own, or converted by cv into buf; NULL when neither. */
+static const char *scalar_operand(const tc_tensor *x, tc_dtype kdt, tc_cast_fn cv, char *buf) {
+  if (x->dtype == kdt) return tc_tensor_data(x);
+  if (!cv) return NULL;
+  cv(1, buf, tc_tensor_data(x), 1);
+  return buf;
+}
+
 /* The kernel of a short-path a OP b into out, a 0-d CPU tensor of st's dtype. */
 static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tensor *b, tc_tensor *out, tc_err *err) {
   tc_overflow judged = tc_overflow_judges(op, st->ty.kdt);
-  if (st->fn && !judged && a->dtype == st->ty.kdt && b->dtype == st->ty.kdt) {   /* the kernel itself, as run() finds it */
-    st->fn(1, tc_tensor_data(out), tc_tensor_data(a), 0, tc_tensor_data(b), 0);
-    return 0;
+  if (st->fn && !judged) {   /* the kernel itself, as run() finds it, after the casts run() would make */
+    _Alignas(16) char ba[16], bb[16];
+    const char *pa = scalar_operand(a, st->ty.kdt, st->ca, ba), *pb = scalar_operand(b, st->ty.kdt, st->cb, bb);
+    if (pa && pb) {
+      st->fn(1, tc_tensor_data(out), pa, 0, pb, 0);
+      return 0;
+    }
   }
   tc_call c;   /* the fields an elementwise call has (zeroing all of them is a cost of its own here) */
   c.kind = TC_CALL_EW;
@@ -388,28 +405,38 @@ static int scalar_kernel(tc_op op, const scalar_type *st, tc_tensor *a, tc_tenso
   return rc;
 }
 
+/* Whether a result of size bytes fits the memory limit (the general path's allocation would fail otherwise). */
+static bool scalar_fits(size_t size) {
+  uint64_t lim = tc_get_max_memory();
+  return size <= lim && tc_mem_in_use() <= lim - size;
+}
+
+/* out: a 0-d CPU tensor of dtype dt over bits, its storage s (all on the caller's stack). */
+static void scalar_shell(tc_tensor *out, tc_storage *s, char *bits, tc_dtype dt) {
+  s->refcnt = 1;   /* field by field: an initializer's zeroing compiled to a slow rep stos here */
+  s->engine = TC_ENGINE_CPU;
+  s->data = bits;
+  s->nbytes = tc_dtype_size(dt);
+  s->map = NULL;
+  s->map_len = 0;
+  out->refcnt = 1;
+  out->dtype = dt;
+  out->weak = false;
+  out->ndim = 0;
+  out->offset = 0;
+  out->storage = s;
+}
+
 int tc_scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   scalar_type st;
   int k = scalar_typing(op, a, b, &st, err);
   if (k <= 0) return k < 0 ? -1 : 1;
   size_t size = tc_dtype_size(st.ty.odt);
-  uint64_t lim = tc_get_max_memory();
-  if (st.ty.odt != a->dtype || st.ty.weak != a->weak || size > lim || tc_mem_in_use() > lim - size) return 1;
+  if (st.ty.odt != a->dtype || st.ty.weak != a->weak || !scalar_fits(size)) return 1;
   _Alignas(8) char bits[8];   /* the kernel writes here first: an error leaves a as it was */
-  tc_storage s;   /* field by field: an initializer's zeroing compiled to a slow rep stos here */
-  s.refcnt = 1;
-  s.engine = TC_ENGINE_CPU;
-  s.data = bits;
-  s.nbytes = size;
-  s.map = NULL;
-  s.map_len = 0;
+  tc_storage s;
   tc_tensor out;
-  out.refcnt = 1;
-  out.dtype = st.ty.odt;
-  out.weak = false;
-  out.ndim = 0;
-  out.offset = 0;
-  out.storage = &s;
+  scalar_shell(&out, &s, bits, st.ty.odt);
   if (scalar_kernel(op, &st, a, b, &out, err) != 0) return -1;
   char *to = tc_tensor_data(a);
   switch (size) {   /* fixed sizes: a memcpy of a variable size is a slow string move here */
@@ -418,6 +445,20 @@ int tc_scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   case 4: memcpy(to, bits, 4); break;
   default: memcpy(to, bits, 8); break;
   }
+  return 0;
+}
+
+int tc_scalar_truth(tc_op op, tc_tensor *a, tc_tensor *b, bool *truth, tc_err *err) {
+  scalar_type st;
+  int k = scalar_typing(op, a, b, &st, err);
+  if (k <= 0) return k < 0 ? -1 : 1;
+  if (st.ty.odt != TC_DT_BOOL || !scalar_fits(1)) return 1;
+  _Alignas(8) char bits[8];
+  tc_storage s;
+  tc_tensor out;
+  scalar_shell(&out, &s, bits, TC_DT_BOOL);
+  if (scalar_kernel(op, &st, a, b, &out, err) != 0) return -1;
+  *truth = bits[0] != 0;
   return 0;
 }
 

@@ -67,6 +67,9 @@ typedef struct tc_call {
  * element for all), all of one dtype (out: bool for a comparison). */
 typedef void (*tc_scalar_fn)(int64_t len, char *out, const char *a, int64_t sa, const char *b, int64_t sb);
 
+/* out = a converted to another dtype, len elements, a sa elements apart. */
+typedef void (*tc_cast_fn)(int64_t len, char *out, const char *a, int64_t sa);
+
 typedef struct tc_engine {
   const char *name;
   int (*init)(tc_err *err);                 /* 0 when usable, else engine_unavailable */
@@ -85,6 +88,9 @@ typedef struct tc_engine {
    * of a binary or comparison op on dtype dt, or NULL. The scalar short
    * path (api.c) calls it on one element, as run() would for that call. */
   tc_scalar_fn (*scalar)(tc_op op, tc_dtype dt);
+  /* Optional, beside scalar: the cast kernel from one dtype to another
+   * that run() would convert an operand of another dtype with, or NULL. */
+  tc_cast_fn (*scalar_cast)(tc_dtype from, tc_dtype to);
 } tc_engine;
 
 extern const tc_engine *const tc_engines[TC_ENGINE_COUNT];

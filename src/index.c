@@ -884,17 +884,23 @@ static int set_element(tc_tensor *x, int n, const tc_index_item *items, tc_tenso
   int e = tc_element_offset(x, n, items, &off, err);
   if (e) return e < 0 ? -1 : 0;
   size_t es = tc_dtype_size(x->dtype);
+  char *to = (char *)x->storage->data + off * (int64_t)es;
   if (val->dtype == x->dtype && !val->weak) {
-    memcpy((char *)x->storage->data + off * (int64_t)es, tc_tensor_host_data(val), es);
+    memcpy(to, tc_tensor_host_data(val), es);
     return 1;
   }
   /* the value in x's dtype (as tc_value_as makes it), cast by the engine's kernel straight into the element */
   if (tc_value_fits(val, x->dtype, TC_OP_SCATTER, err) != 0) return -1;
   const tc_engine *cpu = tc_engines[TC_ENGINE_CPU];
-  if (tc_get_engine() != TC_ENGINE_CPU || !tc_cast_supported(cpu, val->dtype, x->dtype)) return 0;
-  tc_tensor el = element_at(x, off);
-  tc_call c = {.kind = TC_CALL_CAST, .dtype = val->dtype, .nin = 1, .in = {val}, .out = &el};
-  return cpu->run(&c, err) == 0 ? 1 : -1;
+  if (tc_get_engine() != TC_ENGINE_CPU) return 0;
+  if (val->dtype == x->dtype) {
+    memcpy(to, tc_tensor_host_data(val), es);
+    return 1;
+  }
+  tc_cast_fn cv = cpu->scalar_cast ? cpu->scalar_cast(val->dtype, x->dtype) : NULL;
+  if (!cv) return 0;
+  cv(1, to, tc_tensor_host_data(val), 1);
+  return 1;
 }
 
 int tc_update_element(tc_op op, tc_tensor *x, int64_t off, tc_tensor *v, tc_err *err) {

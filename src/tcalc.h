@@ -244,6 +244,11 @@ tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
  * holds it (a scalar loop's accumulator), else *a is replaced by
  * tc_binary's result. On error *a is unchanged. */
 int tc_binary_inplace(tc_op op, tc_tensor **a, tc_tensor *b, tc_err *err);
+/* The truth of a comparison a OP b of two scalars (a loop's condition)
+ * on the scalar short path, without a result tensor: 0 with *truth set;
+ * -1 with err set as tc_binary sets it; 1 when tc_binary must compute it
+ * (no short path for these operands). */
+int tc_scalar_truth(tc_op op, tc_tensor *a, tc_tensor *b, bool *truth, tc_err *err);
 /* Whether the short paths for scalars are on (TCALC_SCALAR_FAST=0 turns
  * them off, to compare their output with the general path's). */
 bool tc_scalar_fast(void);

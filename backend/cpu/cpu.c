@@ -182,7 +182,8 @@ static const char *cpu_why_not(const tc_call *c) {
   return c->kind == TC_CALL_LINALG ? cpu_why_not_linalg(c) : NULL;
 }
 
-TC_ENGINE_DEFINE(cpu, .upload = cpu_copy, .download = cpu_copy, .why_not = cpu_why_not, .scalar = cpu_scalar_kernel);
+TC_ENGINE_DEFINE(cpu, .upload = cpu_copy, .download = cpu_copy, .why_not = cpu_why_not, .scalar = cpu_scalar_kernel,
+                 .scalar_cast = cpu_scalar_cast);
 
 /* ---- the row iterator ---- */
 void cpu_plan_init(cpu_plan *p, const tc_tensor *out, int nin, tc_tensor *const *in) {

@@ -119,6 +119,7 @@ TC_ENGINE_CALLS(CPU_CALL_PROTO_, ~)
 #undef CPU_CALL_PROTO_
 const char *cpu_why_not_linalg(const tc_call *call);   /* LAPACKE missing */
 tc_scalar_fn cpu_scalar_kernel(tc_op op, tc_dtype dt);   /* the engine's scalar hook (ew.c) */
+tc_cast_fn cpu_scalar_cast(tc_dtype from, tc_dtype to);   /* its cast hook (ew.c) */
 /* One product of a matmul call's batch: A[i,k] = a[i*ars + k*acs],
  * B[k,j] = b[k*brs + j*bcs] (strides in elements), C contiguous M x N. */
 typedef struct {

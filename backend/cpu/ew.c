@@ -282,6 +282,8 @@ static ew_un_fn cast_kernel(tc_dtype from, tc_dtype to) {
   return tables()->cast[from][to];
 }
 
+tc_cast_fn cpu_scalar_cast(tc_dtype from, tc_dtype to) { return cast_kernel(from, to); }
+
 bool cpu_supports_cast(const tc_call *c) { return cast_kernel(c->dtype, c->out->dtype) != NULL; }
 
 void cpu_f32_to_f16(int64_t n, char *out, const char *a) { cast_kernel(TC_DT_F32, TC_DT_F16)(n, out, a, 1); }
