@@ -122,12 +122,14 @@ static void show_settings(runner *r) {
   uint64_t mm = tc_get_max_memory();
   if (r->json)
     fprintf(r->out,
-            "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\",\"overflow\":\"%s\"}\n",
-            r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()));
+            "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\",\"overflow\":\"%s\","
+            "\"semantics\":\"%s\"}\n",
+            r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()),
+            tc_semantics_name(tc_get_semantics()));
   else
-    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\noverflow    %s\n", r->po.precision,
-            r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm, tc_engine_name(tc_get_engine()),
-            tc_overflow_name(tc_get_overflow()));
+    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\noverflow    %s\nsemantics   %s\n",
+            r->po.precision, r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm,
+            tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()), tc_semantics_name(tc_get_semantics()));
 }
 
 static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
@@ -155,7 +157,11 @@ static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
     int p = tc_overflow_from_name(val);
     if (p < 0) cmd_error(r, TC_E_BAD_ARG, "overflow must be wrap, check or saturate, not '%s'", val);
     else tc_set_overflow((tc_overflow)p);
-  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory, overflow)", what);
+  } else if (!strcmp(what, "semantics")) {
+    int s = tc_semantics_from_name(val);
+    if (s < 0) cmd_error(r, TC_E_BAD_ARG, "semantics must be " TC_SEMANTICS_LIST ", not '%s'", val);
+    else tc_set_semantics((tc_semantics)s);
+  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory, overflow, semantics)", what);
 }
 
 static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
@@ -166,6 +172,11 @@ static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
 static void cmd_verify(runner *r, char *arg, const char *full, size_t off) {
   (void)arg;
   runner_verify(r, full, off);
+}
+
+static void cmd_compare(runner *r, char *arg, const char *full, size_t off) {
+  (void)arg;
+  runner_compare(r, full, off);
 }
 
 static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
@@ -185,7 +196,7 @@ static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
   free(path);
 }
 
-static const char *const set_words[] = {"precision", "width", "max_memory", "overflow", NULL};
+static const char *const set_words[] = {"precision", "width", "max_memory", "overflow", "semantics", NULL};
 static const char *const engine_words[] = {
 #define X(E, name, built) #name,
   TC_ENGINES(X)
@@ -198,9 +209,10 @@ const command runner_commands[] = {
   {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]", "forget one variable, or all", false},
   {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]", "show the engine that runs statements, or choose cpu or cuda", false},
   {"caps", {NULL}, cmd_caps, NULL, false, ":caps", "the capability table: each op and the dtypes each engine runs it on (--caps)", false},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate]", "show the settings, or set one: digits shown (precision), line width, a memory limit for one\n  value (max_memory, e.g. 2G), and what integer overflow does (wrap, check or saturate)", false},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate | semantics S]", "show the settings, or set one: digits shown (precision), line width, a memory limit for one\n  value (max_memory, e.g. 2G), what integer overflow does (wrap, check or saturate), and whose\n  answers to give (semantics: tcalc, numpy, jax, torch or tenferro; man tcalc: SEMANTICS OF OTHER SYSTEMS)", false},
   {"time", {NULL}, cmd_timing, NULL, false, ":time STMT", "run STMT repeatedly (at least 5 runs and 0.2 s) and print the median time of one run", true},
   {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT", "run an expression statement on the CPU and on the CUDA engine and compare the results:\n  integers and bools identical, floats within the tolerance of the loosest op", true},
+  {"compare", {NULL}, cmd_compare, NULL, false, ":compare EXPR", "evaluate EXPR as tcalc, numpy, jax, torch and tenferro would, one row each, * where a row\n  differs from tcalc's own (man tcalc: SEMANTICS OF OTHER SYSTEMS); binds nothing", true},
   {"run", {NULL}, cmd_run, NULL, false, ":run FILE", "run the statements of FILE in this session, as if typed", false},
   {"quit", {"q", "exit", NULL}, cmd_quit, NULL, false, ":quit", "end the session (also :q, :exit, Ctrl-D)", false},
   {NULL, {NULL}, NULL, NULL, false, NULL, NULL, false},

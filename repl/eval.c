@@ -205,6 +205,11 @@ void locate(ctx *c, const node *n) {
   }
 }
 
+int operator_op(ctx *c, const node *n, int op, tc_op *out) {
+  if (tc_operator_op((tc_op)op, out, c->err) == 0) return 0;
+  return err_at(c->err, n->ostart, n->oend);
+}
+
 /* A literal above the i64 maximum (up to 2^64 - 1) is a weak u64, usable
  * only where a u64 is wanted (SPEC 13): as an operand of an operator or a
  * list element (the weak rules then require a u64 to meet it), or in
@@ -549,9 +554,10 @@ static int eval_chain(ctx *c, node *n, value *out) {
     tc_tensor *b;
     if (eval_operand(c, spine[i]->kids[1], &b) != 0) { rc = -1; break; }
     /* acc = acc OP b: in acc's own storage when it is a scalar nothing else holds (the chain's temporary) */
-    rc = tc_binary_inplace((tc_op)spine[i]->op, &acc, b, c->err);
+    tc_op op;
+    rc = operator_op(c, spine[i], spine[i]->op, &op);
+    if (rc == 0 && (rc = tc_binary_inplace(op, &acc, b, c->err)) != 0) locate(c, spine[i]);
     tc_tensor_free(b);
-    if (rc != 0) locate(c, spine[i]);
   }
   if (rc != 0) tc_tensor_free(acc);
   if (spine != small) free(spine);

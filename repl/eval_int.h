@@ -94,6 +94,9 @@ int eval_operand(ctx *c, node *n, tc_tensor **out);
 int fail_node(ctx *c, const node *n, tc_code code, const char *fmt, const char *arg);
 /* Points an error from the core at n's operator or function name. */
 void locate(ctx *c, const node *n);
+/* The op that operator op of node n means under the semantics in force
+ * (tc_operator_op); -1 with the error at n's operator. */
+int operator_op(ctx *c, const node *n, int op, tc_op *out);
 int set_tensor(value *out, tc_tensor *t);   /* -1 when t is NULL */
 
 /* Subscripts (fn_index.c). */

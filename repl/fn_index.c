@@ -101,7 +101,9 @@ int eval_index_update(ctx *c, node *n, node *target, node *val) {
   if (rc == 0 && (rc = tc_element_offset(x, l.n, l.items, &off, c->err)) < 0) locate(c, target);
   items_free(&l);
   if (rc == 0) rc = eval_tensor(c, val, &v);
-  if (rc == 0 && (rc = tc_update_element((tc_op)n->op, x, off, v, c->err)) < 0) locate(c, n);
+  tc_op op;
+  if (rc == 0) rc = operator_op(c, n, n->op, &op);
+  if (rc == 0 && (rc = tc_update_element(op, x, off, v, c->err)) < 0) locate(c, n);
   tc_tensor_free(v);
   return rc;
 }

@@ -208,6 +208,7 @@ int print_caps_json(FILE *f, bool outcome) {
     }
     cJSON_AddItemToArray(ops, row);
   }
+  cJSON_AddStringToObject(o, "semantics", tc_semantics_name(tc_get_semantics()));
   return cjson_emit(f, o);
 }
 
@@ -217,6 +218,7 @@ int print_caps(FILE *f, bool json) {
   for (int op = 0; op < TC_OP_COUNT; op++)
     if ((int)strlen(tc_op_name((tc_op)op)) > w) w = (int)strlen(tc_op_name((tc_op)op));
   fputs("Dtypes each op accepts, per engine (yes: implemented; -: dtype_unsupported).\n", f);
+  fprintf(f, "Semantics in force: %s.\n", tc_semantics_name(tc_get_semantics()));
   for (int e = 0; e < TC_ENGINE_COUNT; e++) {
     fprintf(f, "\n%s engine", tc_engine_name((tc_engine_id)e));
     if (!tc_engine_built((tc_engine_id)e)) { fputs(": not in this build\n", f); continue; }

@@ -254,9 +254,9 @@ static int update_in_scope(ctx *c, node *at, tc_op op, node *target, node *e) {
   if (eval_operand(c, e, &b) != 0) return -1;
   if (table != (local ? c->s->frames[c->s->nframes - 1].locals : c->s->vars))   /* e grew the table */
     x = scope_find(c, target->str, &target->slot, &local);
-  int rc = tc_binary_inplace(op, &x->t, b, c->err);
+  int rc = operator_op(c, at, (int)op, &op);
+  if (rc == 0 && (rc = tc_binary_inplace(op, &x->t, b, c->err)) != 0) locate(c, at);
   tc_tensor_free(b);
-  if (rc != 0) locate(c, at);
   return rc;
 }
 

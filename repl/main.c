@@ -23,6 +23,7 @@ static void usage(FILE *f) {
         "      --full           never summarise large tensors\n"
         "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
         "      --overflow P     integer overflow: wrap (default), check or saturate\n"
+        "      --semantics S    answer as S does: tcalc (default), numpy, jax, torch or tenferro\n"
         "  -q, --quiet          no banner in the REPL\n"
         "  -h, --help           this help\n"
         "      --version        print the version\n"
@@ -129,7 +130,7 @@ static void run_file(runner *r, const char *path) {
 }
 
 enum { OPT_ENGINE = 256, OPT_CAPS, OPT_PRECISION, OPT_FULL, OPT_VERSION, OPT_MAXMEM, OPT_LIST, OPT_WIDTH, OPT_ARG, OPT_OVERFLOW,
-       OPT_COMPLETION };
+       OPT_SEMANTICS, OPT_COMPLETION };
 
 /* The options; the shell completions (--completion) are generated from it. */
 static const struct option longopts[] = {
@@ -140,6 +141,7 @@ static const struct option longopts[] = {
   {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, OPT_VERSION},
   {"max-memory", required_argument, 0, OPT_MAXMEM}, {"width", required_argument, 0, OPT_WIDTH},
   {"arg", required_argument, 0, OPT_ARG},        {"overflow", required_argument, 0, OPT_OVERFLOW},
+  {"semantics", required_argument, 0, OPT_SEMANTICS},
   /* undocumented: for scripts/check-man.sh and the Makefile's install */
   {"list-functions", no_argument, 0, OPT_LIST}, {"completion", required_argument, 0, OPT_COMPLETION},
   {0, 0, 0, 0}};
@@ -226,6 +228,12 @@ static int parse_options(int argc, char **argv, options *o, runner *r) {
   opterr = 0;
   int c;
   long n;
+  const char *sem = getenv("TCALC_SEMANTICS");   /* SPEC 19; --semantics wins */
+  if (sem && *sem) {
+    int s = tc_semantics_from_name(sem);
+    if (s < 0) return bad_usage("TCALC_SEMANTICS must be " TC_SEMANTICS_LIST ", not '%s'", sem);
+    tc_set_semantics((tc_semantics)s);
+  }
   while ((c = getopt_long(argc, argv, ":e:jkqh", longopts, NULL)) != -1) {
     switch (c) {
     case 'e': o->evals[o->nevals++] = optarg; break;
@@ -256,6 +264,12 @@ static int parse_options(int argc, char **argv, options *o, runner *r) {
       int p = tc_overflow_from_name(optarg);
       if (p < 0) return bad_usage("--overflow must be wrap, check or saturate, not '%s'", optarg);
       tc_set_overflow((tc_overflow)p);
+      break;
+    }
+    case OPT_SEMANTICS: {   /* SPEC 19 */
+      int s = tc_semantics_from_name(optarg);
+      if (s < 0) return bad_usage("--semantics must be " TC_SEMANTICS_LIST ", not '%s'", optarg);
+      tc_set_semantics((tc_semantics)s);
       break;
     }
     case OPT_MAXMEM: {

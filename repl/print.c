@@ -625,10 +625,30 @@ static void json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* What a JSON outcome made under another system's semantics carries
+ * (SPEC 19): ,"semantics":"S" and the warnings given since they were last
+ * written, which this clears. */
+static bool with_semantics = true;
+void print_json_semantics(bool on) { with_semantics = on; }
+
+static void json_semantics(FILE *f) {
+  if (tc_get_semantics() == TC_SEM_TCALC) return;
+  if (with_semantics) fprintf(f, ",\"semantics\":\"%s\"", tc_semantics_name(tc_get_semantics()));
+  if (!tc_warning_count()) return;
+  fputs(",\"warnings\":[", f);
+  for (int i = 0; i < tc_warning_count(); i++) {
+    if (i) fputc(',', f);
+    json_str(f, tc_warning(i));
+  }
+  fputc(']', f);
+  tc_warnings_clear();
+}
+
 int print_json(FILE *f, const value *v, tc_err *err) {
   if (v->kind == V_STR) {
     fputs("{\"ok\":true,\"type\":\"string\",\"value\":", f);
     json_str(f, v->s);
+    json_semantics(f);
     fputs("}\n", f);
     return 0;
   }
@@ -645,9 +665,13 @@ int print_json(FILE *f, const value *v, tc_err *err) {
   sink_dims(&s, t);
   s.p = put_str(s.p, ",\"data\":", 8);
   json_nest(&s, t, kind_of(t->dtype), &h, 0);
-  s.p = put_str(s.p, "}\n", 2);
   host_done(&hb);
-  return sink_close(&s, err);
+  int rc = sink_close(&s, err);
+  if (rc == 0) {
+    json_semantics(f);
+    fputs("}\n", f);
+  }
+  return rc;
 }
 
 void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr) {
@@ -676,5 +700,7 @@ void print_json_error(FILE *f, const tc_err *e, int line, int column, const trac
     }
     fputs("]", f);
   }
-  fputs("}}\n", f);
+  fputs("}", f);
+  json_semantics(f);
+  fputs("}\n", f);
 }

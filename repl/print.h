@@ -30,5 +30,8 @@ int print_json(FILE *f, const value *v, tc_err *err);
 char *utf8_sanitize(const char *s);
 /* Writes an error as one JSON object line. line/column are 1-based or 0;
  * tr: the trace through user functions (ntr entries, innermost first). */
+/* Whether JSON outcomes carry "semantics" (SPEC 19; on unless :compare,
+ * whose rows say the semantics, turns it off); "warnings" they always carry. */
+void print_json_semantics(bool on);
 void print_json_error(FILE *f, const tc_err *e, int line, int column, const trace_entry *tr, int ntr);
 #endif

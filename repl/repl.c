@@ -187,7 +187,9 @@ void repl_run(runner *r, bool quiet) {
     tc_interrupt_clear();
     prompt_cancelled = false;
     fflush(stdout);
-    char *line = readline(runner_pending(r) ? "  ...> " : "tcalc> ");
+    char prompt[32] = "tcalc> ";
+    if (tc_get_semantics() != TC_SEM_TCALC) snprintf(prompt, sizeof prompt, "tcalc[%s]> ", tc_semantics_name(tc_get_semantics()));
+    char *line = readline(runner_pending(r) ? "  ...> " : prompt);
     if (prompt_cancelled) {
       free(line);
       line = NULL;

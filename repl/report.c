@@ -65,6 +65,11 @@ static void locate(runner *r, const tc_err *e, const char *src, int32_t len, int
   *ple = le;
 }
 
+void runner_position(runner *r, const tc_err *e, const char *src, int32_t len, int line0, int *line, int *col) {
+  int32_t ls, le;
+  locate(r, e, src, len, line0, line, col, &ls, &le);
+}
+
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
   int line, col;
   int32_t ls, le;

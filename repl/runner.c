@@ -72,6 +72,14 @@ static void show(runner *r, value *v) {
   if (rc != 0) runner_fail(r, &err, NULL, 0, 0);
 }
 
+/* The warnings of the statement (under numpy) on stderr after its value,
+ * in text mode; in JSON they are the result's own "warnings". */
+static void show_warnings(runner *r) {
+  if (!r->json)
+    for (int i = 0; i < tc_warning_count(); i++) fprintf(stderr, "warning: %s\n", tc_warning(i));
+  tc_warnings_clear();
+}
+
 /* print(): a value written now, as a top-level result; in text mode an
  * item with more after it ends with a space instead of the newline. */
 static void emit(void *ud, value *v, bool more) {
@@ -138,11 +146,13 @@ static void run_chunk(runner *r, const char *src, int32_t len, int line0) {
       runner_fail(r, &err, src, len, line0);
       break;
     }
+    tc_warnings_clear();
     int rc = eval_statement(&r->s, stmt, &v, &err);
     if (rc != 0) statement_failed(r, &err, src, len, line0);
     else if (v.kind != V_NONE) show(r, &v);
     value_free(&v);
     check_output(r);
+    show_warnings(r);
     if (rc != 0 && err.code == TC_E_INTERRUPTED) break;
   }
   s->src = NULL;

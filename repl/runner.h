@@ -68,6 +68,10 @@ void runner_interrupted(runner *r);
 void runner_catch_signal(int sig, void (*handler)(int), int flags);
 /* Reports an error as text or JSON. src/len/line0: the statement text. */
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0);
+/* The line and column runner_report gives an error in src. */
+void runner_position(runner *r, const tc_err *e, const char *src, int32_t len, int line0, int *line, int *col);
+/* :compare EXPR (compare.c). */
+void runner_compare(runner *r, const char *full, size_t off);
 /* Parses the statement of a session command (:time, :verify) that starts
  * at off in the command line full, in a copy of the line with the command
  * blanked out, so that error positions point into the line as typed.

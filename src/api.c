@@ -332,6 +332,8 @@ typedef struct { unsigned key; scalar_type st; bool general, check; } scalar_mem
 #define SCALAR_MEMO 256
 static scalar_memo scalar_memos[SCALAR_MEMO];
 
+void tc_scalar_memo_clear(void) { memset(scalar_memos, 0, sizeof scalar_memos); }
+
 static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m, tc_err *err) {
   m->general = true;
   if (tc_op_family(op) == TC_FAM_MATMUL) return 0;
@@ -353,7 +355,8 @@ static int scalar_memo_fill(tc_op op, tc_tensor *a, tc_tensor *b, scalar_memo *m
  * 0: the general path's case; -1: an error, as the general path gives it. */
 static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, tc_err *err) {
   if (a->ndim != 0 || b->ndim != 0 || tc_get_engine() != TC_ENGINE_CPU || a->storage->engine != TC_ENGINE_CPU ||
-      b->storage->engine != TC_ENGINE_CPU || !tc_scalar_fast())
+      b->storage->engine != TC_ENGINE_CPU || !tc_scalar_fast() ||
+      tc_semantics_answers(op))   /* semantics.c answers those */
     return 0;
   unsigned key = ((unsigned)op << 10 | (unsigned)a->dtype << 6 | (unsigned)b->dtype << 2 | (unsigned)a->weak << 1 |
                   (unsigned)b->weak) + 1;
@@ -477,6 +480,18 @@ int tc_binary_inplace(tc_op op, tc_tensor **pa, tc_tensor *b, tc_err *err) {
 
 /* ---- operations ---- */
 tc_tensor *tc_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  if (tc_semantics_answers(op)) {
+    tc_tensor *out = NULL;
+    int k = tc_semantics_binary(op, a, b, &out, err);
+    if (k <= 0) {
+      if (k < 0) annotate(err, op, -1);
+      return out;
+    }
+  }
+  return tc_binary_eager(op, a, b, err);
+}
+
+tc_tensor *tc_binary_eager(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   scalar_type st;
   int k = scalar_typing(op, a, b, &st, err);
   if (k < 0) return NULL;

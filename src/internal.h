@@ -41,6 +41,17 @@ int tc_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
  * case (no short path, a result of another dtype or kind, or one the
  * memory limit would refuse: the general path reports that). */
 int tc_scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
+/* Forgets the scalar path's remembered typings (the semantics changed). */
+void tc_scalar_memo_clear(void);
+/* tc_binary without the semantics' own answers (semantics.c computes them with it). */
+tc_tensor *tc_binary_eager(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
+/* a OP b as the semantics in force answers where it differs from tcalc
+ * (integer division: zero divisors, MIN / -1): 0 with *out, -1 with err,
+ * 1 when tcalc's own answer is the semantics' too. */
+int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err);
+/* Whether the semantics in force may answer a OP b otherwise than tcalc
+ * (then the scalar short path leaves it to tc_binary). */
+bool tc_semantics_answers(tc_op op);
 /* Whether engine eid can run op at dt, for the families that answer in
  * their own src/ file (a BY(f) in TC_FAMILIES: tc_fn_supported in fn.c,
  * tc_linalg_supported in linalg.c, tc_matfn_supported in matfn.c). */

@@ -230,6 +230,26 @@ int tc_overflow_from_name(const char *s);   /* -1 when unknown */
  * target integer dtype cannot hold (or a NaN) is integer_overflow or
  * clamped; tc_cast itself always follows SPEC 3.3. */
 tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err);
+/* Other systems' semantics (SPEC 19): tcalc's own (the default), NumPy 2,
+ * JAX (64-bit), PyTorch 2 on CPU, tenferro. */
+typedef enum { TC_SEM_TCALC, TC_SEM_NUMPY, TC_SEM_JAX, TC_SEM_TORCH, TC_SEM_TENFERRO, TC_SEM_COUNT } tc_semantics;
+#define TC_SEMANTICS_LIST "tcalc, numpy, jax, torch or tenferro"
+void tc_set_semantics(tc_semantics s);
+tc_semantics tc_get_semantics(void);
+const char *tc_semantics_name(tc_semantics s);
+int tc_semantics_from_name(const char *s);   /* -1 when unknown */
+/* The float that integers divide in and float constructors give: f64 (f32 under torch). */
+tc_dtype tc_default_float(void);
+/* The op an operator symbol means under the semantics in force (/ is
+ * true_divide and % mod in numpy, jax and torch; tenferro has no //): 0
+ * with *out set, or -1 with err (op_unsupported). Named functions (div,
+ * rem, ...) keep their meaning. */
+int tc_operator_op(tc_op op, tc_op *out, tc_err *err);
+/* NumPy's RuntimeWarnings the operations since the last clear gave, in
+ * order, without repeats (under numpy only). */
+int tc_warning_count(void);
+const char *tc_warning(int i);
+void tc_warnings_clear(void);
 tc_dtype tc_promote(tc_dtype a, tc_dtype b);  /* TC_DT_NONE when there is no common dtype */
 /* tc_promote, or no_common_dtype (with a hint to cast) set on err for op. */
 int tc_promote_err(tc_dtype a, tc_dtype b, int op, tc_dtype *out, tc_err *err);

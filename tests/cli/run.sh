@@ -180,7 +180,8 @@ $PY - funcs caps.json <<'EOF' && ok || bad "--caps --json structure"
 import json, sys
 funcs = open(sys.argv[1]).read().split()
 caps = json.load(open(sys.argv[2]))
-assert list(caps) == ["engines", "ops"], list(caps)
+assert list(caps) == ["engines", "ops", "semantics"], list(caps)
+assert caps["semantics"] == "tcalc", caps["semantics"]   # the semantics in force (SPEC 19)
 assert caps["engines"] == ["cpu", "cuda"], caps["engines"]
 dtypes = ["bool", "i8", "i16", "i32", "i64", "bf16", "f16", "f32", "f64", "u8", "u16", "u32", "u64"]
 names = [o["op"] for o in caps["ops"]]

@@ -101,6 +101,7 @@ static ref ref_int_bin(tc_op op, int64_t a, int64_t b, int bits) {
   case TC_OP_LOGICAL_XOR: r.i = (a != 0) != (b != 0); break;
   case TC_OP_ATAN2: r.f = atan2((double)a, (double)b); r.tol = 1; break;
   case TC_OP_HYPOT: r.f = hypot((double)a, (double)b); r.tol = 1; break;
+  case TC_OP_TRUE_DIV: r.f = (double)a / (double)b; break;   /* in f64: exact for |a|, |b| < 2^53, then one rounding */
   default: r.known = false;
   }
   return r;
@@ -114,7 +115,7 @@ static ref ref_bool_bin(tc_op op, int64_t a, int64_t b) {
   case TC_OP_BITWISE_XOR: r.i = a ^ b; break;
   case TC_OP_EQUAL: case TC_OP_NOT_EQUAL: case TC_OP_LESS: case TC_OP_LESS_EQUAL: case TC_OP_GREATER:
   case TC_OP_GREATER_EQUAL: case TC_OP_ATAN2: case TC_OP_HYPOT: case TC_OP_LOGICAL_AND: case TC_OP_LOGICAL_OR:
-  case TC_OP_LOGICAL_XOR:
+  case TC_OP_LOGICAL_XOR: case TC_OP_TRUE_DIV:
     return ref_int_bin(op, a, b, 8);
   default: r.known = false;
   }
@@ -129,7 +130,7 @@ static ref ref_flt_bin(tc_op op, double a, double b, tc_dtype dt) {
   case TC_OP_ADD: r.f = tt_round(a + b, dt); break;
   case TC_OP_SUB: r.f = tt_round(a - b, dt); break;
   case TC_OP_MUL: r.f = tt_round(a * b, dt); break;
-  case TC_OP_DIV: r.f = tt_round(a / b, dt); break;
+  case TC_OP_DIV: case TC_OP_TRUE_DIV: r.f = tt_round(a / b, dt); break;
   case TC_OP_REM: r.f = fmod(a, b); break;   /* exact */
   case TC_OP_FLOOR_DIV:
     /* floor of the quotient in the compute type (f32 for bf16/f16), then one rounding */
