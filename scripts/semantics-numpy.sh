@@ -3,7 +3,9 @@
 # random integer tensors of every integer dtype, with zero divisors and
 # MIN / -1 planted, under /, //, % (the operators) and as 0-d scalars; each
 # case must give NumPy's dtype, values (bit for bit: true division as
-# NumPy's f64) and RuntimeWarnings, in the result's "warnings".
+# NumPy's f64) and RuntimeWarnings, in the result's "warnings"; and sum,
+# prod, cumsum, nansum and mean of integers and bools (NumPy's i64/u64/f64
+# result dtypes, wrapping values).
 # Usage: scripts/semantics-numpy.sh path/to/tcalc [CASES]   (default 600)
 set -u
 label="semantics numpy vs numpy"
@@ -19,6 +21,7 @@ DTYPES = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 NP = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
       "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64}
 OPS = ["/", "//", "%"]
+REDS = {"sum": np.sum, "prod": np.prod, "cumsum": np.cumsum, "nansum": np.nansum, "mean": np.mean}
 
 def values(dt, n):
     info = np.iinfo(NP[dt])
@@ -36,6 +39,18 @@ cases, stmts = [], []
 for _ in range(ncases):
     dt = rng.choice(DTYPES)
     op = rng.choice(OPS)
+    if rng.random() < 0.3:   # a reduction of a vector
+        f = rng.choice(sorted(REDS))
+        n = rng.choice([1, 2, 5]) if f == "mean" else rng.choice([0, 1, 2, 5])
+        if rng.random() < 0.15:
+            a = [rng.random() < 0.5 for _ in range(n)]
+            stmts.append("%s(bool(%s))" % (f, [int(v) for v in a]))
+            cases.append(("bool", f, np.array(a, np.bool_), None))
+        else:
+            a = values(dt, n)
+            stmts.append("%s(%s(%s))" % (f, dt, a))
+            cases.append((dt, f, np.array(a, NP[dt]), None))
+        continue
     n = rng.choice([0, 1, 3, 6])
     shape = rng.choice([None, (n,)])
     if shape is None:
@@ -57,7 +72,8 @@ NAMES = {"bool": np.bool_, "f64": np.float64, **NP}
 for (dt, op, a, b), stmt, out in zip(cases, stmts, outs):
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        want = {"/": np.true_divide, "//": np.floor_divide, "%": np.remainder}[op](a, b)
+        want = REDS[op](a) if op in REDS else {"/": np.true_divide, "//": np.floor_divide, "%": np.remainder}[op](a, b)
+        want = np.asarray(want)
     wmsgs = []
     for x in w:
         m = str(x.message)

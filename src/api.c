@@ -615,6 +615,7 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   bool mask[TC_MAX_DIMS];
   if (tc_axes_mask(axes, x->ndim, mask, op, err) != 0) return NULL;
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
+  if (tc_semantics_refuses(op, x->dtype, err) != 0) return NULL;
   tc_dtype kdt = kernel_dtype(op, x->dtype), odt = result_dtype(op, kdt);
   int perm[TC_MAX_DIMS], nk = 0, nred = 0;
   int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], rshape[TC_MAX_DIMS];

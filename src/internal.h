@@ -52,6 +52,9 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
 /* Whether the semantics in force may answer a OP b otherwise than tcalc
  * (then the scalar short path leaves it to tc_binary). */
 bool tc_semantics_answers(tc_op op);
+/* -1 with dtype_unsupported where the semantics in force has no op for dt
+ * (torch: mean of integers; tenferro: integer matmul), else 0. */
+int tc_semantics_refuses(tc_op op, tc_dtype dt, tc_err *err);
 /* Whether engine eid can run op at dt, for the families that answer in
  * their own src/ file (a BY(f) in TC_FAMILIES: tc_fn_supported in fn.c,
  * tc_linalg_supported in linalg.c, tc_matfn_supported in matfn.c). */

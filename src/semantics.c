@@ -25,6 +25,26 @@ int tc_semantics_from_name(const char *s) {
 
 tc_dtype tc_default_float(void) { return semantics == TC_SEM_TORCH ? TC_DT_F32 : TC_DT_F64; }
 
+tc_dtype tc_sum_dtype(tc_dtype dt) {
+  tc_class c = tc_dtype_class(dt);
+  if (c == TC_CLASS_BOOL) return TC_DT_I64;
+  if (c != TC_CLASS_INT) return dt;
+  switch (semantics) {   /* NumPy's and JAX's int_/uint accumulators; PyTorch's i64 */
+  case TC_SEM_NUMPY: case TC_SEM_JAX: return tc_dtype_is_unsigned(dt) ? TC_DT_U64 : TC_DT_I64;
+  case TC_SEM_TORCH: return TC_DT_I64;
+  default: return dt;
+  }
+}
+
+int tc_semantics_refuses(tc_op op, tc_dtype dt, tc_err *err) {
+  tc_class c = tc_dtype_class(dt);
+  if (semantics == TC_SEM_TORCH && op == TC_OP_MEAN && c != TC_CLASS_FLT)
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "torch has no mean of %s (cast to a float first)", tc_dtype_name(dt));
+  if (semantics == TC_SEM_TENFERRO && op == TC_OP_MATMUL && c != TC_CLASS_FLT)
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "tenferro has no matmul of %s", tc_dtype_name(dt));
+  return 0;
+}
+
 int tc_operator_op(tc_op op, tc_op *out, tc_err *err) {
   *out = op;
   switch (semantics) {

@@ -240,6 +240,9 @@ const char *tc_semantics_name(tc_semantics s);
 int tc_semantics_from_name(const char *s);   /* -1 when unknown */
 /* The float that integers divide in and float constructors give: f64 (f32 under torch). */
 tc_dtype tc_default_float(void);
+/* The dtype sums and products of dt accumulate in and give: i64 for bool;
+ * under numpy and jax i64 or u64 for integers, under torch i64; else dt. */
+tc_dtype tc_sum_dtype(tc_dtype dt);
 /* The op an operator symbol means under the semantics in force (/ is
  * true_divide and % mod in numpy, jax and torch; tenferro has no //): 0
  * with *out set, or -1 with err (op_unsupported). Named functions (div,
