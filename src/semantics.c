@@ -84,10 +84,15 @@ static void warn(const char *what, tc_op op) {
 }
 
 /* ---- integer division ---- */
-/* Owned temporaries, freed together. */
-typedef struct { tc_tensor *t[12]; int n; } pool;
+/* Owned temporaries, freed together (a function here makes fewer than 32). */
+#define POOL 32
+typedef struct { tc_tensor *t[POOL]; int n; } pool;
 static tc_tensor *keep(pool *p, tc_tensor *t) {
-  if (t && p->n < 12) p->t[p->n++] = t;
+  if (t && p->n == POOL) {   /* cannot happen: fail the computation rather than leak */
+    tc_tensor_free(t);
+    return NULL;
+  }
+  if (t) p->t[p->n++] = t;
   return t;
 }
 static void drain(pool *p) {
