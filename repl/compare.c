@@ -93,25 +93,10 @@ static void emit_rows(runner *r, row *rows, char **out) {
 
 void runner_compare(runner *r, const char *full, size_t off) {
   arena ar = {0};
-  tc_err err;
-  tc_err_clear(&err);
   int32_t len = (int32_t)strlen(full);
   char *src;
-  node *stmt;
-  parse_status st = runner_parse_command(full, off, &ar, &err, &src, &stmt);
-  if (!src) {
-    cmd_error(r, TC_E_OOM, "%s", "out of memory");
-    return;
-  }
-  if (st != PARSE_OK || stmt->kind == N_ASSIGN || stmt->kind == N_DEF || stmt->kind == N_IF || stmt->kind == N_WHILE ||
-      stmt->kind == N_FOR) {
-    if (st == PARSE_OK || st == PARSE_END || st == PARSE_EMPTY)
-      cmd_error(r, TC_E_BAD_ARG, "%s", ":compare needs an expression (it binds nothing)");
-    else runner_fail(r, &err, full, len, r->cmd_line);
-    arena_free(&ar);
-    free(src);
-    return;
-  }
+  node *stmt = runner_command_stmt(r, full, off, &ar, &src, true, ":compare needs an expression (it binds nothing)");
+  if (!stmt) return;
   tc_semantics cur = tc_get_semantics();
   row rows[TC_SEM_COUNT];
   char *out[TC_SEM_COUNT] = {0};

@@ -38,4 +38,10 @@ void run_command(runner *r, char *line);
 int help_text(FILE *f, const char *name);       /* help.c; -1: no such function */
 int print_caps_json(FILE *f, bool outcome);
 void cmd_time(runner *r, const char *full, size_t off);   /* timing.c */
+/* The statement of a command (:time STMT, :compare EXPR), parsed into ar
+ * with its text's copy in *text (the caller frees both); NULL after
+ * reporting why: out of memory, a syntax error, no statement or (with
+ * expr_only) one that is not an expression: `needs` says what it needs. */
+node *runner_command_stmt(runner *r, const char *full, size_t off, arena *ar, char **text, bool expr_only,
+                          const char *needs);
 #endif

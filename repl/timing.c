@@ -20,6 +20,27 @@ parse_status runner_parse_command(const char *full, size_t off, arena *ar, tc_er
   return parse_statement(&p, stmt);
 }
 
+node *runner_command_stmt(runner *r, const char *full, size_t off, arena *ar, char **text, bool expr_only,
+                          const char *needs) {
+  tc_err err;
+  tc_err_clear(&err);
+  node *stmt;
+  parse_status st = runner_parse_command(full, off, ar, &err, text, &stmt);
+  if (!*text) {
+    cmd_error(r, TC_E_OOM, "%s", "out of memory");
+    return NULL;
+  }
+  bool stmt_kind = st == PARSE_OK && (stmt->kind == N_ASSIGN || stmt->kind == N_DEF || stmt->kind == N_IF ||
+                                      stmt->kind == N_WHILE || stmt->kind == N_FOR);
+  if (st == PARSE_OK && !(expr_only && stmt_kind)) return stmt;
+  if (st == PARSE_OK || st == PARSE_END || st == PARSE_EMPTY) cmd_error(r, TC_E_BAD_ARG, "%s", needs);
+  else runner_fail(r, &err, full, (int32_t)strlen(full), r->cmd_line);
+  arena_free(ar);
+  free(*text);
+  *text = NULL;
+  return NULL;
+}
+
 /* :time STMT. `full` is the whole command line and STMT starts at `off`. */
 void cmd_time(runner *r, const char *full, size_t off) {
   arena ar = {0};
@@ -27,17 +48,9 @@ void cmd_time(runner *r, const char *full, size_t off) {
   tc_err_clear(&err);
   int32_t len = (int32_t)strlen(full);
   char *text;
-  node *stmt;
-  parse_status st = runner_parse_command(full, off, &ar, &err, &text, &stmt);
-  if (!text) { cmd_error(r, TC_E_OOM, "%s", "out of memory"); return; }
+  node *stmt = runner_command_stmt(r, full, off, &ar, &text, false, ":time needs a statement");
+  if (!stmt) return;
   const char *shown = full;
-  if (st != PARSE_OK) {
-    if (st == PARSE_END || st == PARSE_EMPTY) cmd_error(r, TC_E_BAD_ARG, "%s", ":time needs a statement");
-    else runner_fail(r, &err, shown, len, r->cmd_line);
-    arena_free(&ar);
-    free(text);
-    return;
-  }
   double *times = NULL;
   int runs = 0, cap = 0;
   double start = tc_now_s();

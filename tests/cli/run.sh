@@ -172,6 +172,19 @@ case $(cat "$tmp/err") in
 esac
 check "--engine auto with no plugin: cpu" cpu "$(TCALC_CUDA_LIB=/nonexistent/libtcalc-cuda.so "$bin" --engine auto -e ':engine')"
 
+# ---- --semantics (SPEC 19): the option, the environment, their errors ----
+"$bin" --semantics python -e 1 > /dev/null 2> "$tmp/err"
+check "--semantics python: usage error" 2 $?
+case $(cat "$tmp/err") in *"--semantics must be tcalc, numpy, jax, torch or tenferro, not 'python'"*) ok ;; *) bad "--semantics python: $(cat "$tmp/err")" ;; esac
+TCALC_SEMANTICS=perl "$bin" -e 1 > /dev/null 2>&1
+check "TCALC_SEMANTICS=perl: usage error" 2 $?
+check "TCALC_SEMANTICS=jax: in force" "semantics   jax" "$(TCALC_SEMANTICS=jax "$bin" -e ':set' | grep semantics)"
+check "--semantics wins over TCALC_SEMANTICS" "[0]  i32[1]" "$(TCALC_SEMANTICS=jax "$bin" --semantics numpy -e 'i32([5]) // 0' 2>/dev/null)"
+check "a warning goes to stderr, not stdout" "warning: divide by zero encountered in floor_divide" \
+  "$("$bin" --semantics numpy -e 'i32([5]) // 0' 2>&1 >/dev/null)"
+check "warnings keep exit status 0" 0 "$("$bin" --semantics numpy -e 'i32([5]) // 0' >/dev/null 2>&1; echo $?)"
+check "--caps names the semantics" "Semantics in force: torch." "$("$bin" --semantics torch --caps | sed -n 2p)"
+
 # ---- --caps (SPEC 7) ----
 "$bin" --list-functions > funcs
 "$bin" --caps --json > caps.json

@@ -138,6 +138,13 @@ keys ':set pre' Tab
 keys -l '3'
 keys Enter
 expect 'tcalc> :set precision 3'
+# The prompt shows another system's semantics (SPEC 19), and goes back.
+line ':set semantics jax'
+expect 'tcalc[jax]> '
+line 'i32([5]) // 0'
+expect '[-2]  i32[1]'
+line ':set semantics tcalc'
+settle || bad "the prompt did not come back to tcalc> "
 line '1 / 3.0'
 expect '0.333'
 line ':set precision 0'
