@@ -248,12 +248,8 @@ static int precheck(tc_op op, tc_tensor *b, int ondim, const int64_t *oshape, tc
     idx[lead + i] = b->shape[i] ? rem % b->shape[i] : 0;
     rem = b->shape[i] ? rem / b->shape[i] : 0;
   }
-  char where[300] = "";
-  if (ondim > 0) {
-    char ib[280];
-    tc_format_dims(ib, sizeof ib, ondim, idx);
-    snprintf(where, sizeof where, " at index %s", ib);
-  }
+  char where[TC_MAX_DIMS * 24 + 16];
+  tc_index_text(where, sizeof where, ondim, idx);
   if (chk == TC_CHECK_ZERO)
     tc_err_set(err, TC_E_DIV_ZERO, (int)op, (int)b->dtype, "integer divisor is zero%s", where);
   else if (chk == TC_CHECK_NEGEXP)

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "tcalc.h"
+#include "internal.h"
 
 void tc_err_clear(tc_err *err) {
   memset(err, 0, sizeof *err);
@@ -79,6 +79,21 @@ void tc_format_dims(char *buf, size_t n, int ndim, const int64_t *dims) {
   for (int i = 0; i < ndim && len < n; i++)
     len += (size_t)snprintf(buf + len, n - len, i ? ", %lld" : "%lld", (long long)dims[i]);
   if (len < n) snprintf(buf + len, n - len, "]");
+}
+
+void tc_unravel(int64_t flat, int ndim, const int64_t *shape, int64_t *pos) {
+  for (int i = ndim - 1; i >= 0; i--) {
+    pos[i] = shape[i] ? flat % shape[i] : 0;
+    flat = shape[i] ? flat / shape[i] : 0;
+  }
+}
+
+void tc_index_text(char *where, size_t n, int ndim, const int64_t *idx) {
+  if (n) where[0] = 0;
+  if (ndim <= 0) return;
+  char ib[TC_MAX_DIMS * 24 + 4];
+  tc_format_dims(ib, sizeof ib, ndim, idx);
+  snprintf(where, n, " at index %s", ib);
 }
 
 void tc_err_set_index(tc_err *err, int ndim, const int64_t *index) {

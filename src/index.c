@@ -37,13 +37,6 @@ static int bad(tc_err *err, int op, int dt, const char *msg) {
   return tc_err_set(err, TC_E_BAD_ARG, op, dt, "%s", msg);
 }
 
-static void unravel(int64_t flat, int ndim, const int64_t *shape, int64_t *pos) {
-  for (int i = ndim - 1; i >= 0; i--) {
-    pos[i] = shape[i] ? flat % shape[i] : 0;
-    flat = shape[i] ? flat / shape[i] : 0;
-  }
-}
-
 /* Index errors name the axis, the index and the size, as NumPy does; for
  * an index tensor also the position in it (which is err's index field),
  * for a scalar subscript the index itself. */
@@ -78,7 +71,7 @@ static int check_range(int op, tc_tensor *idx, int64_t axis, int64_t n, int dt, 
   int rc = tc_run_call(&c, err);
   if (rc == 0 && c.found >= 0) {
     int64_t pos[TC_MAX_DIMS], off = m->offset, value = 0;
-    unravel(c.found, m->ndim, m->shape, pos);
+    tc_unravel(c.found, m->ndim, m->shape, pos);
     for (int i = 0; i < m->ndim; i++) off += pos[i] * m->strides[i];
     tc_tensor *one = tc_view(m, 0, NULL, NULL, off, err);
     rc = one ? tc_scalar_to_i64(one, &value, err) : -1;

@@ -41,6 +41,11 @@ int tc_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
  * case (no short path, a result of another dtype or kind, or one the
  * memory limit would refuse: the general path reports that). */
 int tc_scalar_into(tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err);
+/* The coordinates pos of row-major position flat in shape (error.c). */
+void tc_unravel(int64_t flat, int ndim, const int64_t *shape, int64_t *pos);
+/* " at index [i, j]" for the element idx of ndim axes (nothing for 0-d),
+ * as errors that name an element say it (error.c). */
+void tc_index_text(char *where, size_t n, int ndim, const int64_t *idx);
 /* Forgets the scalar path's remembered typings (the semantics changed). */
 void tc_scalar_memo_clear(void);
 /* tc_binary without the semantics' own answers (semantics.c computes them with it). */

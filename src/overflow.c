@@ -56,17 +56,10 @@ tc_overflow tc_overflow_judges_scan(tc_op op, tc_dtype kdt) {
 
 int tc_overflow_error(tc_err *err, tc_overflow p, tc_op op, tc_dtype dt, int ndim, const int64_t *shape, int64_t flat,
                       const char *what) {
-  int64_t idx[TC_MAX_DIMS] = {0}, rem = flat;
-  for (int i = ndim - 1; i >= 0; i--) {
-    idx[i] = shape[i] ? rem % shape[i] : 0;
-    rem = shape[i] ? rem / shape[i] : 0;
-  }
-  char where[300] = "";
-  if (ndim > 0) {
-    char ib[280];
-    tc_format_dims(ib, sizeof ib, ndim, idx);
-    snprintf(where, sizeof where, " at index %s", ib);
-  }
+  int64_t idx[TC_MAX_DIMS] = {0};
+  char where[TC_MAX_DIMS * 24 + 16];
+  tc_unravel(flat, ndim, shape, idx);
+  tc_index_text(where, sizeof where, ndim, idx);
   tc_err_set(err, TC_E_INT_OVERFLOW, (int)op, (int)dt, "%s does not fit %s%s (overflow %s)", what, tc_dtype_name(dt),
              where, tc_overflow_name(p));
   tc_err_set_index(err, ndim, idx);

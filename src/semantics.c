@@ -130,16 +130,9 @@ static int torch_stops(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype dt, int64_
   int ndim;
   int64_t shape[TC_MAX_DIMS], idx[TC_MAX_DIMS] = {0};
   if (tc_broadcast_shapes(a->ndim, a->shape, b->ndim, b->shape, &ndim, shape, op, err) != 0) return -1;
-  for (int i = ndim - 1; i >= 0; i--) {
-    idx[i] = m % shape[i];
-    m /= shape[i];
-  }
-  char where[300] = "";
-  if (ndim > 0) {
-    char ib[280];
-    tc_format_dims(ib, sizeof ib, ndim, idx);
-    snprintf(where, sizeof where, " at index %s", ib);
-  }
+  char where[TC_MAX_DIMS * 24 + 16];
+  tc_unravel(m, ndim, shape, idx);
+  tc_index_text(where, sizeof where, ndim, idx);
   tc_err_set(err, TC_E_UNDEFINED_BEHAVIOR, (int)op, (int)dt,
              "MIN divided by -1%s: PyTorch's CPU kernel stops the whole process with SIGFPE here", where);
   tc_err_set_index(err, ndim, idx);
