@@ -31,17 +31,20 @@ typedef struct node {
   bool tuple;              /* LIST written as a tuple (a, b): NumPy's shapes and axes; x[(i, j)] is x[i, j] */
   /* LIST of number literals only, read without a node per element (packed):
      pk_n values in row-major order, doubles if pk_float else int64s, shape
-     pk_shape[pk_ndim]; nkids is 0 */
-  bool packed, pk_float;
+     pk_shape[pk_ndim]; nkids is 0. pk_own: pk_vals is a block from malloc
+     the node owns (a list of more than 32 numbers), until its tensor takes
+     it (then pk_vals is NULL and lit holds the values) */
+  bool packed, pk_float, pk_own;
   int pk_ndim;
   int64_t pk_n;
   int64_t *pk_shape;
   void *pk_vals;
   double fval;             /* FLOAT */
-  /* INT, FLOAT, BOOL: the literal's 0-d tensor, made at its first
-     evaluation and kept until the tree's arena is freed, so that a loop
-     reads it without making it again (eval.c literal()); lit_next links
-     the arena's nodes that hold one */
+  /* INT, FLOAT, BOOL and a packed LIST: the literal's tensor, made at its
+     first evaluation and kept until the tree's arena is freed, so that a
+     loop reads it without making it again (eval.c literal(),
+     packed_list()); lit_next links the arena's nodes that hold one or a
+     packed list's own block */
   struct tc_tensor *lit;
   struct node *lit_next;
   struct arena *ar;
@@ -58,7 +61,8 @@ typedef struct node {
 } node;
 
 typedef struct arena_block arena_block;
-/* lits: the nodes holding a literal's tensor, released with the arena */
+/* lits: the nodes holding a literal's tensor or a packed list's own block
+   of values, released with the arena */
 typedef struct arena { arena_block *head; size_t used, bytes; struct node *lits; } arena;
 void *arena_alloc(arena *a, size_t n);
 void arena_free(arena *a);

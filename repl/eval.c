@@ -390,9 +390,33 @@ static tc_tensor *stack_list(ctx *c, node *n, tc_tensor **el, int k, tc_dtype dt
   return t;
 }
 
+/* A packed list's tensor, made at its first evaluation on the engine in
+ * use and kept in the node until its arena is freed (as a number literal's
+ * is, literal()): a loop reads it by reference, and a large list's values
+ * are in memory once, the parser's block taken by the cpu tensor as its
+ * storage (tc_tensor_adopt) instead of copied. Nothing writes a tensor
+ * another reference holds, so the kept one never changes. */
+static tc_tensor *packed_list(ctx *c, node *n) {
+  tc_engine_id e = tc_get_engine();
+  if (n->lit && tc_tensor_engine(n->lit) == e) return tc_tensor_ref(n->lit);
+  tc_dtype dt = n->pk_float ? TC_DT_F64 : TC_DT_I64;
+  tc_tensor *t;
+  if (!n->pk_vals) t = tc_to_engine(n->lit, e, c->err);   /* the kept cpu tensor took the values; now another engine */
+  else if (n->pk_own && e == TC_ENGINE_CPU) {
+    if ((t = tc_tensor_adopt(dt, n->pk_ndim, n->pk_shape, n->pk_vals, c->err))) {
+      n->pk_own = false;
+      n->pk_vals = NULL;
+    }
+  } else t = tc_tensor_from_host(dt, n->pk_ndim, n->pk_shape, n->pk_vals, c->err);
+  if (!t) return NULL;
+  tc_tensor_free(n->lit);   /* the parser put the node on its arena's list */
+  n->lit = tc_tensor_ref(t);
+  return t;
+}
+
 static int eval_list(ctx *c, node *n, value *out) {
   if (n->packed) {   /* numbers only, read by the parser into one array */
-    tc_tensor *t = tc_tensor_from_host(n->pk_float ? TC_DT_F64 : TC_DT_I64, n->pk_ndim, n->pk_shape, n->pk_vals, c->err);
+    tc_tensor *t = packed_list(c, n);
     if (!t) { locate(c, n); return -1; }
     return set_tensor(out, t);
   }

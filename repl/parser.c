@@ -37,7 +37,10 @@ static void arena_reset(arena *a) {
 }
 
 void arena_free(arena *a) {
-  for (node *n = a->lits; n; n = n->lit_next) tc_tensor_free(n->lit);
+  for (node *n = a->lits; n; n = n->lit_next) {
+    tc_tensor_free(n->lit);
+    if (n->pk_own) free(n->pk_vals);
+  }
   a->lits = NULL;
   while (a->head) {
     arena_block *n = a->head->next;
@@ -215,38 +218,27 @@ typedef struct {
   int64_t shape[TC_MAX_DIMS];    /* each level's length (-1: not yet) */
   int64_t n, cap;
   int32_t end;                   /* where the outermost ']' ends */
-  bool flt, own;                 /* own: v is a block of the arena's own, its head (grown by realloc) */
+  bool flt, own;                 /* own: v is a block from malloc (grown by realloc), not the arena's */
   union { double d; int64_t i; } *v;
 } packing;
 
-/* Room for one more value: the first 32 in the arena's block, then a
- * block of their own, the arena's head (nothing else is allocated while a
- * list is read), doubled in place by realloc (so the values' memory is what
- * they take, without a second copy). */
+/* Room for one more value: the first 32 in the arena, then a block from
+ * malloc of their own, doubled by realloc (in place for a large block, so
+ * the values' memory is what they take, without a second copy). The
+ * evaluator's tensor takes that block as its storage (tc_tensor_adopt). */
 static bool pack_room(parser *p, packing *k) {
   if (k->n < k->cap) return true;
-  arena *a = p->ar;
   size_t was = sizeof *k->v * (size_t)k->cap, bytes = k->cap ? 2 * was : sizeof *k->v * 32;
-  if (!k->cap) {
-    k->v = arena_alloc(a, bytes);
-  } else if (!k->own) {
-    arena_block *b = malloc(sizeof *b + bytes);
-    if (!b) return false;
-    memcpy(b->data, k->v, was);
-    b->next = a->head;
-    a->head = b;
-    a->bytes += bytes;
-    k->v = (void *)b->data;
-    k->own = true;
+  void *v;
+  if (!k->cap) v = arena_alloc(p->ar, bytes);
+  else if (!k->own) {
+    if ((v = malloc(bytes))) memcpy(v, k->v, was);
   } else {
-    arena_block *b = realloc(a->head, sizeof *b + bytes);
-    if (!b) return false;
-    a->head = b;
-    a->bytes += bytes - was;
-    k->v = (void *)b->data;
+    v = realloc(k->v, bytes);
   }
-  if (!k->v) return false;
-  if (k->own) a->head->cap = a->used = bytes;   /* full: later allocations take a new block */
+  if (!v) return false;
+  k->own = k->cap > 0;
+  k->v = v;
   k->cap = (int64_t)(bytes / sizeof *k->v);
   return true;
 }
@@ -312,7 +304,9 @@ static bool pack_list(parser *p, packing *k, int level) {
   return true;
 }
 
-/* The packed list at the current '[', or NULL with the parser where it was. */
+/* The packed list at the current '[', or NULL with the parser where it was.
+ * The node is on its arena's list of nodes to release (lits): its tensor
+ * when it has been evaluated, else its own block of values. */
 static node *parse_packed(parser *p) {
   lexer lx = p->lx;
   token tok = p->tok;
@@ -321,18 +315,29 @@ static node *parse_packed(parser *p) {
   if (pack_list(p, &k, 0)) {
     node *n = new_node(p, N_LIST, tok.start, k.end);
     int64_t *shape = n ? arena_alloc(p->ar, sizeof(int64_t) * (size_t)k.ndim) : NULL;
-    if (!shape) return fail_oom(p, tok.start, k.end);
+    if (!shape) {
+      if (k.own) free(k.v);
+      return fail_oom(p, tok.start, k.end);
+    }
+    if (k.own && k.cap > k.n) {   /* give back the room grown for values that never came */
+      void *fit = realloc(k.v, sizeof *k.v * (size_t)k.n);
+      if (fit) k.v = fit;
+    }
     n->oend = tok.end;   /* a caret under the '[', as for any list */
     memcpy(shape, k.shape, sizeof(int64_t) * (size_t)k.ndim);
     n->packed = true;
+    n->pk_own = k.own;
     n->pk_float = k.flt;
     n->pk_ndim = k.ndim;
     n->pk_n = k.n;
     n->pk_shape = shape;
     n->pk_vals = k.v;
     n->depth = k.ndim + 1;
+    n->lit_next = p->ar->lits;
+    p->ar->lits = n;
     return n;
   }
+  if (k.own) free(k.v);
   p->lx = lx;   /* read it again, element by element */
   p->tok = tok;
   return NULL;

@@ -418,6 +418,7 @@ static void scalar_shell(tc_tensor *out, tc_storage *s, char *bits, tc_dtype dt)
   s->nbytes = tc_dtype_size(dt);
   s->map = NULL;
   s->map_len = 0;
+  s->heap = false;
   out->refcnt = 1;
   out->dtype = dt;
   out->weak = false;

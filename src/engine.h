@@ -13,6 +13,8 @@ struct tc_storage {
   size_t nbytes;
   void *map;        /* a read-only file mapping holding data (load(path, mmap=true)), or NULL */
   size_t map_len;
+  bool heap;        /* data is a block from malloc the storage took (tc_tensor_adopt), freed with free(),
+                       not the engine's memory */
 };
 
 /* What src/ asks an engine to run: TC_CALL_<KIND> for each row of

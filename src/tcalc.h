@@ -192,6 +192,12 @@ tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *er
 /* A tensor with the given host data copied in (contiguous, row-major). */
 tc_tensor *tc_tensor_from_host(tc_dtype dt, int ndim, const int64_t *shape,
                                const void *data, tc_err *err);
+/* A cpu tensor whose storage is data itself, a block from malloc of at
+ * least the tensor's bytes (contiguous, row-major), with no copy: the
+ * tensor owns it from then on and frees it with free() with its last
+ * reference. It counts against the memory limit as any tensor does. On
+ * failure (NULL) data stays the caller's. */
+tc_tensor *tc_tensor_adopt(tc_dtype dt, int ndim, const int64_t *shape, void *data, tc_err *err);
 /* Copies host data (numel * size bytes, row-major) into t, a tensor fresh
  * from tc_tensor_new (contiguous); bools are stored as 0 or 1. */
 int tc_tensor_write(tc_tensor *t, const void *data, tc_err *err);

@@ -125,16 +125,20 @@ static void human_size(char *buf, size_t n, uint64_t bytes) {
 }
 
 /* ---- storage ---- */
-static tc_storage *storage_new(tc_engine_id eid, uint64_t nbytes, tc_err *err) {
+/* Whether nbytes more fit the memory limit; the error says why not. */
+static bool fits_limit(uint64_t nbytes, tc_err *err) {
   uint64_t limit = tc_get_max_memory();
-  if (nbytes > limit || mem_in_use > limit - nbytes) {
-    char need[32], lim[32];
-    human_size(need, sizeof need, nbytes);
-    human_size(lim, sizeof lim, limit);
-    tc_err_set(err, TC_E_OOM, -1, -1, "a result of %s does not fit the memory limit of %s (%s in use; :set max_memory)",
-               need, lim, mem_in_use ? "some" : "none");
-    return NULL;
-  }
+  if (nbytes <= limit && mem_in_use <= limit - nbytes) return true;
+  char need[32], lim[32];
+  human_size(need, sizeof need, nbytes);
+  human_size(lim, sizeof lim, limit);
+  tc_err_set(err, TC_E_OOM, -1, -1, "a result of %s does not fit the memory limit of %s (%s in use; :set max_memory)",
+             need, lim, mem_in_use ? "some" : "none");
+  return false;
+}
+
+static tc_storage *storage_new(tc_engine_id eid, uint64_t nbytes, tc_err *err) {
+  if (!fits_limit(nbytes, err)) return NULL;
   const tc_engine *e = tc_engines[eid];
   tc_storage *s = nstorage ? storage_cache[--nstorage] : malloc(sizeof *s);
   if (!s) { tc_err_set(err, TC_E_OOM, -1, -1, "allocation failed"); return NULL; }
@@ -142,6 +146,7 @@ static tc_storage *storage_new(tc_engine_id eid, uint64_t nbytes, tc_err *err) {
   s->engine = eid;
   s->nbytes = (size_t)nbytes;
   s->map = NULL;
+  s->heap = false;
   s->data = e->alloc(s->nbytes ? s->nbytes : 1);
   if (!s->data) {
     cache_put((void **)storage_cache, &nstorage, s);
@@ -158,7 +163,8 @@ static void storage_release(tc_storage *s) {
   if (!s || --s->refcnt > 0) return;
   if (s->map) munmap(s->map, s->map_len);
   else {
-    tc_engines[s->engine]->release(s->data, s->nbytes ? s->nbytes : 1);
+    if (s->heap) free(s->data);
+    else tc_engines[s->engine]->release(s->data, s->nbytes ? s->nbytes : 1);
     mem_in_use -= s->nbytes;
   }
   cache_put((void **)storage_cache, &nstorage, s);
@@ -242,7 +248,7 @@ tc_tensor *tc_tensor_mapped(void *map, size_t map_len, size_t offset, tc_dtype d
     munmap(map, map_len);
     return NULL;
   }
-  *s = (tc_storage){1, TC_ENGINE_CPU, (char *)map + offset, (size_t)n * tc_dtype_size(dt), map, map_len};
+  *s = (tc_storage){1, TC_ENGINE_CPU, (char *)map + offset, (size_t)n * tc_dtype_size(dt), map, map_len, false};
   t->storage = s;
   tc_set_contiguous_strides(t);
   return t;
@@ -250,6 +256,27 @@ tc_tensor *tc_tensor_mapped(void *map, size_t map_len, size_t offset, tc_dtype d
 
 tc_tensor *tc_tensor_new(tc_dtype dt, int ndim, const int64_t *shape, tc_err *err) {
   return tc_tensor_new_on(tc_get_engine(), dt, ndim, shape, err);
+}
+
+tc_tensor *tc_tensor_adopt(tc_dtype dt, int ndim, const int64_t *shape, void *data, tc_err *err) {
+  int64_t n;
+  if (!shape_ok(dt, ndim, shape, &n, err)) return NULL;
+  uint64_t bytes = (uint64_t)n * tc_dtype_size(dt);   /* data holds them: no overflow */
+  if (!fits_limit(bytes, err)) { if (err) err->dtype = (int)dt; return NULL; }
+  tc_storage *s = nstorage ? storage_cache[--nstorage] : malloc(sizeof *s);
+  tc_tensor *t = s ? tensor_shell(dt, ndim, shape, err) : NULL;
+  if (!t) {
+    if (s) cache_put((void **)storage_cache, &nstorage, s);
+    else tc_err_set(err, TC_E_OOM, -1, -1, "allocation failed");
+    return NULL;
+  }
+  if (dt == TC_DT_BOOL)   /* stored as 0 or 1, as tc_tensor_write stores them */
+    for (uint8_t *b = data; b < (uint8_t *)data + bytes; b++) *b = *b != 0;
+  *s = (tc_storage){.refcnt = 1, .engine = TC_ENGINE_CPU, .data = data, .nbytes = (size_t)bytes, .heap = true};
+  mem_in_use += bytes;
+  t->storage = s;
+  tc_set_contiguous_strides(t);
+  return t;
 }
 
 int tc_tensor_write(tc_tensor *t, const void *data, tc_err *err) {

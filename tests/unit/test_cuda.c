@@ -140,6 +140,24 @@ Test(cuda_emulated, session_moves_operands_and_verifies) {
                         "\"shape\":[2],\"max_ulps\":0,\"tolerance_ulps\":0}\n");
   free(out);
 }
+
+/* A list literal of more than 32 numbers is read into a block of its own
+ * that its first cpu tensor takes as storage; the node keeps that tensor,
+ * and a def's body evaluated later on another engine moves it there (and
+ * back), or makes it from the values where no cpu tensor took them. */
+Test(cuda_emulated, packed_list_kept_across_engines) {
+  tc_cuda_test_emulate(true);
+  tc_cuda_test_unverified(true);
+  int st;
+  char *out = run("def f() = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39]\n"
+                  "def g() = [0.5, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39]\n"
+                  "sum(f())\nx = f()\nx[0] = 100\n:engine cuda\nsum(f())\ny = f()\nsum(g())\n"
+                  ":engine cpu\nsum(f())\nsum(g())\nsum(x)\nsum(y)\n",
+                  false, &st);
+  cr_assert_str_eq(out, "780\n780\n780.5\n780\n780.5\n880\n780\n");
+  cr_assert_eq(st, 0);
+  free(out);
+}
 #endif
 
 Test(cuda, missing_plugin_is_engine_unavailable_with_the_reason) {
