@@ -105,6 +105,7 @@ static void run_script(const uint8_t *data, size_t size, bool json, outcome *o) 
   tc_set_engine(TC_ENGINE_CPU);
   tc_set_max_memory(FUZZ_MAX_MEMORY);
   tc_set_overflow(TC_OVERFLOW_WRAP);   /* :set overflow in one run must not reach the next (SPEC 13) */
+  tc_set_semantics(TC_SEM_TCALC);      /* nor :set semantics (SPEC 19) */
   tc_interrupt_clear();
   runner r;
   runner_init(&r);
