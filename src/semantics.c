@@ -161,7 +161,8 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   tc_tensor *zero_at = bin(&p, TC_OP_LOGICAL_AND, zb, bin(&p, TC_OP_EQUAL, a, a, err), err);   /* the result's shape */
   tc_tensor *min_at = NULL;
   if (!zero_at) goto done;
-  if (sgn) {
+  /* MIN / -1 matters where it stops torch, or where NumPy warns of it (its quotients, not its remainders) */
+  if (sgn && (semantics == TC_SEM_TORCH || (semantics == TC_SEM_NUMPY && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)))) {
     tc_tensor *mn = lit(&p, bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)), err);
     min_at = bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_EQUAL, a, mn, err), bin(&p, TC_OP_EQUAL, b, lit(&p, -1, err), err), err);
     if (!min_at) goto done;
@@ -172,14 +173,11 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
     rc = m >= 0 && (z < 0 || m < z) ? torch_stops(op, a, b, ty->kdt, m, err) : 1;
     goto done;
   }
-  if (z < 0) {   /* no zero divisor: tcalc's values; NumPy warns on MIN // -1 */
-    if (m >= 0 && semantics == TC_SEM_NUMPY && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)) warn("overflow", op);
+  if (z >= 0 && semantics == TC_SEM_NUMPY) warn("divide by zero", op);
+  if (m >= 0) warn("overflow", op);   /* numpy's only, now that torch has answered */
+  if (z < 0) {   /* no zero divisor: tcalc's values */
     rc = 1;
     goto done;
-  }
-  if (semantics == TC_SEM_NUMPY) {
-    warn("divide by zero", op);
-    if (m >= 0 && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)) warn("overflow", op);
   }
   tc_tensor *one = b ? keep(&p, tc_cast(lit(&p, 1, err), b->dtype, err)) : NULL;
   tc_tensor *b1 = one ? keep(&p, tc_where(zb, one, b, err)) : NULL;   /* zero divisors made 1, then patched */
