@@ -191,7 +191,12 @@ static int convert(ctx *c, args *a, int i) {
   case P_BOOL: return get_bool(c, a, i, &b->b);
   case P_STR: return get_string(c, a, i, &b->s);
   case P_DTYPE:
-    return get_word(c, a, i, tc_dtype_from_name, "dtype", "bool, i8, i16, i32, i64, u8, u16, u32, u64, bf16, f16, f32, f64", &b->dt);
+    if (get_word(c, a, i, tc_dtype_from_name, "dtype", "bool, i8, i16, i32, i64, u8, u16, u32, u64, bf16, f16, f32, f64",
+                 &b->dt) != 0)
+      return -1;
+    if (tc_semantics_lacks((tc_dtype)b->dt, -1, c->err) == 0) return 0;   /* zeros(2, dtype=u64) under torch */
+    err_at(c->err, a->at[i]->start, a->at[i]->end);
+    return -1;
   case P_MODE: return get_word(c, a, i, tc_index_mode_from_name, "mode", "error, clip, wrap, fill, drop", &b->mode);
   case P_REDUCE: return get_word(c, a, i, tc_scatter_red_from_name, "reduce", "set, add, mul, max, min", &b->mode);
   case P_SEED: {
@@ -290,6 +295,20 @@ static bool is_absent(const node *n, const char *def) {
   return n->kind == N_NONE || (n->kind == N_NAME && def[0] && !strcmp(n->str, def));
 }
 
+/* A built-in's default as the semantics in force has it (the default
+ * float, take's and scatter's modes: tc_semantics_default), quoted as the
+ * signature writes it, in d. */
+static void semantics_default(const callee *f, int type, const char *def, char *d, size_t n) {
+  static const char *const params[] = {[P_DTYPE] = "dtype", [P_MODE] = "mode", [P_REDUCE] = "reduce"};
+  size_t len = strlen(def);
+  snprintf(d, n, "%s", def);
+  if (f->op < 0 || def[0] != '"' || len < 2 || len >= n || (type != P_DTYPE && type != P_MODE && type != P_REDUCE))
+    return;
+  char inner[40];
+  snprintf(inner, sizeof inner, "%.*s", (int)(len - 2), def + 1);
+  snprintf(d, n, "\"%s\"", tc_semantics_default((tc_op)f->op, params[type], inner));
+}
+
 /* Evaluates the call's arguments into their parameters' slots. A default
  * "=" (a user function's expression) is left to the caller. */
 static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
@@ -331,7 +350,9 @@ static int fill(ctx *c, node *call, const callee *f, args *a, bool *given) {
       snprintf(what, sizeof what, "missing argument %s", g->names[j]);
       return sig_error(c, f, call->ostart, call->oend, what);
     }
-    if (strcmp(g->defs[j], "=") && default_value(c, g->defs[j], &a->v[j], call) != 0) return -1;
+    char d[40];
+    semantics_default(f, g->types[j], g->defs[j], d, sizeof d);
+    if (strcmp(d, "=") && default_value(c, d, &a->v[j], call) != 0) return -1;
   }
   return 0;
 }

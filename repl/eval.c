@@ -414,19 +414,33 @@ static tc_tensor *packed_list(ctx *c, node *n) {
   return t;
 }
 
+/* A list typed by its float literals alone has the semantics' default
+ * float (torch: f32), unless a dtype is applied to it: f64([0.1]) is made
+ * from the text (SPEC 19 item 1). t is consumed. */
+static int float_list(ctx *c, node *n, bool exact, tc_tensor *t, value *out) {
+  if (!t) { locate(c, n); return -1; }
+  tc_dtype dt = tc_default_float();
+  if (exact || t->dtype != TC_DT_F64 || dt == TC_DT_F64) return set_tensor(out, t);
+  tc_tensor *r = tc_cast(t, dt, c->err);
+  tc_tensor_free(t);
+  if (!r) locate(c, n);
+  return set_tensor(out, r);
+}
+
 static int eval_list(ctx *c, node *n, value *out) {
-  if (n->packed) {   /* numbers only, read by the parser into one array */
-    tc_tensor *t = packed_list(c, n);
-    if (!t) { locate(c, n); return -1; }
-    return set_tensor(out, t);
-  }
+  bool exact = c->exact_list;   /* for this list, not for lists inside its elements */
+  c->exact_list = false;
+  if (n->packed) return float_list(c, n, exact, packed_list(c, n), out);   /* numbers only, read by the parser */
   lit_info li = {.all_bool = true};
   int r = lit_scan(n, 0, &li);
   if (r == -1) return ragged(c, n);
   if (r == -2) return fail_node(c, n, TC_E_BAD_ARG, "%s", "a tensor has at most 16 dimensions");
   /* a literal above the i64 maximum types the list u64, with only non-negative integers beside it; otherwise
      the general case below reports what does not fit */
-  if (r > 0 && (!li.any_ubig || !(li.any_float || li.any_bool || li.any_neg))) return literal_list(c, n, &li, out);
+  if (r > 0 && (!li.any_ubig || !(li.any_float || li.any_bool || li.any_neg))) {
+    value v = {.kind = V_NONE};
+    return literal_list(c, n, &li, &v) != 0 ? -1 : float_list(c, n, exact, v.t, out);
+  }
   /* General case: evaluate each element and stack them. */
   int k = n->nkids, strong;
   tc_tensor **el = calloc((size_t)k, sizeof *el);
@@ -526,7 +540,10 @@ static int eval_call(ctx *c, node *n, value *out) {
       return -1;
     }
     tc_tensor *x;
-    if ((f->dtype == TC_DT_U64 ? eval_operand : eval_tensor)(c, n->kids[0], &x) != 0) return -1;
+    c->exact_list = n->kids[0]->kind == N_LIST;   /* f64([0.1]) from the text, whatever the default float */
+    int rc = (f->dtype == TC_DT_U64 ? eval_operand : eval_tensor)(c, n->kids[0], &x);
+    c->exact_list = false;
+    if (rc != 0) return -1;
     tc_tensor *r = tc_cast_user(x, (tc_dtype)f->dtype, c->err);
     tc_tensor_free(x);
     if (!r) { locate(c, n); return -1; }
@@ -540,7 +557,7 @@ static int eval_call(ctx *c, node *n, value *out) {
   if (rc == 0) {
     rc = convert_args(c, &a);
     if (rc == 0) rc = call_op(c, (tc_op)f->op, &a, out);
-    if (rc != 0 && c->err->op < 0 && c->err->code == TC_E_BAD_ARG)
+    if (rc != 0 && c->err->op < 0 && (c->err->code == TC_E_BAD_ARG || c->err->code == TC_E_DTYPE))
       c->err->op = f->op;   /* an argument the function rejected: name the function */
   }
   args_free(&a);
@@ -678,7 +695,7 @@ int eval(ctx *c, node *n, value *out) {
 }
 
 int eval_statement(session *s, node *stmt, value *out, tc_err *err) {
-  ctx c = {s, err, {0}};
+  ctx c = {s, err, {0}, false};
   char top;
   out->kind = V_NONE;
   s->err_fn = NULL;

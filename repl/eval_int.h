@@ -27,6 +27,7 @@ typedef struct ctx {
   session *s;
   tc_err *err;
   value ret;                   /* what a return statement gave */
+  bool exact_list;             /* the list about to be evaluated has a dtype applied: f64([0.1]) */
 } ctx;
 
 #define TC_STR_(x) #x

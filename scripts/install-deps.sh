@@ -8,6 +8,8 @@ pkgs="$pkgs clang libclang-rt-14-dev valgrind time"
 pkgs="$pkgs python3-numpy"
 # make bench compares erf with SciPy's (NumPy has none)
 pkgs="$pkgs python3-scipy"
+# --semantics torch is checked against PyTorch itself (a test oracle only)
+pkgs="$pkgs python3-torch"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

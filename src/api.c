@@ -25,7 +25,38 @@ static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {
   return ok;
 }
 
+/* 0 when the weak integer w fits the integer dtype dt, else -1 with literal_overflow. */
+static int weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err) {
+  int bits = tc_dtype_bits(dt);
+  bool uns = tc_dtype_is_unsigned(dt);
+  int64_t vlo, vhi;
+  tc_err rerr;
+  tc_err_clear(&rerr);
+  if (w->dtype == TC_DT_U64) {   /* a literal above the i64 maximum meeting a u64 (checked by the caller) */
+  } else if ((bits < 64 || uns) && i64_range(w, &vlo, &vhi, &rerr)) {
+    int64_t lo = uns ? 0 : -((int64_t)1 << (bits - 1));
+    int64_t hi = bits == 64 ? INT64_MAX : uns ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
+    if (vlo < lo || vhi > hi) {
+      char range[64];
+      if (uns && bits == 64) snprintf(range, sizeof range, "0 to %llu", (unsigned long long)UINT64_MAX);
+      else snprintf(range, sizeof range, "%lld to %lld", (long long)lo, (long long)hi);
+      return tc_err_set(err, TC_E_LITERAL, (int)op, (int)dt, "literal %lld does not fit %s (range %s); cast one side first",
+                        (long long)(vlo < lo ? vlo : vhi), tc_dtype_name(dt), range);
+    }
+  }
+  if (rerr.code != TC_OK) {
+    if (err && err->code == TC_OK) *err = rerr;
+    return -1;
+  }
+  return 0;
+}
+
 int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err *err) {
+  if (tc_get_semantics() != TC_SEM_TCALC) {   /* another system's tables (semantics.c) */
+    bool check = false;
+    int k = tc_semantics_typing(op, a, b, out, &check, err);
+    if (k <= 0) return k < 0 || !check ? k : weak_fits(op, a->weak ? a : b, *out, err);
+  }
   /* a weak u64 is a literal above the i64 maximum: only a u64 tensor takes it */
   for (int k = 0; k < 2; k++) {
     tc_tensor *w = k ? b : a, *o = k ? a : b;
@@ -44,28 +75,7 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
   if (w->dtype == TC_DT_F64) {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
   } else if (sc == TC_CLASS_INT) {
-    int bits = tc_dtype_bits(s->dtype);
-    bool uns = tc_dtype_is_unsigned(s->dtype);
-    int64_t vlo, vhi;
-    tc_err rerr;
-    tc_err_clear(&rerr);
-    if (w->dtype == TC_DT_U64) {   /* a literal above the i64 maximum meeting a u64 (checked above) */
-    } else if ((bits < 64 || uns) && i64_range(w, &vlo, &vhi, &rerr)) {
-      int64_t lo = uns ? 0 : -((int64_t)1 << (bits - 1));
-      int64_t hi = bits == 64 ? INT64_MAX : uns ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
-      if (vlo < lo || vhi > hi) {
-        char range[64];
-        if (uns && bits == 64) snprintf(range, sizeof range, "0 to %llu", (unsigned long long)UINT64_MAX);
-        else snprintf(range, sizeof range, "%lld to %lld", (long long)lo, (long long)hi);
-        return tc_err_set(err, TC_E_LITERAL, (int)op, (int)s->dtype,
-                          "literal %lld does not fit %s (range %s); cast one side first",
-                          (long long)(vlo < lo ? vlo : vhi), tc_dtype_name(s->dtype), range);
-      }
-    }
-    if (rerr.code != TC_OK) {
-      if (err && err->code == TC_OK) *err = rerr;
-      return -1;
-    }
+    if (weak_fits(op, w, s->dtype, err) != 0) return -1;
     *out = s->dtype;
   } else {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_I64;
@@ -543,6 +553,7 @@ tc_tensor *tc_cast(tc_tensor *x, tc_dtype dt, tc_err *err) {
 }
 
 tc_tensor *tc_cast_user(tc_tensor *x, tc_dtype dt, tc_err *err) {
+  if (tc_semantics_lacks(dt, TC_OP_CAST, err) != 0) return NULL;   /* u64(x) under torch */
   tc_overflow judged = tc_overflow_judges_cast(x->dtype, dt);
   if (!judged) return tc_cast(x, dt, err);
   if (!tc_op_supported(TC_OP_CAST, x->dtype, tc_get_engine()) ||

@@ -67,7 +67,7 @@ tc_tensor *tc_arange(tc_tensor *start, tc_tensor *stop, tc_tensor *step, int dty
     }
     ints &= tc_dtype_class(args[i]->dtype) == TC_CLASS_INT;
   }
-  tc_dtype dt = dtype >= 0 ? (tc_dtype)dtype : ints ? TC_DT_I64 : TC_DT_F64;
+  tc_dtype dt = dtype >= 0 ? (tc_dtype)dtype : ints ? TC_DT_I64 : tc_default_float();
   if (tc_check_supported(op, dt, err)) goto done;
   tc_call c = {.dtype = dt};
   if (tc_dtype_class(dt) == TC_CLASS_INT) {
@@ -178,7 +178,12 @@ tc_tensor *tc_random(tc_dist dist, int ndim, const int64_t *shape, uint64_t seed
     tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)dt, "needs lo < hi, got lo=%lld and hi=%lld", (long long)lo, (long long)hi);
     return NULL;
   }
-  return random_run(op, dist, dt, ndim, shape, seed, lo, (uint64_t)hi - (uint64_t)lo, err);
+  tc_tensor *r = random_run(op, dist, dt, ndim, shape, seed, lo, (uint64_t)hi - (uint64_t)lo, err);
+  if (!r || dt != TC_DT_F64 || tc_default_float() == TC_DT_F64) return r;
+  /* the semantics' default float (torch: f32): the same draws, rounded to it */
+  tc_tensor *f = tc_cast(r, tc_default_float(), err);
+  tc_tensor_free(r);
+  return f;
 }
 
 /* A bound of randint: a 0-d integer tensor's value, exact (a u64 above the

@@ -128,6 +128,20 @@ static tc_tensor *fill_value(int op, tc_dtype dt, tc_tensor *fill, tc_err *err) 
       tc_tensor_free(nan);
       return r;
     }
+    if (tc_semantics_index() == TC_SEM_INDEX_JAX) {   /* jnp.take's fills: the most negative integer, the largest unsigned, true */
+      tc_tensor *z = tc_scalar_i64(0, false, err), *zt = z ? tc_cast(z, dt, err) : NULL;
+      tc_tensor *r = !zt ? NULL : c == TC_CLASS_BOOL ? tc_unary(TC_OP_LOGICAL_NOT, zt, err)
+                              : tc_dtype_is_unsigned(dt) ? tc_unary(TC_OP_BITWISE_NOT, zt, err) : NULL;
+      if (zt && c == TC_CLASS_INT && !tc_dtype_is_unsigned(dt)) {   /* MIN: ~0 shifted to the sign bit */
+        tc_tensor *ones = tc_unary(TC_OP_BITWISE_NOT, zt, err), *sh = tc_scalar_i64(tc_dtype_bits(dt) - 1, true, err);
+        r = ones && sh ? tc_binary(TC_OP_SHIFT_LEFT, ones, sh, err) : NULL;
+        tc_tensor_free(ones);
+        tc_tensor_free(sh);
+      }
+      tc_tensor_free(z);
+      tc_tensor_free(zt);
+      return r;
+    }
     tc_err_set(err, TC_E_BAD_ARG, op, (int)dt, "mode \"fill\" on %s needs fill_value= (there is no NaN for %s)",
                tc_dtype_name(dt), c == TC_CLASS_BOOL ? "bool" : "integers");
     return NULL;
@@ -209,14 +223,37 @@ static tc_tensor *take_impl(int op, tc_tensor *x, tc_tensor *idx, int64_t axis, 
   return out;
 }
 
+/* Mode "clip" as tenferro clamps, without counting negatives from the end
+ * (SPEC 19 item 7): idx with its negatives made 0 (else idx itself, a new reference). */
+static tc_tensor *clamp_negatives(tc_tensor *idx, tc_index_mode mode, tc_err *err) {
+  if (mode != TC_MODE_CLIP || tc_semantics_index() != TC_SEM_INDEX_CLAMP || tc_dtype_class(idx->dtype) != TC_CLASS_INT ||
+      tc_dtype_is_unsigned(idx->dtype))
+    return tc_tensor_ref(idx);
+  tc_tensor *zero = tc_scalar_i64(0, true, err), *r = zero ? tc_binary(TC_OP_MAXIMUM, idx, zero, err) : NULL;
+  tc_tensor_free(zero);
+  return r;
+}
+
 tc_tensor *tc_take(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill, tc_err *err) {
-  tc_tensor *r = take_impl(TC_OP_TAKE, x, idx, axis, mode, fill, err);
+  tc_tensor *k = clamp_negatives(idx, mode, err);
+  tc_tensor *r = k ? take_impl(TC_OP_TAKE, x, k, axis, mode, fill, err) : NULL;
+  tc_tensor_free(k);
   if (!r) tc_annotate(err, TC_OP_TAKE, (int)x->dtype);
   return r;
 }
 
+static tc_tensor *take_along(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill,
+                             tc_err *err);
 tc_tensor *tc_take_along_axis(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill,
                               tc_err *err) {
+  tc_tensor *k = clamp_negatives(idx, mode, err);
+  tc_tensor *r = k ? take_along(x, k, axis, mode, fill, err) : NULL;
+  tc_tensor_free(k);
+  return r;
+}
+
+static tc_tensor *take_along(tc_tensor *x, tc_tensor *idx, int64_t axis, tc_index_mode mode, tc_tensor *fill,
+                             tc_err *err) {
   const int op = TC_OP_TAKE_ALONG_AXIS;
   int64_t a = 0, shape[TC_MAX_DIMS], xst[TC_MAX_DIMS];
   if (check_index_dtype(op, idx, err) || check_take_mode(op, mode, fill, err)) return NULL;
@@ -278,7 +315,7 @@ tc_tensor *tc_dynamic_slice(tc_tensor *x, int nstarts, const int64_t *starts, in
                  (long long)n);
       return NULL;
     }
-    if (s < 0) s += n;          /* s >= INT64_MIN, n >= 0: no overflow */
+    if (s < 0 && tc_semantics_index() != TC_SEM_INDEX_CLAMP) s += n;   /* no overflow: s >= INT64_MIN, n >= 0 */
     if (s < 0) s = 0;
     if (s > n - sz) s = n - sz;
     shape[d] = sz;
@@ -366,8 +403,18 @@ static int check_scatter_red(int op, tc_dtype dt, tc_scatter_red red, tc_err *er
                     dt == TC_DT_BOOL ? " (use \"max\" for or, \"min\" for and)" : "");
 }
 
+static tc_tensor *scatter(tc_tensor *x, tc_tensor *idx, tc_tensor *updates, int64_t axis, tc_scatter_red red,
+                          tc_index_mode mode, tc_err *err);
 tc_tensor *tc_scatter(tc_tensor *x, tc_tensor *idx, tc_tensor *updates, int64_t axis, tc_scatter_red red,
                       tc_index_mode mode, tc_err *err) {
+  tc_tensor *k = check_index_dtype(TC_OP_SCATTER, idx, err) ? NULL : clamp_negatives(idx, mode, err);
+  tc_tensor *r = k ? scatter(x, k, updates, axis, red, mode, err) : NULL;
+  tc_tensor_free(k);
+  return r;
+}
+
+static tc_tensor *scatter(tc_tensor *x, tc_tensor *idx, tc_tensor *updates, int64_t axis, tc_scatter_red red,
+                          tc_index_mode mode, tc_err *err) {
   const int op = TC_OP_SCATTER;
   int64_t a = 0;
   if (check_index_dtype(op, idx, err)) return NULL;
@@ -792,7 +839,7 @@ static bool whole_mask(tc_tensor *x, int n, const tc_index_item *items) {
  * element's offset into x's storage in *off (0), 1 for any other form, or
  * -1 with index_out_of_bounds, as the general path says it. */
 int tc_element_offset(const tc_tensor *x, int n, const tc_index_item *items, int64_t *off, tc_err *err) {
-  if (n != x->ndim) return 1;
+  if (n != x->ndim || tc_semantics_index() != TC_SEM_INDEX_ERROR) return 1;   /* another system's: the general path */
   int64_t o = x->offset;
   for (int d = 0; d < n; d++) {
     const tc_index_item *it = &items[d];
@@ -811,7 +858,7 @@ int tc_element_offset(const tc_tensor *x, int n, const tc_index_item *items, int
   return 0;
 }
 
-tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err) {
+static tc_tensor *getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err) {
   int64_t off;
   int e = tc_element_offset(x, n, items, &off, err);
   if (e <= 0) return e ? NULL : tc_view(x, 0, NULL, NULL, off, err);
@@ -902,7 +949,7 @@ int tc_update_element(tc_op op, tc_tensor *x, int64_t off, tc_tensor *v, tc_err 
   return tc_scalar_into(op, &el, v, err);
 }
 
-tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
+static tc_tensor *setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
   if (!tc_op_supported(TC_OP_SCATTER, x->dtype, tc_get_engine())) { tc_unsupported(TC_OP_SCATTER, x->dtype, err); return NULL; }
   int done = set_element(x, n, items, val, err);
   if (done < 0) return NULL;
@@ -944,5 +991,128 @@ tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor
   if (inplace) tc_interrupt_release();
   if (rc != 0) { tc_tensor_free(out); return NULL; }
   out->weak = false;
+  return out;
+}
+
+/* ---- other systems' subscripts (SPEC 19 item 7) ----
+ * x[i] and x[i] = v as jax and tenferro read an integer index out of
+ * range, rewritten into tcalc's in-range items: jax counts negatives from
+ * the end, then a read clamps to [0, n-1] and a write out of range goes to
+ * a slot past the end that is cut off afterwards (dropped); tenferro clamps
+ * to [0, n-1] without counting negatives from the end. */
+typedef struct {
+  tc_index_item *it;
+  tc_tensor *own[192];   /* at most 10 for each of at most 16 index tensors */
+  int nown;
+  int64_t pad[TC_MAX_DIMS];   /* 1 on an axis a dropped write goes to */
+  bool any_pad;
+} sem_items;
+
+static tc_tensor *sem_keep(sem_items *s, tc_tensor *t) {
+  if (t) s->own[s->nown++] = t;
+  return t;
+}
+
+static tc_tensor *sem_bin(sem_items *s, tc_op op, tc_tensor *a, int64_t k, tc_err *err) {
+  tc_tensor *b = a ? tc_scalar_i64(k, true, err) : NULL;
+  tc_tensor *r = b ? tc_binary(op, a, b, err) : NULL;
+  tc_tensor_free(b);
+  return r ? sem_keep(s, r) : NULL;
+}
+
+/* The index tensor t on an axis of size sz, as the semantics reads it. */
+static tc_tensor *sem_index_tensor(sem_items *s, tc_tensor *t, int64_t sz, bool write, int d, tc_err *err) {
+  tc_tensor *w = sem_keep(s, tc_operand(t, TC_DT_I64, err));
+  if (tc_semantics_index() == TC_SEM_INDEX_JAX) {   /* negatives from the end */
+    tc_tensor *neg = sem_bin(s, TC_OP_LESS, w, 0, err);
+    w = neg ? sem_keep(s, tc_where(neg, sem_bin(s, TC_OP_ADD, w, sz, err), w, err)) : NULL;
+    if (write) {   /* out of range: the slot past the end */
+      tc_tensor *lo = sem_bin(s, TC_OP_LESS, w, 0, err), *hi = sem_bin(s, TC_OP_GREATER_EQUAL, w, sz, err);
+      tc_tensor *out = lo && hi ? sem_keep(s, tc_binary(TC_OP_LOGICAL_OR, lo, hi, err)) : NULL;
+      tc_tensor *any = out ? sem_keep(s, tc_reduce(TC_OP_ANY, out, &(tc_axes){.all = true}, false, err)) : NULL;
+      int64_t k = 0;
+      if (!any || tc_scalar_to_i64(any, &k, err) != 0) return NULL;
+      if (!k) return w;
+      s->pad[d] = 1;
+      s->any_pad = true;
+      tc_tensor *past = sem_keep(s, tc_scalar_i64(sz, true, err));
+      return past ? sem_keep(s, tc_where(out, past, w, err)) : NULL;
+    }
+  }
+  return sem_bin(s, TC_OP_MINIMUM, sem_bin(s, TC_OP_MAXIMUM, w, 0, err), sz - 1, err);
+}
+
+/* The items rewritten into s->it: 0, or 1 where the semantics reads them
+ * as tcalc does, or -1 with err. */
+static int sem_rewrite(tc_tensor *x, int n, const tc_index_item *items, bool write, sem_items *s, tc_err *err) {
+  int consume;
+  bool any_adv;
+  if (tc_semantics_index() == TC_SEM_INDEX_ERROR) return 1;
+  if (classify(x, n, items, &consume, &any_adv, err) != 0) return -1;
+  if (!(s->it = malloc(sizeof *s->it * (size_t)(n ? n : 1))))
+    return tc_err_set(err, TC_E_OOM, -1, (int)x->dtype, "out of memory");
+  memcpy(s->it, items, sizeof *s->it * (size_t)n);
+  bool jax = tc_semantics_index() == TC_SEM_INDEX_JAX;
+  for (int i = 0, d = 0; i < n; i++) {
+    tc_index_item *it = &s->it[i];
+    tc_tensor *t = it->kind == TC_IDX_TENSOR ? it->t : NULL;
+    if (it->kind == TC_IDX_ELLIPSIS) d += x->ndim - consume;
+    else if (t && t->dtype == TC_DT_BOOL) d += t->ndim;
+    else if (it->kind == TC_IDX_SLICE) d++;
+    else if (it->kind == TC_IDX_INT || t) {
+      int64_t sz = x->shape[d];
+      if (sz > 0 && it->kind == TC_IDX_INT) {
+        int64_t k = jax && it->i < 0 ? it->i + sz : it->i;   /* no overflow: i >= INT64_MIN, sz > 0 */
+        if (jax && write && (k < 0 || k >= sz)) {
+          k = sz;
+          s->pad[d] = 1;
+          s->any_pad = true;
+        } else k = k < 0 ? 0 : k >= sz ? sz - 1 : k;
+        it->i = k;
+      } else if (sz > 0 && tc_numel(t) > 0 && !(it->t = sem_index_tensor(s, t, sz, write, d, err))) {
+        return -1;
+      }
+      d++;
+    }
+  }
+  return 0;
+}
+
+static void sem_free(sem_items *s) {
+  for (int i = 0; i < s->nown; i++) tc_tensor_free(s->own[i]);
+  free(s->it);
+}
+
+tc_tensor *tc_getitem(tc_tensor *x, int n, const tc_index_item *items, tc_err *err) {
+  sem_items s = {.nown = 0};
+  int k = sem_rewrite(x, n, items, false, &s, err);
+  tc_tensor *out = k < 0 ? NULL : getitem(x, n, k ? items : s.it, err);
+  sem_free(&s);
+  return out;
+}
+
+/* x padded by one slot past the end on the axes a dropped write goes to,
+ * written there, and cut back to x's shape. */
+static tc_tensor *set_dropping(tc_tensor *x, const sem_items *s, int n, tc_tensor *val, tc_err *err) {
+  int64_t w[TC_MAX_DIMS][2], two[2] = {x->ndim, 2};
+  for (int d = 0; d < x->ndim; d++) w[d][0] = 0, w[d][1] = s->pad[d];
+  tc_tensor *widths = tc_tensor_from_host(TC_DT_I64, 2, two, w, err);
+  tc_tensor *p = widths ? tc_pad(x, widths, NULL, "constant", err) : NULL;
+  tc_tensor *r = p ? setitem(p, n, s->it, val, err) : NULL;
+  tc_tensor *v = r ? tc_view(r, x->ndim, x->shape, r->strides, r->offset, err) : NULL;
+  tc_tensor *out = v ? tc_contiguous(v, err) : NULL;
+  tc_tensor_free(v);
+  tc_tensor_free(r);
+  tc_tensor_free(p);
+  tc_tensor_free(widths);
+  return out;
+}
+
+tc_tensor *tc_setitem(tc_tensor *x, int n, const tc_index_item *items, tc_tensor *val, tc_err *err) {
+  sem_items s = {.nown = 0};
+  int k = sem_rewrite(x, n, items, true, &s, err);
+  tc_tensor *out = k < 0 ? NULL : k ? setitem(x, n, items, val, err)
+                             : s.any_pad ? set_dropping(x, &s, n, val, err) : setitem(x, n, s.it, val, err);
+  sem_free(&s);
   return out;
 }

@@ -46,6 +46,11 @@ void tc_unravel(int64_t flat, int ndim, const int64_t *shape, int64_t *pos);
 /* " at index [i, j]" for the element idx of ndim axes (nothing for 0-d),
  * as errors that name an element say it (error.c). */
 void tc_index_text(char *where, size_t n, int ndim, const int64_t *idx);
+/* The dtype an op computes in for a and b under the semantics in force
+ * (not tcalc): 0 with *out (and *check_literal: a weak integer must fit
+ * *out, as tcalc's rule checks), -1 with err (a dtype it lacks), 1 where
+ * tcalc's own rule gives its answer. */
+int tc_semantics_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, bool *check_literal, tc_err *err);
 /* Forgets the scalar path's remembered typings (the semantics changed). */
 void tc_scalar_memo_clear(void);
 /* tc_binary without the semantics' own answers (semantics.c computes them with it). */

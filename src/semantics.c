@@ -3,6 +3,7 @@
  * they differ from tcalc's own (zero divisors, MIN / -1), with NumPy's
  * RuntimeWarnings. Everything else is tcalc's own; see the man page's
  * SEMANTICS OF OTHER SYSTEMS for what is done so far. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
@@ -23,7 +24,82 @@ int tc_semantics_from_name(const char *s) {
   return -1;
 }
 
-tc_dtype tc_default_float(void) { return semantics == TC_SEM_TORCH ? TC_DT_F32 : TC_DT_F64; }
+/* What each system decides by a parameter (its row): the default float;
+ * how x[i] and x[i] = v read an index out of range (SPEC 19 item 7); the
+ * defaults of take's and scatter's mode and of scatter's reduce. */
+static const struct {
+  tc_dtype float_dt;
+  tc_sem_index index;
+  const char *take_mode, *scatter_mode, *scatter_reduce;
+} rows[TC_SEM_COUNT] = {
+  [TC_SEM_TCALC] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set"},
+  [TC_SEM_NUMPY] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set"},
+  [TC_SEM_JAX] = {TC_DT_F64, TC_SEM_INDEX_JAX, "fill", "drop", "set"},
+  [TC_SEM_TORCH] = {TC_DT_F32, TC_SEM_INDEX_ERROR, "error", "error", "set"},
+  [TC_SEM_TENFERRO] = {TC_DT_F64, TC_SEM_INDEX_CLAMP, "clip", "clip", "add"},
+};
+
+tc_dtype tc_default_float(void) { return rows[semantics].float_dt; }
+tc_sem_index tc_semantics_index(void) { return rows[semantics].index; }
+
+const char *tc_semantics_default(tc_op op, const char *param, const char *def) {
+  if (!strcmp(param, "dtype") && !strcmp(def, "f64")) return tc_dtype_name(rows[semantics].float_dt);
+  if (!strcmp(param, "mode") && !strcmp(def, "error"))
+    return op == TC_OP_SCATTER ? rows[semantics].scatter_mode : rows[semantics].take_mode;
+  if (!strcmp(param, "reduce") && !strcmp(def, "set")) return rows[semantics].scatter_reduce;
+  return def;
+}
+
+/* ---- typing (items 1 and 2): the tables scripts/gen-semantics-tables.py
+ * generated from NumPy, PyTorch and JAX's lattice ---- */
+#include "semantics.def"
+static const tc_dtype promote[TC_SEM_COUNT][TC_DT_COUNT][TC_DT_COUNT] = {
+#define X(S, A, ...) [TC_SEM_##S][TC_DT_##A] = {__VA_ARGS__},
+  TC_SEM_PROMOTE(X)
+#undef X
+};
+static const tc_dtype zero_dim[TC_SEM_COUNT][TC_DT_COUNT][TC_DT_COUNT] = {
+#define X(S, A, ...) [TC_SEM_##S][TC_DT_##A] = {__VA_ARGS__},
+  TC_SEM_ZERO_DIM(X)
+#undef X
+};
+enum { W_INT, W_FLOAT };
+static const tc_dtype weak_with[TC_SEM_COUNT][2][TC_DT_COUNT] = {
+#define X(S, K, ...) [TC_SEM_##S][W_##K] = {__VA_ARGS__},
+  TC_SEM_WEAK(X)
+#undef X
+};
+
+bool tc_semantics_has(tc_dtype dt) {
+  return semantics == TC_SEM_TCALC || promote[semantics][dt][dt] != TC_DT_NONE;
+}
+
+int tc_semantics_lacks(tc_dtype dt, int op, tc_err *err) {
+  if (tc_semantics_has(dt)) return 0;
+  return tc_err_set(err, TC_E_DTYPE, op, (int)dt, "%s has no %s dtype", sem_names[semantics], tc_dtype_name(dt));
+}
+
+int tc_semantics_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, bool *check_literal, tc_err *err) {
+  for (int k = 0; k < 2; k++) {
+    tc_tensor *t = k ? b : a;
+    if (!t->weak && tc_semantics_lacks(t->dtype, (int)op, err) != 0) return -1;
+  }
+  if (a->weak && b->weak) return 1;   /* two Python scalars: a float if either is one, as tcalc's */
+  if (!a->weak && !b->weak) {
+    /* PyTorch: a 0-d tensor does not widen a dimensioned one of its kind (the table says how it combines) */
+    bool za = a->ndim == 0, zb = b->ndim == 0;
+    *out = za == zb ? promote[semantics][a->dtype][b->dtype]
+                    : za ? zero_dim[semantics][b->dtype][a->dtype] : zero_dim[semantics][a->dtype][b->dtype];
+    return 0;
+  }
+  tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
+  if (w->dtype == TC_DT_U64) return 1;   /* a literal above the i64 maximum: tcalc's rule (u64 only) */
+  *out = weak_with[semantics][tc_dtype_class(w->dtype) == TC_CLASS_FLT ? W_FLOAT : W_INT][s->dtype];
+  /* an integer literal must fit the integer dtype it takes, except in torch, which wraps it */
+  *check_literal = semantics != TC_SEM_TORCH && tc_dtype_class(w->dtype) != TC_CLASS_FLT &&
+                   tc_dtype_class(*out) == TC_CLASS_INT;
+  return 0;
+}
 
 tc_dtype tc_sum_dtype(tc_dtype dt) {
   tc_class c = tc_dtype_class(dt);
@@ -212,16 +288,35 @@ static int true_div_warnings(tc_tensor *a, tc_tensor *b, tc_tensor *r, tc_err *e
   return rc;
 }
 
+/* tenferro's scale_real: a float scalar meeting an integer tensor takes its
+ * dtype rounded half away from zero (i64([-7, 7]) * 0.5 is [-7, 7]). */
+static int scale_real(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err) {
+  tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
+  double v;
+  if (!w->weak || s->weak || w->ndim != 0 || tc_dtype_class(w->dtype) != TC_CLASS_FLT ||
+      tc_dtype_class(s->dtype) != TC_CLASS_INT)
+    return 1;
+  if (tc_scalar_to_f64(w, &v, err) != 0) return -1;
+  double r = round(v);
+  if (!(fabs(r) < 0x1p63)) return 1;   /* NaN, inf or beyond i64: the cast's own answer */
+  tc_tensor *k = tc_scalar_i64((int64_t)r, true, err);
+  *out = !k ? NULL : a->weak ? tc_binary_eager(op, k, b, err) : tc_binary_eager(op, a, k, err);
+  tc_tensor_free(k);
+  return *out ? 0 : -1;
+}
+
 bool tc_semantics_answers(tc_op op) {
   switch (semantics) {
   case TC_SEM_NUMPY: return op == TC_OP_TRUE_DIV || tc_op_check(op) == TC_CHECK_ZERO;
   case TC_SEM_JAX: case TC_SEM_TORCH: return tc_op_check(op) == TC_CHECK_ZERO;
+  case TC_SEM_TENFERRO: return true;   /* scale_real */
   default: return false;
   }
 }
 
 int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err) {
   if (!tc_semantics_answers(op)) return 1;
+  if (semantics == TC_SEM_TENFERRO) return scale_real(op, a, b, out, err);
   if (op == TC_OP_TRUE_DIV) {
     *out = tc_binary_eager(op, a, b, err);
     if (*out && true_div_warnings(a, b, *out, err) != 0) {

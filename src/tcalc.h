@@ -246,6 +246,24 @@ const char *tc_semantics_name(tc_semantics s);
 int tc_semantics_from_name(const char *s);   /* -1 when unknown */
 /* The float that integers divide in and float constructors give: f64 (f32 under torch). */
 tc_dtype tc_default_float(void);
+/* How the semantics in force reads an index out of range in x[i] and
+ * x[i] = v: an error (tcalc, numpy, torch); jax: negatives count from the
+ * end, then reads clamp and writes out of range are dropped; tenferro:
+ * clamped to [0, n-1], negatives too (x[-1] is the first element). */
+typedef enum { TC_SEM_INDEX_ERROR, TC_SEM_INDEX_JAX, TC_SEM_INDEX_CLAMP } tc_sem_index;
+tc_sem_index tc_semantics_index(void);
+/* A parameter's default under the semantics in force, for a default the
+ * signature shows as def (without quotes): dtype "f64" is the default
+ * float; take's mode "error" is jax's "fill" and tenferro's "clip";
+ * scatter's mode is jax's "drop" and tenferro's "clip", its reduce "set"
+ * tenferro's "add". Other defaults are def. */
+const char *tc_semantics_default(tc_op op, const char *param, const char *def);
+/* Whether the semantics in force has dtype dt; tc_semantics_lacks is -1
+ * with dtype_unsupported naming the semantics for op where it has not,
+ * else 0 (torch has no u16, u32, u64; numpy no bf16; tenferro only i32,
+ * i64, f32, f64). */
+bool tc_semantics_has(tc_dtype dt);
+int tc_semantics_lacks(tc_dtype dt, int op, tc_err *err);
 /* The dtype sums and products of dt accumulate in and give: i64 for bool;
  * under numpy and jax i64 or u64 for integers, under torch i64; else dt. */
 tc_dtype tc_sum_dtype(tc_dtype dt);
