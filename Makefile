@@ -189,6 +189,7 @@ SUITES = \
   'index-numpy=scripts/index-numpy.sh $(BUILD)/tcalc $(if $(FULL_FLAG),100000,10000)' \
   'semantics-numpy=scripts/semantics-numpy.sh $(BUILD)/tcalc $(if $(FULL_FLAG),20000,2000)' \
   'semantics-tables=$${PYTHON:-/usr/bin/python3} scripts/gen-semantics-tables.py --check' \
+  'semantics-torch=scripts/semantics-torch.sh $(BUILD)/tcalc $(if $(FULL_FLAG),20000,2000)' \
   'json-roundtrip=scripts/json-roundtrip.sh $(BUILD)/tcalc' \
   'cli=tests/cli/run.sh $(BUILD)/tcalc' \
   'json-strict=python3 tests/json/strict.py $(BUILD)/tcalc' \

@@ -26,7 +26,7 @@ static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {
 }
 
 /* 0 when the weak integer w fits the integer dtype dt, else -1 with literal_overflow. */
-static int weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err) {
+int tc_weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err) {
   int bits = tc_dtype_bits(dt);
   bool uns = tc_dtype_is_unsigned(dt);
   int64_t vlo, vhi;
@@ -55,7 +55,7 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
   if (tc_get_semantics() != TC_SEM_TCALC) {   /* another system's tables (semantics.c) */
     bool check = false;
     int k = tc_semantics_typing(op, a, b, out, &check, err);
-    if (k <= 0) return k < 0 || !check ? k : weak_fits(op, a->weak ? a : b, *out, err);
+    if (k <= 0) return k < 0 || !check ? k : tc_weak_fits(op, a->weak ? a : b, *out, err);
   }
   /* a weak u64 is a literal above the i64 maximum: only a u64 tensor takes it */
   for (int k = 0; k < 2; k++) {
@@ -75,7 +75,7 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
   if (w->dtype == TC_DT_F64) {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
   } else if (sc == TC_CLASS_INT) {
-    if (weak_fits(op, w, s->dtype, err) != 0) return -1;
+    if (tc_weak_fits(op, w, s->dtype, err) != 0) return -1;
     *out = s->dtype;
   } else {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_I64;
@@ -624,6 +624,15 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
   if (tc_axes_mask(axes, x->ndim, mask, op, err) != 0) return NULL;
   if (!tc_op_supported(op, x->dtype, tc_get_engine())) { unsupported(op, x->dtype, err); return NULL; }
   if (tc_semantics_refuses(op, x->dtype, err) != 0) return NULL;
+  if (op == TC_OP_MEAN && tc_semantics_mean_of_sum(x->dtype)) {   /* the sum rounded to x's dtype, then divided */
+    tc_tensor *sum = tc_reduce(TC_OP_REDUCE_SUM, x, axes, keepdims, err);
+    int64_t n = sum && tc_numel(sum) ? tc_numel(x) / tc_numel(sum) : 0;
+    tc_tensor *k = sum ? tc_scalar_i64(n, true, err) : NULL, *r = k ? tc_binary_eager(TC_OP_DIV, sum, k, err) : NULL;
+    tc_tensor_free(sum);
+    tc_tensor_free(k);
+    if (!r) annotate(err, op, (int)x->dtype);
+    return r;
+  }
   tc_dtype kdt = kernel_dtype(op, x->dtype), odt = result_dtype(op, kdt);
   int perm[TC_MAX_DIMS], nk = 0, nred = 0;
   int64_t kshape[TC_MAX_DIMS], kdshape[TC_MAX_DIMS], rshape[TC_MAX_DIMS];
@@ -672,6 +681,10 @@ tc_tensor *tc_reduce(tc_op op, tc_tensor *x, const tc_axes *axes, bool keepdims,
     tc_set_contiguous_strides(out);
   }
   out->weak = x->weak && tc_op_keeps_weak(op) && odt == kdt && odt != TC_DT_BOOL;
+  if (tc_semantics_reduced(op, x, out, err) != 0) {   /* NumPy's warnings */
+    tc_tensor_free(out);
+    return NULL;
+  }
   return out;
 }
 

@@ -62,6 +62,17 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
 /* Whether the semantics in force may answer a OP b otherwise than tcalc
  * (then the scalar short path leaves it to tc_binary). */
 bool tc_semantics_answers(tc_op op);
+/* 0 when the weak integer w fits the integer dtype dt, else -1 with
+ * literal_overflow for op (tcalc's check of a literal). */
+int tc_weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err);
+/* Whether the semantics' mean of dt is its sum (rounded to dt) divided by
+ * the count: PyTorch's of f16 and bf16. */
+bool tc_semantics_mean_of_sum(tc_dtype dt);
+/* -1 with dtype_unsupported where the semantics in force has no a @ b of
+ * these dtypes (torch: two dtypes, or bool), else 0. */
+int tc_semantics_matmul(tc_tensor *a, tc_tensor *b, tc_err *err);
+/* The warnings NumPy gives for the reduction r of x (under numpy): 0, or -1 with err. */
+int tc_semantics_reduced(tc_op op, tc_tensor *x, tc_tensor *r, tc_err *err);
 /* -1 with dtype_unsupported where the semantics in force has no op for dt
  * (torch: mean of integers; tenferro: integer matmul), else 0. */
 int tc_semantics_refuses(tc_op op, tc_dtype dt, tc_err *err);

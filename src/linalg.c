@@ -165,7 +165,9 @@ tc_tensor *tc_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) {
     return NULL;
   }
   tc_dtype dt;
-  if (mm_dtype(TC_OP_MATMUL, a, b, &dt, err) != 0 || tc_semantics_refuses(TC_OP_MATMUL, dt, err) != 0) return NULL;
+  if (mm_dtype(TC_OP_MATMUL, a, b, &dt, err) != 0 || tc_semantics_refuses(TC_OP_MATMUL, dt, err) != 0 ||
+      tc_semantics_matmul(a, b, err) != 0)
+    return NULL;
   return mm_core(TC_OP_MATMUL, a, b, dt, err);
 }
 

@@ -96,8 +96,10 @@ int tc_semantics_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, boo
   if (w->dtype == TC_DT_U64) return 1;   /* a literal above the i64 maximum: tcalc's rule (u64 only) */
   *out = weak_with[semantics][tc_dtype_class(w->dtype) == TC_CLASS_FLT ? W_FLOAT : W_INT][s->dtype];
   /* an integer literal must fit the integer dtype it takes, except in torch, which wraps it */
+  /* torch wraps it (pow's exponent is checked by torch_pow) */
   *check_literal = semantics != TC_SEM_TORCH && tc_dtype_class(w->dtype) != TC_CLASS_FLT &&
-                   tc_dtype_class(*out) == TC_CLASS_INT;
+                   tc_dtype_class(*out) == TC_CLASS_INT &&
+                   tc_dtype_class(tc_op_kernel_dtype(op, *out)) == TC_CLASS_INT;   /* u8 / 70000 divides in floats */
   return 0;
 }
 
@@ -110,6 +112,19 @@ tc_dtype tc_sum_dtype(tc_dtype dt) {
   case TC_SEM_TORCH: return TC_DT_I64;
   default: return dt;
   }
+}
+
+bool tc_semantics_mean_of_sum(tc_dtype dt) {   /* PyTorch's f16 and bf16 means */
+  return semantics == TC_SEM_TORCH && tc_dtype_class(dt) == TC_CLASS_FLT && tc_dtype_bits(dt) == 16;
+}
+
+int tc_semantics_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) {
+  if (semantics != TC_SEM_TORCH) return 0;   /* PyTorch's matmul neither promotes nor has a bool kernel */
+  if (a->dtype != b->dtype)
+    return tc_err_set(err, TC_E_DTYPE, TC_OP_MATMUL, (int)a->dtype, "torch's matmul needs one dtype, not %s and %s (cast one)",
+                      tc_dtype_name(a->dtype), tc_dtype_name(b->dtype));
+  if (a->dtype == TC_DT_BOOL) return tc_err_set(err, TC_E_DTYPE, TC_OP_MATMUL, TC_DT_BOOL, "torch has no matmul of bool");
+  return 0;
 }
 
 int tc_semantics_refuses(tc_op op, tc_dtype dt, tc_err *err) {
@@ -146,22 +161,28 @@ int tc_warning_count(void) { return nwarnings; }
 const char *tc_warning(int i) { return i >= 0 && i < nwarnings ? warnings[i] : ""; }
 void tc_warnings_clear(void) { nwarnings = 0; }
 
+static void warn_text(const char *w) {
+  for (int i = 0; i < nwarnings; i++)
+    if (!strcmp(warnings[i], w)) return;
+  if (nwarnings < MAX_WARNINGS) snprintf(warnings[nwarnings++], sizeof warnings[0], "%s", w);
+}
+
 static void warn(const char *what, tc_op op) {
   static const struct { tc_op op; const char *ufunc; } names[] = {
-    {TC_OP_FLOOR_DIV, "floor_divide"}, {TC_OP_MOD, "remainder"}, {TC_OP_DIV, "divide"}, {TC_OP_REM, "fmod"}};
+    {TC_OP_FLOOR_DIV, "floor_divide"}, {TC_OP_MOD, "remainder"}, {TC_OP_DIV, "divide"}, {TC_OP_REM, "fmod"},
+    {TC_OP_ADD, "add"}, {TC_OP_SUB, "subtract"}, {TC_OP_MUL, "multiply"}, {TC_OP_POW, "power"},
+    {TC_OP_CAST, "cast"}, {TC_OP_REDUCE_SUM, "reduce"}};
   const char *u = "divide";
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (names[i].op == op) u = names[i].ufunc;
   char w[96];
   snprintf(w, sizeof w, "%s encountered in %s", what, u);
-  for (int i = 0; i < nwarnings; i++)
-    if (!strcmp(warnings[i], w)) return;
-  if (nwarnings < MAX_WARNINGS) memcpy(warnings[nwarnings++], w, sizeof w);
+  warn_text(w);
 }
 
 /* ---- integer division ---- */
-/* Owned temporaries, freed together (a function here makes fewer than 32). */
-#define POOL 32
+/* Owned temporaries, freed together (a function here makes fewer than 192). */
+#define POOL 192
 typedef struct { tc_tensor *t[POOL]; int n; } pool;
 static tc_tensor *keep(pool *p, tc_tensor *t) {
   if (t && p->n == POOL) {   /* cannot happen: fail the computation rather than leak */
@@ -177,6 +198,9 @@ static void drain(pool *p) {
 
 static tc_tensor *bin(pool *p, tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   return a && b ? keep(p, tc_binary_eager(op, a, b, err)) : NULL;
+}
+static tc_tensor *sel(pool *p, tc_tensor *c, tc_tensor *a, tc_tensor *b, tc_err *err) {
+  return c && a && b ? keep(p, tc_where(c, a, b, err)) : NULL;
 }
 static tc_tensor *lit(pool *p, int64_t v, tc_err *err) { return keep(p, tc_scalar_i64(v, true, err)); }
 /* v as a 0-d tensor of dtype dt (all ones for -1, whatever the signedness). */
@@ -222,7 +246,7 @@ static tc_tensor *jax_fill(pool *p, tc_op op, tc_tensor *a, tc_dtype dt, tc_err 
   case TC_OP_REM: return keep(p, tc_cast(a, dt, err));
   case TC_OP_FLOOR_DIV:   /* -1 - 1 where the signs differ and the remainder (x) is not zero */
     if (tc_dtype_is_unsigned(dt)) return typed(p, -1, dt, err);
-    return keep(p, tc_where(bin(p, TC_OP_EQUAL, a, lit(p, 0, err), err), typed(p, -1, dt, err), typed(p, -2, dt, err), err));
+    return sel(p, bin(p, TC_OP_EQUAL, a, lit(p, 0, err), err), typed(p, -1, dt, err), typed(p, -2, dt, err), err);
   default: return typed(p, 0, dt, err);
   }
 }
@@ -233,12 +257,18 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   int rc = -1;
   bool sgn = !tc_dtype_is_unsigned(ty->kdt);
   int bits = 8 * (int)tc_dtype_size(ty->kdt);
+  /* the operands in the dtype the kernel divides in (a literal as the semantics typed it: torch's wrapped) */
+  bool weak = ty->weak;
+  a = keep(&p, tc_cast(a, ty->kdt, err));
+  b = a ? keep(&p, tc_cast(b, ty->kdt, err)) : NULL;
   tc_tensor *zb = bin(&p, TC_OP_EQUAL, b, lit(&p, 0, err), err);   /* in b's shape */
   tc_tensor *zero_at = bin(&p, TC_OP_LOGICAL_AND, zb, bin(&p, TC_OP_EQUAL, a, a, err), err);   /* the result's shape */
   tc_tensor *min_at = NULL;
   if (!zero_at) goto done;
-  /* MIN / -1 matters where it stops torch, or where NumPy warns of it (its quotients, not its remainders) */
-  if (sgn && (semantics == TC_SEM_TORCH || (semantics == TC_SEM_NUMPY && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)))) {
+  /* MIN / -1 matters where it stops torch (its 32- and 64-bit kernels: i8 and i16 divide in int and wrap), or
+     where NumPy warns of it (its quotients, not its remainders) */
+  if (sgn && ((semantics == TC_SEM_TORCH && bits >= 32) ||
+              (semantics == TC_SEM_NUMPY && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)))) {
     tc_tensor *mn = lit(&p, bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)), err);
     min_at = bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_EQUAL, a, mn, err), bin(&p, TC_OP_EQUAL, b, lit(&p, -1, err), err), err);
     if (!min_at) goto done;
@@ -246,13 +276,18 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   int64_t z = -1, m = -1;
   if (first_true(&p, zero_at, &z, err) != 0 || (min_at && first_true(&p, min_at, &m, err) != 0)) goto done;
   if (semantics == TC_SEM_TORCH) {   /* the first offending element decides; a zero divisor is tcalc's division_by_zero */
-    rc = m >= 0 && (z < 0 || m < z) ? torch_stops(op, a, b, ty->kdt, m, err) : 1;
+    if (m >= 0 && (z < 0 || m < z)) rc = torch_stops(op, a, b, ty->kdt, m, err);
+    else if ((*out = tc_binary_eager(op, a, b, err))) {   /* a zero divisor (a wrapped literal's too): division_by_zero */
+      (*out)->weak = weak;
+      rc = 0;
+    }
     goto done;
   }
   if (z >= 0 && semantics == TC_SEM_NUMPY) warn("divide by zero", op);
   if (m >= 0) warn("overflow", op);   /* numpy's only, now that torch has answered */
-  if (z < 0) {   /* no zero divisor: tcalc's values */
-    rc = 1;
+  if (z < 0) {   /* no zero divisor: tcalc's values, of the operands as typed */
+    if ((*out = tc_binary_eager(op, a, b, err))) (*out)->weak = weak;
+    rc = *out ? 0 : -1;
     goto done;
   }
   tc_tensor *one = b ? keep(&p, tc_cast(lit(&p, 1, err), b->dtype, err)) : NULL;
@@ -271,21 +306,146 @@ done:
   return rc;
 }
 
-/* NumPy's floating-point warnings of a / b (true division) with result r:
- * a finite nonzero over zero, then a NaN made from numbers (0 / 0, inf / inf). */
-static int true_div_warnings(tc_tensor *a, tc_tensor *b, tc_tensor *r, tc_err *err) {
+/* ---- floats: NumPy's and PyTorch's // and %, NumPy's RuntimeWarnings ---- */
+static tc_tensor *un(pool *p, tc_op op, tc_tensor *x, tc_err *err) { return x ? keep(p, tc_unary(op, x, err)) : NULL; }
+static tc_tensor *flt(pool *p, double v, tc_err *err) { return keep(p, tc_scalar_f64(v, true, err)); }
+static tc_tensor *and3(pool *p, tc_tensor *x, tc_tensor *y, tc_tensor *z, tc_err *err) {
+  return bin(p, TC_OP_LOGICAL_AND, x, z ? bin(p, TC_OP_LOGICAL_AND, y, z, err) : y, err);
+}
+static tc_tensor *not_nan(pool *p, tc_tensor *x, tc_err *err) { return bin(p, TC_OP_EQUAL, x, x, err); }
+
+/* The flags an op raised, reported together as NumPy does (in the order
+ * divide by zero, overflow, invalid value) by flush. */
+static const char *const flag_names[] = {"divide by zero", "overflow", "invalid value"};
+static unsigned raised;
+
+/* NumPy's flag WHAT raised where mask has a true element (-1 when mask could not be made). */
+static int flag(pool *p, const char *what, tc_op op, tc_tensor *mask, tc_err *err) {
+  (void)op;
+  int64_t at = -1;
+  if (first_true(p, mask, &at, err) != 0) return -1;
+  for (unsigned i = 0; at >= 0 && i < sizeof flag_names / sizeof flag_names[0]; i++)
+    if (!strcmp(what, flag_names[i])) raised |= 1u << i;
+  return 0;
+}
+
+static void flush(tc_op op) {
+  for (unsigned i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
+    if (raised & 1u << i) warn(flag_names[i], op);
+  raised = 0;
+}
+
+/* The IEEE flags of r = x OP y that NumPy reports: an infinity from finite
+ * operands (overflow; a zero divisor's or 0 ** -y's is divide by zero
+ * instead), a NaN from numbers (invalid value), where mask (NULL: all). */
+static int ieee_flags(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_tensor *r, tc_tensor *mask, tc_err *err) {
+  bool pw = op == TC_OP_POW, dv = op == TC_OP_DIV || op == TC_OP_TRUE_DIV;
+  tc_tensor *one = bin(p, TC_OP_LOGICAL_OR, un(p, TC_OP_ISNAN, r, err), not_nan(p, r, err), err);   /* all true, in r's shape */
+  if (mask) one = bin(p, TC_OP_LOGICAL_AND, one, mask, err);
+  tc_tensor *fin = bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISFINITE, x, err), un(p, TC_OP_ISFINITE, y, err), err);
+  /* pow(0, -y); pow(0, -inf) too, except in f16 and bf16 (NumPy's half power raises nothing there) */
+  tc_tensor *half_ok = pw && tc_dtype_bits(x->dtype) == 16 ? un(p, TC_OP_ISFINITE, y, err) : NULL;
+  tc_tensor *pole = pw ? and3(p, bin(p, TC_OP_EQUAL, x, flt(p, 0, err), err), bin(p, TC_OP_LESS, y, flt(p, 0, err), err),
+                              half_ok, err)
+                  : dv ? bin(p, TC_OP_LOGICAL_AND, bin(p, TC_OP_EQUAL, y, flt(p, 0, err), err),
+                         bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISFINITE, x, err), bin(p, TC_OP_NOT_EQUAL, x, flt(p, 0, err), err), err), err)
+                       : NULL;
+  tc_tensor *inf = and3(p, one, un(p, TC_OP_ISINF, r, err), fin, err);
+  tc_tensor *over = pole ? bin(p, TC_OP_LOGICAL_AND, inf, un(p, TC_OP_LOGICAL_NOT, pole, err), err) : inf;
+  tc_tensor *nan = and3(p, one, un(p, TC_OP_ISNAN, r, err), bin(p, TC_OP_LOGICAL_AND, not_nan(p, x, err), not_nan(p, y, err), err), err);
+  if (!over || !nan || flag(p, "overflow", op, over, err) || flag(p, "invalid value", op, nan, err)) return -1;
+  return pole ? flag(p, "divide by zero", op, bin(p, TC_OP_LOGICAL_AND, one, pole, err), err) : 0;
+}
+
+/* A weak operand cast to a float dtype: NumPy warns where a finite literal becomes an infinity. */
+static tc_tensor *float_operand(pool *p, tc_tensor *t, tc_dtype dt, tc_err *err) {
+  tc_tensor *c = keep(p, tc_cast(t, dt, err));
+  if (c && t->weak && semantics == TC_SEM_NUMPY && tc_dtype_class(t->dtype) != TC_CLASS_BOOL &&
+      flag(p, "overflow", TC_OP_CAST, bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISINF, c, err), un(p, TC_OP_ISFINITE, t, err), err), err))
+    return NULL;
+  flush(TC_OP_CAST);
+  return c;
+}
+
+/* copysign(0, v): -0.0 where v is negative or -0.0, else +0.0. */
+static tc_tensor *zero_signed(pool *p, tc_tensor *v, tc_err *err) {
+  return sel(p, bin(p, TC_OP_LESS, v, flt(p, 0, err), err), flt(p, -0.0, err),
+             sel(p, bin(p, TC_OP_EQUAL, v, flt(p, 0, err), err), v, flt(p, 0, err), err), err);
+}
+
+/* x // y and x % y of floats as NumPy's npy_divmod and PyTorch's
+ * div_floor / remainder compute them (f16 and bf16 in f32): mod =
+ * fmod(x, y), div = (x - mod) / y, both moved one step where mod and y
+ * differ in sign, div rounded to the nearest integer from its floor (a
+ * zero quotient keeps x / y's sign); a zero divisor gives x / y and
+ * fmod's NaN. NumPy gives a zero remainder y's sign, PyTorch fmod's. The
+ * flags NumPy raises on the way are its warnings. */
+static tc_tensor *float_divmod(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_err *err) {
+  tc_tensor *zb = bin(p, TC_OP_EQUAL, y, flt(p, 0, err), err), *nz = un(p, TC_OP_LOGICAL_NOT, zb, err);
+  tc_tensor *q = bin(p, TC_OP_DIV, x, y, err), *mod = bin(p, TC_OP_REM, x, y, err);
+  tc_tensor *div = bin(p, TC_OP_DIV, bin(p, TC_OP_SUB, x, mod, err), y, err);
+  tc_tensor *mneg = bin(p, TC_OP_LESS, mod, flt(p, 0, err), err);
+  tc_tensor *fix = bin(p, TC_OP_LOGICAL_AND, bin(p, TC_OP_NOT_EQUAL, mod, flt(p, 0, err), err),
+                       bin(p, TC_OP_NOT_EQUAL, bin(p, TC_OP_LESS, y, flt(p, 0, err), err), mneg, err), err);
+  tc_tensor *div2 = sel(p, fix, bin(p, TC_OP_SUB, div, flt(p, 1, err), err), div, err);
+  tc_tensor *fl = un(p, TC_OP_FLOOR, div2, err);
+  tc_tensor *up = bin(p, TC_OP_GREATER, bin(p, TC_OP_SUB, div2, fl, err), flt(p, 0.5, err), err);
+  tc_tensor *fl2 = sel(p, up, bin(p, TC_OP_ADD, fl, flt(p, 1, err), err), fl, err);
+  tc_tensor *dz = bin(p, TC_OP_EQUAL, div2, flt(p, 0, err), err);
+  tc_tensor *res = sel(p, dz, zero_signed(p, q, err), fl2, err);
+  tc_tensor *mod2 = sel(p, fix, bin(p, TC_OP_ADD, mod, y, err), mod, err);
+  if (semantics == TC_SEM_NUMPY)   /* a zero remainder has y's sign */
+    mod2 = sel(p, bin(p, TC_OP_EQUAL, mod, flt(p, 0, err), err), zero_signed(p, y, err), mod2, err);
+  tc_tensor *r = op == TC_OP_FLOOR_DIV ? sel(p, zb, q, res, err) : sel(p, zb, mod, mod2, err);
+  if (!r || semantics != TC_SEM_NUMPY) return r;
+  tc_tensor *xnum = not_nan(p, x, err);
+  if (op == TC_OP_FLOOR_DIV) {   /* a zero divisor: x / 0's flags, invalid for 0 / 0, divide by zero for a finite x */
+    tc_tensor *x0 = bin(p, TC_OP_EQUAL, x, flt(p, 0, err), err);
+    if (flag(p, "invalid value", op, bin(p, TC_OP_LOGICAL_AND, zb, x0, err), err) ||
+        flag(p, "divide by zero", op, and3(p, zb, un(p, TC_OP_LOGICAL_NOT, x0, err), un(p, TC_OP_ISFINITE, x, err), err), err))
+      return NULL;
+  } else if (flag(p, "invalid value", op, bin(p, TC_OP_LOGICAL_AND, zb, xnum, err), err)) {   /* fmod(x, 0) */
+    return NULL;
+  }
+  /* fmod of an infinity; for // also (x - mod) / y out of range, then div - floor(div) of an infinite div
+     (NumPy's remainder computes no quotient) */
+  tc_tensor *num = bin(p, TC_OP_SUB, x, mod, err);
+  tc_tensor *fmod_nan = and3(p, nz, un(p, TC_OP_ISNAN, mod, err), bin(p, TC_OP_LOGICAL_AND, xnum, not_nan(p, y, err), err), err);
+  if (op == TC_OP_MOD) return fmod_nan && flag(p, "invalid value", op, fmod_nan, err) == 0 ? r : NULL;
+  tc_tensor *div_inf = and3(p, nz, un(p, TC_OP_ISINF, div, err), un(p, TC_OP_ISFINITE, num, err), err);
+  tc_tensor *inf_sub = and3(p, nz, un(p, TC_OP_LOGICAL_NOT, dz, err), un(p, TC_OP_ISINF, div2, err), err);
+  if (!fmod_nan || !div_inf || !inf_sub || flag(p, "invalid value", op, fmod_nan, err) ||
+      flag(p, "overflow", op, div_inf, err) || flag(p, "invalid value", op, inf_sub, err))
+    return NULL;
+  return r;
+}
+
+/* A float operation under numpy (its warnings) or torch (its // and %),
+ * computed in the kernel dtype; f16 and bf16 // and % in f32, rounded once. */
+static int float_op(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
+  bool dm = op == TC_OP_FLOOR_DIV || op == TC_OP_MOD;
+  if (tc_dtype_class(ty->kdt) != TC_CLASS_FLT || (semantics != TC_SEM_NUMPY && !(dm && semantics == TC_SEM_TORCH))) return 1;
   pool p = {.n = 0};
-  int64_t z = -1, nan = -1;
-  tc_tensor *fin = keep(&p, tc_unary(TC_OP_ISFINITE, a, err));
-  tc_tensor *zero = bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_EQUAL, b, lit(&p, 0, err), err),
-                        bin(&p, TC_OP_LOGICAL_AND, fin, bin(&p, TC_OP_NOT_EQUAL, a, lit(&p, 0, err), err), err), err);
-  tc_tensor *made = bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_NOT_EQUAL, r, r, err),
-                        bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_EQUAL, a, a, err), bin(&p, TC_OP_EQUAL, b, b, err), err), err);
-  int rc = made && first_true(&p, zero, &z, err) == 0 && first_true(&p, made, &nan, err) == 0 ? 0 : -1;
-  if (rc == 0 && z >= 0) warn("divide by zero", TC_OP_DIV);
-  if (rc == 0 && nan >= 0) warn("invalid value", TC_OP_DIV);
+  tc_tensor *x = float_operand(&p, a, ty->kdt, err), *y = x ? float_operand(&p, b, ty->kdt, err) : NULL, *r = NULL;
+  if (dm && y) {
+    /* NumPy computes f16 and bf16 in f32, rounding once; PyTorch rounds each step (c10::Half arithmetic) */
+    tc_dtype c = tc_dtype_bits(ty->kdt) < 32 && semantics == TC_SEM_NUMPY ? TC_DT_F32 : ty->kdt;
+    tc_tensor *xc = keep(&p, tc_cast(x, c, err)), *yc = xc ? keep(&p, tc_cast(y, c, err)) : NULL;
+    tc_tensor *rc = yc ? float_divmod(&p, op, xc, yc, err) : NULL;
+    r = rc ? keep(&p, tc_cast(rc, ty->kdt, err)) : NULL;
+    if (r && c != ty->kdt && semantics == TC_SEM_NUMPY &&   /* rounding to f16 overflowed */
+        flag(&p, "overflow", op, bin(&p, TC_OP_LOGICAL_AND, un(&p, TC_OP_ISINF, r, err), un(&p, TC_OP_ISFINITE, rc, err), err), err))
+      r = NULL;
+  } else if (y) {
+    r = keep(&p, tc_binary_eager(op, x, y, err));
+    if (r && ieee_flags(&p, op, x, y, r, NULL, err) != 0) r = NULL;
+  }
+  *out = r ? tc_tensor_ref(r) : NULL;
+  if (*out) (*out)->weak = ty->weak;
+  if (*out) flush(op);
+  raised = 0;
   drain(&p);
-  return rc;
+  return *out ? 0 : -1;
 }
 
 /* tenferro's scale_real: a float scalar meeting an integer tensor takes its
@@ -305,10 +465,138 @@ static int scale_real(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_
   return *out ? 0 : -1;
 }
 
+/* Arithmetic of two bools (numpy, jax, torch): + and maximum are or, * and
+ * minimum and; - is refused (torch: with any bool operand); NumPy computes
+ * //, % and ** in i8, PyTorch has no kernel for them. */
+static int bool_arith(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
+  bool torch = semantics == TC_SEM_TORCH;
+  if (op == TC_OP_SUB && (ty->dt == TC_DT_BOOL || (torch && (a->dtype == TC_DT_BOOL || b->dtype == TC_DT_BOOL))))
+    return tc_err_set(err, TC_E_DTYPE, (int)op, TC_DT_BOOL, "%s has no - of %s (use ^ or logical_xor)", sem_names[semantics],
+                      ty->dt == TC_DT_BOOL ? "bools" : "a bool tensor");
+  if (ty->dt != TC_DT_BOOL) return 1;
+  tc_op as = op == TC_OP_ADD || op == TC_OP_MAXIMUM ? TC_OP_LOGICAL_OR
+             : op == TC_OP_MUL || op == TC_OP_MINIMUM ? TC_OP_LOGICAL_AND : op;
+  if (as != op) {
+    *out = tc_binary_eager(as, a, b, err);
+    if (*out) (*out)->weak = ty->weak;
+    return *out ? 0 : -1;
+  }
+  if (torch || (op != TC_OP_FLOOR_DIV && op != TC_OP_MOD && op != TC_OP_POW)) return 1;   /* tcalc's dtype_unsupported */
+  pool p = {.n = 0};
+  tc_tensor *ai = keep(&p, tc_cast(a, TC_DT_I8, err)), *bi = ai ? keep(&p, tc_cast(b, TC_DT_I8, err)) : NULL;
+  *out = bi ? tc_binary(op, ai, bi, err) : NULL;
+  drain(&p);
+  return *out ? 0 : -1;
+}
+
+/* PyTorch's check of pow's Python scalar w meeting a tensor of dtype dt
+ * (c10's overflows): an integer dtype takes [MIN, MAX], an unsigned one
+ * [-MAX, MAX] (negatives wrap), a float one any value it does not round
+ * to an infinity. 0, or -1 with literal_overflow. */
+static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_err *err) {
+  double e;
+  int64_t v;
+  if (tc_dtype_class(dt) == TC_CLASS_INT && tc_dtype_class(w->dtype) == TC_CLASS_INT) {
+    if (w->dtype == TC_DT_U64 || tc_scalar_to_i64(w, &v, err) != 0) return w->dtype == TC_DT_U64 ? 0 : -1;
+    int bits = tc_dtype_bits(dt);
+    int64_t hi = bits == 64 ? INT64_MAX : tc_dtype_is_unsigned(dt) ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
+    int64_t lo = tc_dtype_is_unsigned(dt) ? -hi : bits == 64 ? INT64_MIN : -hi - 1;
+    if (v >= lo && v <= hi) return 0;
+    return tc_err_set(err, TC_E_LITERAL, TC_OP_POW, (int)dt, "value %lld cannot be converted to %s without overflow",
+                      (long long)v, tc_dtype_name(dt));
+  }
+  if (tc_dtype_class(dt) != TC_CLASS_FLT || tc_scalar_to_f64(w, &e, err) != 0) return tc_dtype_class(dt) != TC_CLASS_FLT ? 0 : -1;
+  pool p = {.n = 0};
+  tc_tensor *c = keep(&p, tc_cast(w, dt, err));
+  double got = 0;
+  int rc = c && tc_scalar_to_f64(c, &got, err) == 0 ? 0 : -1;
+  drain(&p);
+  if (rc == 0 && isinf(got) && isfinite(e))
+    return tc_err_set(err, TC_E_LITERAL, TC_OP_POW, (int)dt, "value %.17g cannot be converted to %s without overflow", e,
+                      tc_dtype_name(dt));
+  return rc;
+}
+
+/* PyTorch's integer powers: a negative literal exponent is refused (as
+ * tcalc's), a negative element of an exponent tensor gives 1 for a base of
+ * 1, +-1 for -1 and 0 otherwise (its powi). */
+static int torch_pow(tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
+  if ((b->weak && !a->weak && b->ndim == 0) || (a->weak && !b->weak && a->ndim == 0)) {
+    double e;
+    if (tc_scalar_to_f64(b->weak ? b : a, &e, err) != 0) return -1;
+    if (b->weak && tc_dtype_class(ty->kdt) == TC_CLASS_INT && e < 0)
+      return tc_err_set(err, TC_E_NEG_EXP, TC_OP_POW, (int)ty->kdt,
+                        "integers to negative integer powers are not allowed (exponent %.17g)", e);
+    /* then it wraps; a float tensor's base is not checked */
+    if (b->weak || tc_dtype_class(ty->kdt) == TC_CLASS_INT)
+      if (torch_scalar_fits(b->weak ? b : a, ty->kdt, err) != 0) return -1;
+    if (b->weak) return 1;
+  }
+  if (tc_dtype_class(ty->kdt) != TC_CLASS_INT || tc_dtype_is_unsigned(b->dtype) || b->weak) return 1;
+  pool p = {.n = 0};
+  int rc = -1;
+  tc_tensor *ac = keep(&p, tc_cast(a, ty->kdt, err)), *bc = ac ? keep(&p, tc_cast(b, ty->kdt, err)) : NULL;
+  tc_tensor *neg = bin(&p, TC_OP_LESS, bc, lit(&p, 0, err), err);
+  tc_tensor *any = neg ? keep(&p, tc_reduce(TC_OP_ANY, neg, &(tc_axes){.all = true}, false, err)) : NULL;
+  int64_t k = 0;
+  if (!any || tc_scalar_to_i64(any, &k, err) != 0) goto done;
+  if (!k) {
+    rc = 1;
+    goto done;
+  }
+  tc_tensor *pos = bin(&p, TC_OP_MAXIMUM, bc, lit(&p, 0, err), err);
+  tc_tensor *r = bin(&p, TC_OP_POW, ac, pos, err);
+  tc_tensor *odd = bin(&p, TC_OP_NOT_EQUAL, bin(&p, TC_OP_BITWISE_AND, bc, lit(&p, 1, err), err), lit(&p, 0, err), err);
+  tc_tensor *sign = sel(&p, odd, typed(&p, -1, ty->kdt, err), typed(&p, 1, ty->kdt, err), err);
+  tc_tensor *m1 = sel(&p, bin(&p, TC_OP_EQUAL, ac, lit(&p, -1, err), err), sign, typed(&p, 0, ty->kdt, err), err);
+  tc_tensor *small = sel(&p, bin(&p, TC_OP_EQUAL, ac, lit(&p, 1, err), err), typed(&p, 1, ty->kdt, err), m1, err);
+  *out = small && r ? tc_where(neg, small, r, err) : NULL;
+  if (*out) {
+    (*out)->weak = ty->weak;
+    rc = 0;
+  }
+done:
+  drain(&p);
+  return rc;
+}
+
+/* NumPy 2 compares an integer tensor with an integer literal out of its
+ * range exactly: every element is below a literal above the range. */
+static int exact_compare(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err) {
+  tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
+  int64_t v;
+  if (!w->weak || s->weak || w->ndim != 0 || tc_dtype_class(w->dtype) != TC_CLASS_INT || w->dtype == TC_DT_U64 ||
+      tc_dtype_class(s->dtype) != TC_CLASS_INT || tc_scalar_to_i64(w, &v, NULL) != 0)
+    return 1;
+  int bits = tc_dtype_bits(s->dtype);
+  bool uns = tc_dtype_is_unsigned(s->dtype);
+  int64_t lo = uns ? 0 : bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+  int64_t hi = uns ? (bits >= 63 ? INT64_MAX : ((int64_t)1 << bits) - 1) : bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+  if (v >= lo && v <= hi) return 1;
+  bool above = v > hi, lit_left = a == w;   /* the literal is above every element, or below */
+  bool less = above != lit_left;            /* a < b holds for every element */
+  bool r;
+  switch (op) {
+  case TC_OP_EQUAL: r = false; break;
+  case TC_OP_NOT_EQUAL: r = true; break;
+  case TC_OP_LESS: case TC_OP_LESS_EQUAL: r = less; break;
+  case TC_OP_GREATER: case TC_OP_GREATER_EQUAL: r = !less; break;
+  default: return 1;
+  }
+  int nd;
+  int64_t shape[TC_MAX_DIMS];
+  if (tc_broadcast_shapes(a->ndim, a->shape, b->ndim, b->shape, &nd, shape, op, err) != 0) return -1;
+  tc_tensor *one = tc_scalar_bool(r, err);
+  *out = one ? tc_full(nd, shape, one, TC_DT_BOOL, err) : NULL;
+  tc_tensor_free(one);
+  return *out ? 0 : -1;
+}
+
 bool tc_semantics_answers(tc_op op) {
   switch (semantics) {
-  case TC_SEM_NUMPY: return op == TC_OP_TRUE_DIV || tc_op_check(op) == TC_CHECK_ZERO;
-  case TC_SEM_JAX: case TC_SEM_TORCH: return tc_op_check(op) == TC_CHECK_ZERO;
+  case TC_SEM_NUMPY: case TC_SEM_JAX: case TC_SEM_TORCH:
+    return op == TC_OP_TRUE_DIV || tc_op_check(op) == TC_CHECK_ZERO || tc_op_rule(op) == TC_RULE_ARITH ||
+           (semantics == TC_SEM_NUMPY && tc_op_rule(op) == TC_RULE_TOBOOL);
   case TC_SEM_TENFERRO: return true;   /* scale_real */
   default: return false;
   }
@@ -317,16 +605,79 @@ bool tc_semantics_answers(tc_op op) {
 int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err) {
   if (!tc_semantics_answers(op)) return 1;
   if (semantics == TC_SEM_TENFERRO) return scale_real(op, a, b, out, err);
-  if (op == TC_OP_TRUE_DIV) {
-    *out = tc_binary_eager(op, a, b, err);
-    if (*out && true_div_warnings(a, b, *out, err) != 0) {
-      tc_tensor_free(*out);
-      *out = NULL;
-    }
+  if (semantics == TC_SEM_NUMPY && tc_op_rule(op) == TC_RULE_TOBOOL) {
+    int k = exact_compare(op, a, b, out, err);
+    tc_btype ty;
+    if (k != 1 || !(a->weak || b->weak)) return k;
+    if (tc_binary_typing(op, a, b, &ty, err) != 0) return -1;
+    if (tc_dtype_class(ty.kdt) != TC_CLASS_FLT) return 1;
+    pool p = {.n = 0};   /* a literal made a float: NumPy warns where it overflows */
+    tc_tensor *x = float_operand(&p, a, ty.kdt, err), *y = x ? float_operand(&p, b, ty.kdt, err) : NULL;
+    *out = y ? tc_binary_eager(op, x, y, err) : NULL;
+    drain(&p);
     return *out ? 0 : -1;
+  }
+  if (tc_op_rule(op) == TC_RULE_ARITH) {
+    tc_btype ty;
+    if (tc_binary_typing(op, a, b, &ty, err) != 0) return -1;
+    int k = bool_arith(op, a, b, &ty, out, err);
+    if (k == 1) k = float_op(op, a, b, &ty, out, err);
+    if (k != 1) return k;
+    if (op == TC_OP_POW && semantics == TC_SEM_TORCH) return torch_pow(a, b, &ty, out, err);
+    if (tc_op_check(op) != TC_CHECK_ZERO) return 1;
+  }
+  if (op == TC_OP_TRUE_DIV && semantics == TC_SEM_TORCH && a->weak && !b->weak) {
+    /* PyTorch divides a Python scalar by a tensor as reciprocal(b) * a (Tensor.__rtruediv__) */
+    tc_tensor *one = tc_scalar_i64(1, true, err), *rb = one ? tc_binary_eager(TC_OP_TRUE_DIV, one, b, err) : NULL;
+    *out = rb ? tc_binary_eager(TC_OP_MUL, rb, a, err) : NULL;
+    tc_tensor_free(one);
+    tc_tensor_free(rb);
+    return *out ? 0 : -1;
+  }
+  if (op == TC_OP_TRUE_DIV) {   /* NumPy's warnings */
+    tc_btype ty;
+    return tc_binary_typing(op, a, b, &ty, err) != 0 ? -1 : float_op(op, a, b, &ty, out, err);
   }
   tc_btype ty;
   if (tc_binary_typing(op, a, b, &ty, err) != 0) return -1;
   if (tc_dtype_class(ty.kdt) != TC_CLASS_INT) return 1;
   return division(op, a, b, &ty, out, err);
+}
+
+/* NumPy's warnings of a reduction r of x: the mean of nothing; a sum or
+ * product of floats that overflowed (an infinity, or a NaN, from finite
+ * elements) or made a NaN from numbers. */
+int tc_semantics_reduced(tc_op op, tc_tensor *x, tc_tensor *r, tc_err *err) {
+  if (semantics != TC_SEM_NUMPY) return 0;
+  if ((op == TC_OP_MEAN || op == TC_OP_NANMEAN) && tc_numel(x) == 0 && tc_numel(r) > 0) {
+    warn_text("Mean of empty slice.");
+    /* its f64 scalar divides as a Python float does */
+    warn_text(r->ndim == 0 && r->dtype == TC_DT_F64 ? "invalid value encountered in scalar divide"
+                                                    : "invalid value encountered in divide");
+    return 0;
+  }
+  if ((op != TC_OP_REDUCE_SUM && op != TC_OP_REDUCE_PROD && op != TC_OP_MEAN) || tc_dtype_class(r->dtype) != TC_CLASS_FLT ||
+      tc_dtype_class(x->dtype) != TC_CLASS_FLT || tc_numel(x) == 0)
+    return 0;
+  pool p = {.n = 0};
+  int64_t nonfinite = -1, nan_in = -1, inf_out = -1, nan_out = -1, inf_run = -1;
+  int rc = first_true(&p, un(&p, TC_OP_LOGICAL_NOT, un(&p, TC_OP_ISFINITE, x, err), err), &nonfinite, err) ||
+           first_true(&p, un(&p, TC_OP_ISNAN, x, err), &nan_in, err) || first_true(&p, un(&p, TC_OP_ISINF, r, err), &inf_out, err) ||
+           first_true(&p, un(&p, TC_OP_ISNAN, r, err), &nan_out, err) ? -1 : 0;
+  int64_t nan_run = -1;
+  if (rc == 0 && op == TC_OP_REDUCE_PROD) {
+    /* a product's flags come from its running product (in order, flattened; f16 and bf16 multiply in f32): an
+       infinity before an infinite element, a NaN (inf * 0) before a NaN element */
+    tc_tensor *xs = tc_dtype_bits(x->dtype) == 16 ? keep(&p, tc_cast(x, TC_DT_F32, err)) : x;
+    tc_tensor *run = xs ? keep(&p, tc_scan(TC_OP_CUMPROD, xs, false, 0, err)) : NULL;
+    rc = first_true(&p, un(&p, TC_OP_ISINF, run, err), &inf_run, err) || first_true(&p, un(&p, TC_OP_ISNAN, run, err), &nan_run, err);
+    bool over = inf_run >= 0 && (nonfinite < 0 || inf_run < nonfinite), nan = nan_run >= 0 && (nan_in < 0 || nan_run < nan_in);
+    if (rc == 0 && (over || (nonfinite < 0 && inf_out >= 0))) warn_text("overflow encountered in reduce");
+    if (rc == 0 && nan) warn_text("invalid value encountered in reduce");
+  } else if (rc == 0) {
+    if (nonfinite < 0 && (inf_out >= 0 || nan_out >= 0)) warn_text("overflow encountered in reduce");
+    if (nan_in < 0 && nan_out >= 0) warn_text("invalid value encountered in reduce");
+  }
+  drain(&p);
+  return rc;
 }
