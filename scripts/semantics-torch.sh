@@ -10,16 +10,8 @@
 #        (CASES defaults to 2000)
 set -u
 label="semantics torch vs torch"
-bin=$(cd "$(dirname "${1:-build/tcalc}")" && pwd)/$(basename "${1:-build/tcalc}")
-py=${PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import torch' 2>/dev/null; then
-  if [ "${CI:-}" = true ]; then   # CI must run it: a skip there would pass unseen
-    echo "$label: FAIL: PyTorch is missing for $py (scripts/install-deps.sh installs python3-torch)"
-    exit 1
-  fi
-  echo "$label: SKIPPED (no PyTorch for $py; set PYTHON to a Python with torch)"
-  exit 0
-fi
+. "$(dirname "$0")/numpy-prelude.sh"
+oracle_prelude torch python3-torch "$@"
 cases=${2:-2000}
 [ $# -ge 2 ] && shift 2 || shift $#
 exec "$py" "$(dirname "$0")/semantics-diff.py" --system torch --tcalc "$bin" --cases "$cases" "$@"

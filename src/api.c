@@ -34,8 +34,8 @@ int tc_weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err) {
   tc_err_clear(&rerr);
   if (w->dtype == TC_DT_U64) {   /* a literal above the i64 maximum meeting a u64 (checked by the caller) */
   } else if ((bits < 64 || uns) && i64_range(w, &vlo, &vhi, &rerr)) {
-    int64_t lo = uns ? 0 : -((int64_t)1 << (bits - 1));
-    int64_t hi = bits == 64 ? INT64_MAX : uns ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
+    int64_t lo, hi;
+    tc_int_range(dt, &lo, &hi);
     if (vlo < lo || vhi > hi) {
       char range[64];
       if (uns && bits == 64) snprintf(range, sizeof range, "0 to %llu", (unsigned long long)UINT64_MAX);

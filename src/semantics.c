@@ -269,7 +269,9 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
      where NumPy warns of it (its quotients, not its remainders) */
   if (sgn && ((semantics == TC_SEM_TORCH && bits >= 32) ||
               (semantics == TC_SEM_NUMPY && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)))) {
-    tc_tensor *mn = lit(&p, bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1)), err);
+    int64_t lo, hi;
+    tc_int_range(ty->kdt, &lo, &hi);
+    tc_tensor *mn = lit(&p, lo, err);
     min_at = bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_EQUAL, a, mn, err), bin(&p, TC_OP_EQUAL, b, lit(&p, -1, err), err), err);
     if (!min_at) goto done;
   }
@@ -498,9 +500,9 @@ static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_err *err) {
   int64_t v;
   if (tc_dtype_class(dt) == TC_CLASS_INT && tc_dtype_class(w->dtype) == TC_CLASS_INT) {
     if (w->dtype == TC_DT_U64 || tc_scalar_to_i64(w, &v, err) != 0) return w->dtype == TC_DT_U64 ? 0 : -1;
-    int bits = tc_dtype_bits(dt);
-    int64_t hi = bits == 64 ? INT64_MAX : tc_dtype_is_unsigned(dt) ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
-    int64_t lo = tc_dtype_is_unsigned(dt) ? -hi : bits == 64 ? INT64_MIN : -hi - 1;
+    int64_t lo, hi;
+    tc_int_range(dt, &lo, &hi);
+    if (tc_dtype_is_unsigned(dt)) lo = -hi;
     if (v >= lo && v <= hi) return 0;
     return tc_err_set(err, TC_E_LITERAL, TC_OP_POW, (int)dt, "value %lld cannot be converted to %s without overflow",
                       (long long)v, tc_dtype_name(dt));
@@ -568,10 +570,8 @@ static int exact_compare(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, 
   if (!w->weak || s->weak || w->ndim != 0 || tc_dtype_class(w->dtype) != TC_CLASS_INT || w->dtype == TC_DT_U64 ||
       tc_dtype_class(s->dtype) != TC_CLASS_INT || tc_scalar_to_i64(w, &v, NULL) != 0)
     return 1;
-  int bits = tc_dtype_bits(s->dtype);
-  bool uns = tc_dtype_is_unsigned(s->dtype);
-  int64_t lo = uns ? 0 : bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
-  int64_t hi = uns ? (bits >= 63 ? INT64_MAX : ((int64_t)1 << bits) - 1) : bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+  int64_t lo, hi;
+  tc_int_range(s->dtype, &lo, &hi);
   if (v >= lo && v <= hi) return 1;
   bool above = v > hi, lit_left = a == w;   /* the literal is above every element, or below */
   bool less = above != lit_left;            /* a < b holds for every element */

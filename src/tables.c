@@ -46,6 +46,13 @@ int64_t tc_dtype_load_i64(tc_dtype dt, const void *p) {
   }
 }
 
+void tc_int_range(tc_dtype dt, int64_t *lo, int64_t *hi) {
+  int bits = tc_dtype_bits(dt);
+  bool uns = tc_dtype_is_unsigned(dt);
+  *lo = uns ? 0 : bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+  *hi = bits == 64 || (uns && bits >= 63) ? INT64_MAX : uns ? ((int64_t)1 << bits) - 1 : ((int64_t)1 << (bits - 1)) - 1;
+}
+
 int tc_dtype_from_name(const char *name) {
   for (int i = 0; i < TC_DT_COUNT; i++)
     if (strcmp(dtype_info[i].name, name) == 0) return i;

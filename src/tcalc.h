@@ -113,6 +113,8 @@ extern const unsigned char tc_dtype_sizes[];
 static inline size_t tc_dtype_size(tc_dtype dt) { return tc_dtype_sizes[dt]; }
 tc_class tc_dtype_class(tc_dtype dt);
 int tc_dtype_bits(tc_dtype dt);
+/* The values of integer dtype dt as i64: [MIN, MAX] (u64's capped at the i64 maximum). */
+void tc_int_range(tc_dtype dt, int64_t *lo, int64_t *hi);
 bool tc_dtype_is_unsigned(tc_dtype dt);
 /* One stored element at p: as a double (exact, but for i64 beyond 2^53),
  * and, of bool and integer dtypes, as an int64 (exact; 0 for floats). */
