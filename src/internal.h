@@ -65,6 +65,11 @@ bool tc_semantics_answers(tc_op op);
 /* 0 when the weak integer w fits the integer dtype dt, else -1 with
  * literal_overflow for op (tcalc's check of a literal). */
 int tc_weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err);
+/* Whether the semantics in force lets the Python scalar v become a dt
+ * value (x[i] = v, fill values): 0, -1 with literal_overflow, or 1 where
+ * tcalc's own check decides (all but torch, whose c10 check takes an
+ * unsigned dtype's [-MAX, MAX] and wraps). */
+int tc_semantics_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err);
 /* Whether the semantics' mean of dt is its sum (rounded to dt) divided by
  * the count: PyTorch's of f16 and bf16. */
 bool tc_semantics_mean_of_sum(tc_dtype dt);

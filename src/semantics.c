@@ -495,7 +495,7 @@ static int bool_arith(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, 
  * (c10's overflows): an integer dtype takes [MIN, MAX], an unsigned one
  * [-MAX, MAX] (negatives wrap), a float one any value it does not round
  * to an infinity. 0, or -1 with literal_overflow. */
-static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_err *err) {
+static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_op op, tc_err *err) {
   double e;
   int64_t v;
   if (tc_dtype_class(dt) == TC_CLASS_INT && tc_dtype_class(w->dtype) == TC_CLASS_INT) {
@@ -504,7 +504,7 @@ static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_err *err) {
     tc_int_range(dt, &lo, &hi);
     if (tc_dtype_is_unsigned(dt)) lo = -hi;
     if (v >= lo && v <= hi) return 0;
-    return tc_err_set(err, TC_E_LITERAL, TC_OP_POW, (int)dt, "value %lld cannot be converted to %s without overflow",
+    return tc_err_set(err, TC_E_LITERAL, (int)op, (int)dt, "value %lld cannot be converted to %s without overflow",
                       (long long)v, tc_dtype_name(dt));
   }
   if (tc_dtype_class(dt) != TC_CLASS_FLT || tc_scalar_to_f64(w, &e, err) != 0) return tc_dtype_class(dt) != TC_CLASS_FLT ? 0 : -1;
@@ -514,9 +514,14 @@ static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_err *err) {
   int rc = c && tc_scalar_to_f64(c, &got, err) == 0 ? 0 : -1;
   drain(&p);
   if (rc == 0 && isinf(got) && isfinite(e))
-    return tc_err_set(err, TC_E_LITERAL, TC_OP_POW, (int)dt, "value %.17g cannot be converted to %s without overflow", e,
+    return tc_err_set(err, TC_E_LITERAL, (int)op, (int)dt, "value %.17g cannot be converted to %s without overflow", e,
                       tc_dtype_name(dt));
   return rc;
+}
+
+int tc_semantics_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err) {
+  if (semantics != TC_SEM_TORCH || !v->weak || v->ndim != 0 || tc_dtype_class(dt) == TC_CLASS_BOOL) return 1;
+  return torch_scalar_fits(v, dt, op, err);   /* x[i] = v, fills: c10's checked conversion, then it wraps */
 }
 
 /* PyTorch's integer powers: a negative literal exponent is refused (as
@@ -531,7 +536,7 @@ static int torch_pow(tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor *
                         "integers to negative integer powers are not allowed (exponent %.17g)", e);
     /* then it wraps; a float tensor's base is not checked */
     if (b->weak || tc_dtype_class(ty->kdt) == TC_CLASS_INT)
-      if (torch_scalar_fits(b->weak ? b : a, ty->kdt, err) != 0) return -1;
+      if (torch_scalar_fits(b->weak ? b : a, ty->kdt, TC_OP_POW, err) != 0) return -1;
     if (b->weak) return 1;
   }
   if (tc_dtype_class(ty->kdt) != TC_CLASS_INT || tc_dtype_is_unsigned(b->dtype) || b->weak) return 1;

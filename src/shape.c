@@ -42,6 +42,8 @@ int tc_scalar_to_f64(tc_tensor *t, double *out, tc_err *err) {
 }
 
 int tc_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err) {
+  int k = tc_semantics_value_fits(v, dt, op, err);
+  if (k != 1) return k;
   if (!v->weak || tc_dtype_class(v->dtype) != TC_CLASS_INT || tc_dtype_class(dt) != TC_CLASS_INT) return 0;
   tc_tensor target = {.dtype = dt};
   tc_dtype rd;
