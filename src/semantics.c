@@ -1,8 +1,10 @@
-/* Other systems' semantics (SPEC 19): which one is in force, what an
- * operator means under it, and its answers for integer division where
- * they differ from tcalc's own (zero divisors, MIN / -1), with NumPy's
- * RuntimeWarnings. Everything else is tcalc's own; see the man page's
- * SEMANTICS OF OTHER SYSTEMS for what is done so far. */
+/* Other systems' semantics (SPEC 19): which one is in force and, for each,
+ * its row of parameters (rows below) and its typing tables (semantics.def,
+ * generated): what an operator means, how literals and tensors promote,
+ * integer division's zero divisors and MIN / -1, floats' // and %, bools,
+ * powers, reductions, indexing out of range, NumPy's RuntimeWarnings.
+ * The kernels are tcalc's; a semantics chooses among them. What is not
+ * done is in the man page's SEMANTICS OF OTHER SYSTEMS. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,20 +26,43 @@ int tc_semantics_from_name(const char *s) {
   return -1;
 }
 
-/* What each system decides by a parameter (its row): the default float;
- * how x[i] and x[i] = v read an index out of range (SPEC 19 item 7); the
- * defaults of take's and scatter's mode and of scatter's reduce. */
+/* What each system decides, as data: one row per system. */
+typedef enum { SUM_OWN, SUM_WIDE, SUM_I64 } sum_rule;        /* integer sums: the input's dtype; i64 or u64; i64 */
+typedef enum { ZERO_ERROR, ZERO_ZERO, ZERO_XLA } zero_rule;   /* an integer zero divisor: division_by_zero; 0; XLA's */
+typedef enum { MIN_WRAPS, MIN_WARNS, MIN_STOPS } min_rule;    /* MIN / -1 wraps; and NumPy warns; PyTorch stops */
+typedef enum { FDIV_OWN, FDIV_NUMPY, FDIV_TORCH } fdiv_rule;  /* float // and %: tcalc's; npy_divmod; div_floor */
+typedef enum { BOOLS_NONE, BOOLS_I8, BOOLS_OR_AND } bool_rule;   /* two bools: none; + or, * and, // % ** in i8; or, and */
 static const struct {
-  tc_dtype float_dt;
-  tc_sem_index index;
-  const char *take_mode, *scatter_mode, *scatter_reduce;
+  tc_dtype float_dt;           /* the default float */
+  tc_sem_index index;          /* x[i] and x[i] = v out of range (item 7) */
+  const char *take_mode, *scatter_mode, *scatter_reduce;   /* those functions' defaults */
+  bool true_div, divisor_mod;  /* integer / is true division; % has the divisor's sign (MOD) */
+  bool floor_div;              /* has // */
+  sum_rule sum;
+  bool int_mean, int_matmul;   /* has the mean of integers; integer matmul */
+  zero_rule zero;
+  min_rule min_div;
+  fdiv_rule fdiv;
+  bool_rule bools;
+  bool warns;                  /* NumPy's RuntimeWarnings, and NumPy 2's exact comparison with a literal out of range */
+  bool c10;                    /* PyTorch's scalars: literals wrap, after c10's check where it makes one; powi */
+  bool rdiv_reciprocal;        /* a literal over a tensor is reciprocal(b) * a */
+  bool half_mean_of_sum;       /* the mean of f16 / bf16 is its rounded sum, divided */
+  bool matmul_same_dtype;      /* matmul neither promotes nor takes bool */
+  bool scale_real;             /* a float literal meeting an integer tensor takes its dtype, rounded (tenferro) */
 } rows[TC_SEM_COUNT] = {
-  [TC_SEM_TCALC] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set"},
-  [TC_SEM_NUMPY] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set"},
-  [TC_SEM_JAX] = {TC_DT_F64, TC_SEM_INDEX_JAX, "fill", "drop", "set"},
-  [TC_SEM_TORCH] = {TC_DT_F32, TC_SEM_INDEX_ERROR, "error", "error", "set"},
-  [TC_SEM_TENFERRO] = {TC_DT_F64, TC_SEM_INDEX_CLAMP, "clip", "clip", "add"},
+  [TC_SEM_TCALC] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set", false, false, true, SUM_OWN, true, true,
+                    ZERO_ERROR, MIN_WRAPS, FDIV_OWN, BOOLS_NONE, false, false, false, false, false, false},
+  [TC_SEM_NUMPY] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_WIDE, true, true,
+                    ZERO_ZERO, MIN_WARNS, FDIV_NUMPY, BOOLS_I8, true, false, false, false, false, false},
+  [TC_SEM_JAX] = {TC_DT_F64, TC_SEM_INDEX_JAX, "fill", "drop", "set", true, true, true, SUM_WIDE, true, true,
+                  ZERO_XLA, MIN_WRAPS, FDIV_OWN, BOOLS_I8, false, false, false, false, false, false},
+  [TC_SEM_TORCH] = {TC_DT_F32, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_I64, false, true,
+                    ZERO_ERROR, MIN_STOPS, FDIV_TORCH, BOOLS_OR_AND, false, true, true, true, true, false},
+  [TC_SEM_TENFERRO] = {TC_DT_F64, TC_SEM_INDEX_CLAMP, "clip", "clip", "add", false, false, false, SUM_OWN, true, false,
+                       ZERO_ERROR, MIN_WRAPS, FDIV_OWN, BOOLS_NONE, false, false, false, false, false, true},
 };
+#define R (rows[semantics])
 
 tc_dtype tc_default_float(void) { return rows[semantics].float_dt; }
 tc_sem_index tc_semantics_index(void) { return rows[semantics].index; }
@@ -95,9 +120,9 @@ int tc_semantics_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, boo
   tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;
   if (w->dtype == TC_DT_U64) return 1;   /* a literal above the i64 maximum: tcalc's rule (u64 only) */
   *out = weak_with[semantics][tc_dtype_class(w->dtype) == TC_CLASS_FLT ? W_FLOAT : W_INT][s->dtype];
-  /* an integer literal must fit the integer dtype it takes, except in torch, which wraps it */
-  /* torch wraps it (pow's exponent is checked by torch_pow) */
-  *check_literal = semantics != TC_SEM_TORCH && tc_dtype_class(w->dtype) != TC_CLASS_FLT &&
+  /* an integer literal must fit the integer dtype it takes, except in torch, which wraps it (pow's exponent
+     is checked by torch_pow) */
+  *check_literal = !R.c10 && tc_dtype_class(w->dtype) != TC_CLASS_FLT &&
                    tc_dtype_class(*out) == TC_CLASS_INT &&
                    tc_dtype_class(tc_op_kernel_dtype(op, *out)) == TC_CLASS_INT;   /* u8 / 70000 divides in floats */
   return 0;
@@ -107,49 +132,45 @@ tc_dtype tc_sum_dtype(tc_dtype dt) {
   tc_class c = tc_dtype_class(dt);
   if (c == TC_CLASS_BOOL) return TC_DT_I64;
   if (c != TC_CLASS_INT) return dt;
-  switch (semantics) {   /* NumPy's and JAX's int_/uint accumulators; PyTorch's i64 */
-  case TC_SEM_NUMPY: case TC_SEM_JAX: return tc_dtype_is_unsigned(dt) ? TC_DT_U64 : TC_DT_I64;
-  case TC_SEM_TORCH: return TC_DT_I64;
+  switch (R.sum) {   /* NumPy's and JAX's int_/uint accumulators; PyTorch's i64 */
+  case SUM_WIDE: return tc_dtype_is_unsigned(dt) ? TC_DT_U64 : TC_DT_I64;
+  case SUM_I64: return TC_DT_I64;
   default: return dt;
   }
 }
 
 bool tc_semantics_mean_of_sum(tc_dtype dt) {   /* PyTorch's f16 and bf16 means */
-  return semantics == TC_SEM_TORCH && tc_dtype_class(dt) == TC_CLASS_FLT && tc_dtype_bits(dt) == 16;
+  return R.half_mean_of_sum && tc_dtype_class(dt) == TC_CLASS_FLT && tc_dtype_bits(dt) == 16;
 }
 
 int tc_semantics_matmul(tc_tensor *a, tc_tensor *b, tc_err *err) {
-  if (semantics != TC_SEM_TORCH) return 0;   /* PyTorch's matmul neither promotes nor has a bool kernel */
+  if (!R.matmul_same_dtype) return 0;   /* PyTorch's matmul neither promotes nor has a bool kernel */
   if (a->dtype != b->dtype)
-    return tc_err_set(err, TC_E_DTYPE, TC_OP_MATMUL, (int)a->dtype, "torch's matmul needs one dtype, not %s and %s (cast one)",
-                      tc_dtype_name(a->dtype), tc_dtype_name(b->dtype));
-  if (a->dtype == TC_DT_BOOL) return tc_err_set(err, TC_E_DTYPE, TC_OP_MATMUL, TC_DT_BOOL, "torch has no matmul of bool");
+    return tc_err_set(err, TC_E_DTYPE, TC_OP_MATMUL, (int)a->dtype, "%s's matmul needs one dtype, not %s and %s (cast one)",
+                      sem_names[semantics], tc_dtype_name(a->dtype), tc_dtype_name(b->dtype));
+  if (a->dtype == TC_DT_BOOL)
+    return tc_err_set(err, TC_E_DTYPE, TC_OP_MATMUL, TC_DT_BOOL, "%s has no matmul of bool", sem_names[semantics]);
   return 0;
 }
 
 int tc_semantics_refuses(tc_op op, tc_dtype dt, tc_err *err) {
   tc_class c = tc_dtype_class(dt);
-  if (semantics == TC_SEM_TORCH && op == TC_OP_MEAN && c != TC_CLASS_FLT)
-    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "torch has no mean of %s (cast to a float first)", tc_dtype_name(dt));
-  if (semantics == TC_SEM_TENFERRO && op == TC_OP_MATMUL && c != TC_CLASS_FLT)
-    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "tenferro has no matmul of %s", tc_dtype_name(dt));
+  if (!R.int_mean && op == TC_OP_MEAN && c != TC_CLASS_FLT)
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "%s has no mean of %s (cast to a float first)", sem_names[semantics],
+                      tc_dtype_name(dt));
+  if (!R.int_matmul && op == TC_OP_MATMUL && c != TC_CLASS_FLT)
+    return tc_err_set(err, TC_E_DTYPE, (int)op, (int)dt, "%s has no matmul of %s", sem_names[semantics], tc_dtype_name(dt));
   return 0;
 }
 
 int tc_operator_op(tc_op op, tc_op *out, tc_err *err) {
   *out = op;
-  switch (semantics) {
-  case TC_SEM_NUMPY: case TC_SEM_JAX: case TC_SEM_TORCH:
-    if (op == TC_OP_DIV) *out = TC_OP_TRUE_DIV;   /* true division to the default float */
-    if (op == TC_OP_REM) *out = TC_OP_MOD;        /* % has the divisor's sign */
-    return 0;
-  case TC_SEM_TENFERRO:
-    if (op == TC_OP_FLOOR_DIV)
-      return tc_err_set(err, TC_E_OP_UNSUPPORTED, (int)op, -1, "tenferro has no // operator (its / truncates: use /)");
-    return 0;
-  default:
-    return 0;
-  }
+  if (op == TC_OP_DIV && R.true_div) *out = TC_OP_TRUE_DIV;   /* true division to the default float */
+  if (op == TC_OP_REM && R.divisor_mod) *out = TC_OP_MOD;     /* % has the divisor's sign */
+  if (op == TC_OP_FLOOR_DIV && !R.floor_div)
+    return tc_err_set(err, TC_E_OP_UNSUPPORTED, (int)op, -1, "%s has no // operator (its / truncates: use /)",
+                      sem_names[semantics]);
+  return 0;
 }
 
 /* ---- warnings ---- */
@@ -267,8 +288,8 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   if (!zero_at) goto done;
   /* MIN / -1 matters where it stops torch (its 32- and 64-bit kernels: i8 and i16 divide in int and wrap), or
      where NumPy warns of it (its quotients, not its remainders) */
-  if (sgn && ((semantics == TC_SEM_TORCH && bits >= 32) ||
-              (semantics == TC_SEM_NUMPY && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)))) {
+  if (sgn && ((R.min_div == MIN_STOPS && bits >= 32) ||
+              (R.min_div == MIN_WARNS && (op == TC_OP_FLOOR_DIV || op == TC_OP_DIV)))) {
     int64_t lo, hi;
     tc_int_range(ty->kdt, &lo, &hi);
     tc_tensor *mn = lit(&p, lo, err);
@@ -277,17 +298,13 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   }
   int64_t z = -1, m = -1;
   if (first_true(&p, zero_at, &z, err) != 0 || (min_at && first_true(&p, min_at, &m, err) != 0)) goto done;
-  if (semantics == TC_SEM_TORCH) {   /* the first offending element decides; a zero divisor is tcalc's division_by_zero */
-    if (m >= 0 && (z < 0 || m < z)) rc = torch_stops(op, a, b, ty->kdt, m, err);
-    else if ((*out = tc_binary_eager(op, a, b, err))) {   /* a zero divisor (a wrapped literal's too): division_by_zero */
-      (*out)->weak = weak;
-      rc = 0;
-    }
+  if (R.min_div == MIN_STOPS && m >= 0 && (z < 0 || m < z)) {   /* the first offending element decides */
+    rc = torch_stops(op, a, b, ty->kdt, m, err);
     goto done;
   }
-  if (z >= 0 && semantics == TC_SEM_NUMPY) warn("divide by zero", op);
-  if (m >= 0) warn("overflow", op);   /* numpy's only, now that torch has answered */
-  if (z < 0) {   /* no zero divisor: tcalc's values, of the operands as typed */
+  if (z >= 0 && R.warns) warn("divide by zero", op);
+  if (m >= 0 && R.warns) warn("overflow", op);
+  if (z < 0 || R.zero == ZERO_ERROR) {   /* tcalc's values (or division_by_zero) of the operands as typed (wrapped) */
     if ((*out = tc_binary_eager(op, a, b, err))) (*out)->weak = weak;
     rc = *out ? 0 : -1;
     goto done;
@@ -297,7 +314,7 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   if (!b1) goto done;
   b1->weak = b->weak;
   tc_tensor *r = bin(&p, op, a, b1, err);
-  tc_tensor *fill = r ? (semantics == TC_SEM_JAX ? jax_fill(&p, op, a, r->dtype, err) : typed(&p, 0, r->dtype, err)) : NULL;
+  tc_tensor *fill = r ? (R.zero == ZERO_XLA ? jax_fill(&p, op, a, r->dtype, err) : typed(&p, 0, r->dtype, err)) : NULL;
   *out = fill ? tc_where(zb, fill, r, err) : NULL;
   if (*out) {
     (*out)->weak = ty->weak;
@@ -362,7 +379,7 @@ static int ieee_flags(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_tensor *
 /* A weak operand cast to a float dtype: NumPy warns where a finite literal becomes an infinity. */
 static tc_tensor *float_operand(pool *p, tc_tensor *t, tc_dtype dt, tc_err *err) {
   tc_tensor *c = keep(p, tc_cast(t, dt, err));
-  if (c && t->weak && semantics == TC_SEM_NUMPY && tc_dtype_class(t->dtype) != TC_CLASS_BOOL &&
+  if (c && t->weak && R.warns && tc_dtype_class(t->dtype) != TC_CLASS_BOOL &&
       flag(p, "overflow", TC_OP_CAST, bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISINF, c, err), un(p, TC_OP_ISFINITE, t, err), err), err))
     return NULL;
   flush(TC_OP_CAST);
@@ -396,10 +413,10 @@ static tc_tensor *float_divmod(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc
   tc_tensor *dz = bin(p, TC_OP_EQUAL, div2, flt(p, 0, err), err);
   tc_tensor *res = sel(p, dz, zero_signed(p, q, err), fl2, err);
   tc_tensor *mod2 = sel(p, fix, bin(p, TC_OP_ADD, mod, y, err), mod, err);
-  if (semantics == TC_SEM_NUMPY)   /* a zero remainder has y's sign */
+  if (R.fdiv == FDIV_NUMPY)   /* a zero remainder has y's sign */
     mod2 = sel(p, bin(p, TC_OP_EQUAL, mod, flt(p, 0, err), err), zero_signed(p, y, err), mod2, err);
   tc_tensor *r = op == TC_OP_FLOOR_DIV ? sel(p, zb, q, res, err) : sel(p, zb, mod, mod2, err);
-  if (!r || semantics != TC_SEM_NUMPY) return r;
+  if (!r || !R.warns) return r;
   tc_tensor *xnum = not_nan(p, x, err);
   if (op == TC_OP_FLOOR_DIV) {   /* a zero divisor: x / 0's flags, invalid for 0 / 0, divide by zero for a finite x */
     tc_tensor *x0 = bin(p, TC_OP_EQUAL, x, flt(p, 0, err), err);
@@ -426,16 +443,16 @@ static tc_tensor *float_divmod(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc
  * computed in the kernel dtype; f16 and bf16 // and % in f32, rounded once. */
 static int float_op(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
   bool dm = op == TC_OP_FLOOR_DIV || op == TC_OP_MOD;
-  if (tc_dtype_class(ty->kdt) != TC_CLASS_FLT || (semantics != TC_SEM_NUMPY && !(dm && semantics == TC_SEM_TORCH))) return 1;
+  if (tc_dtype_class(ty->kdt) != TC_CLASS_FLT || (!R.warns && !(dm && R.fdiv != FDIV_OWN))) return 1;
   pool p = {.n = 0};
   tc_tensor *x = float_operand(&p, a, ty->kdt, err), *y = x ? float_operand(&p, b, ty->kdt, err) : NULL, *r = NULL;
   if (dm && y) {
     /* NumPy computes f16 and bf16 in f32, rounding once; PyTorch rounds each step (c10::Half arithmetic) */
-    tc_dtype c = tc_dtype_bits(ty->kdt) < 32 && semantics == TC_SEM_NUMPY ? TC_DT_F32 : ty->kdt;
+    tc_dtype c = tc_dtype_bits(ty->kdt) < 32 && R.fdiv == FDIV_NUMPY ? TC_DT_F32 : ty->kdt;
     tc_tensor *xc = keep(&p, tc_cast(x, c, err)), *yc = xc ? keep(&p, tc_cast(y, c, err)) : NULL;
     tc_tensor *rc = yc ? float_divmod(&p, op, xc, yc, err) : NULL;
     r = rc ? keep(&p, tc_cast(rc, ty->kdt, err)) : NULL;
-    if (r && c != ty->kdt && semantics == TC_SEM_NUMPY &&   /* rounding to f16 overflowed */
+    if (r && c != ty->kdt && R.warns &&   /* rounding to f16 overflowed */
         flag(&p, "overflow", op, bin(&p, TC_OP_LOGICAL_AND, un(&p, TC_OP_ISINF, r, err), un(&p, TC_OP_ISFINITE, rc, err), err), err))
       r = NULL;
   } else if (y) {
@@ -471,7 +488,8 @@ static int scale_real(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_
  * minimum and; - is refused (torch: with any bool operand); NumPy computes
  * //, % and ** in i8, PyTorch has no kernel for them. */
 static int bool_arith(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
-  bool torch = semantics == TC_SEM_TORCH;
+  if (R.bools == BOOLS_NONE) return 1;
+  bool torch = R.bools == BOOLS_OR_AND;
   if (op == TC_OP_SUB && (ty->dt == TC_DT_BOOL || (torch && (a->dtype == TC_DT_BOOL || b->dtype == TC_DT_BOOL))))
     return tc_err_set(err, TC_E_DTYPE, (int)op, TC_DT_BOOL, "%s has no - of %s (use ^ or logical_xor)", sem_names[semantics],
                       ty->dt == TC_DT_BOOL ? "bools" : "a bool tensor");
@@ -520,7 +538,7 @@ static int torch_scalar_fits(tc_tensor *w, tc_dtype dt, tc_op op, tc_err *err) {
 }
 
 int tc_semantics_value_fits(tc_tensor *v, tc_dtype dt, tc_op op, tc_err *err) {
-  if (semantics != TC_SEM_TORCH || !v->weak || v->ndim != 0 || tc_dtype_class(dt) == TC_CLASS_BOOL) return 1;
+  if (!R.c10 || !v->weak || v->ndim != 0 || tc_dtype_class(dt) == TC_CLASS_BOOL) return 1;
   return torch_scalar_fits(v, dt, op, err);   /* x[i] = v, fills: c10's checked conversion, then it wraps */
 }
 
@@ -598,19 +616,15 @@ static int exact_compare(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, 
 }
 
 bool tc_semantics_answers(tc_op op) {
-  switch (semantics) {
-  case TC_SEM_NUMPY: case TC_SEM_JAX: case TC_SEM_TORCH:
-    return op == TC_OP_TRUE_DIV || tc_op_check(op) == TC_CHECK_ZERO || tc_op_rule(op) == TC_RULE_ARITH ||
-           (semantics == TC_SEM_NUMPY && tc_op_rule(op) == TC_RULE_TOBOOL);
-  case TC_SEM_TENFERRO: return true;   /* scale_real */
-  default: return false;
-  }
+  if (semantics == TC_SEM_TCALC) return false;
+  return R.scale_real || op == TC_OP_TRUE_DIV || tc_op_check(op) == TC_CHECK_ZERO || tc_op_rule(op) == TC_RULE_ARITH ||
+         (R.warns && tc_op_rule(op) == TC_RULE_TOBOOL);
 }
 
 int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err) {
   if (!tc_semantics_answers(op)) return 1;
-  if (semantics == TC_SEM_TENFERRO) return scale_real(op, a, b, out, err);
-  if (semantics == TC_SEM_NUMPY && tc_op_rule(op) == TC_RULE_TOBOOL) {
+  if (R.scale_real) return scale_real(op, a, b, out, err);
+  if (R.warns && tc_op_rule(op) == TC_RULE_TOBOOL) {
     int k = exact_compare(op, a, b, out, err);
     tc_btype ty;
     if (k != 1 || !(a->weak || b->weak)) return k;
@@ -628,10 +642,10 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
     int k = bool_arith(op, a, b, &ty, out, err);
     if (k == 1) k = float_op(op, a, b, &ty, out, err);
     if (k != 1) return k;
-    if (op == TC_OP_POW && semantics == TC_SEM_TORCH) return torch_pow(a, b, &ty, out, err);
+    if (op == TC_OP_POW && R.c10) return torch_pow(a, b, &ty, out, err);
     if (tc_op_check(op) != TC_CHECK_ZERO) return 1;
   }
-  if (op == TC_OP_TRUE_DIV && semantics == TC_SEM_TORCH && a->weak && !b->weak) {
+  if (op == TC_OP_TRUE_DIV && R.rdiv_reciprocal && a->weak && !b->weak) {
     /* PyTorch divides a Python scalar by a tensor as reciprocal(b) * a (Tensor.__rtruediv__) */
     tc_tensor *one = tc_scalar_i64(1, true, err), *rb = one ? tc_binary_eager(TC_OP_TRUE_DIV, one, b, err) : NULL;
     *out = rb ? tc_binary_eager(TC_OP_MUL, rb, a, err) : NULL;
@@ -653,7 +667,7 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
  * product of floats that overflowed (an infinity, or a NaN, from finite
  * elements) or made a NaN from numbers. */
 int tc_semantics_reduced(tc_op op, tc_tensor *x, tc_tensor *r, tc_err *err) {
-  if (semantics != TC_SEM_NUMPY) return 0;
+  if (!R.warns) return 0;
   if ((op == TC_OP_MEAN || op == TC_OP_NANMEAN) && tc_numel(x) == 0 && tc_numel(r) > 0) {
     warn_text("Mean of empty slice.");
     /* its f64 scalar divides as a Python float does */
