@@ -30,7 +30,7 @@ int tc_semantics_from_name(const char *s) {
 typedef enum { SUM_OWN, SUM_WIDE, SUM_I64 } sum_rule;        /* integer sums: the input's dtype; i64 or u64; i64 */
 typedef enum { ZERO_ERROR, ZERO_ZERO, ZERO_XLA } zero_rule;   /* an integer zero divisor: division_by_zero; 0; XLA's */
 typedef enum { MIN_WRAPS, MIN_WARNS, MIN_STOPS } min_rule;    /* MIN / -1 wraps; and NumPy warns; PyTorch stops */
-typedef enum { FDIV_OWN, FDIV_NUMPY, FDIV_TORCH } fdiv_rule;  /* float // and %: tcalc's; npy_divmod; div_floor */
+typedef enum { FDIV_OWN, FDIV_NUMPY, FDIV_TORCH, FDIV_JAX } fdiv_rule;   /* float // and %: tcalc's; npy_divmod; div_floor; jnp's */
 typedef enum { BOOLS_NONE, BOOLS_I8, BOOLS_OR_AND } bool_rule;   /* two bools: none; + or, * and, // % ** in i8; or, and */
 static const struct {
   tc_dtype float_dt;           /* the default float */
@@ -56,7 +56,7 @@ static const struct {
   [TC_SEM_NUMPY] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_WIDE, true, true,
                     ZERO_ZERO, MIN_WARNS, FDIV_NUMPY, BOOLS_I8, true, false, false, false, false, false},
   [TC_SEM_JAX] = {TC_DT_F64, TC_SEM_INDEX_JAX, "fill", "drop", "set", true, true, true, SUM_WIDE, true, true,
-                  ZERO_XLA, MIN_WRAPS, FDIV_OWN, BOOLS_I8, false, false, false, false, false, false},
+                  ZERO_XLA, MIN_WRAPS, FDIV_JAX, BOOLS_I8, false, false, false, false, false, false},
   [TC_SEM_TORCH] = {TC_DT_F32, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_I64, false, true,
                     ZERO_ERROR, MIN_STOPS, FDIV_TORCH, BOOLS_OR_AND, false, true, true, true, true, false},
   [TC_SEM_TENFERRO] = {TC_DT_F64, TC_SEM_INDEX_CLAMP, "clip", "clip", "add", false, false, false, SUM_OWN, true, false,
@@ -392,14 +392,31 @@ static tc_tensor *zero_signed(pool *p, tc_tensor *v, tc_err *err) {
              sel(p, bin(p, TC_OP_EQUAL, v, flt(p, 0, err), err), v, flt(p, 0, err), err), err);
 }
 
+/* jnp.floor_divide of floats (its _float_divmod, from JAX's source): div =
+ * (y == 0 ? x : x - fmod(x, y)) / y, one less where the remainder is
+ * nonzero and its lax.sign differs from y's, rounded half away from zero
+ * (lax.round). */
+static tc_tensor *jax_floor_div(pool *p, tc_tensor *x, tc_tensor *y, tc_err *err) {
+  tc_tensor *mod = bin(p, TC_OP_REM, x, y, err), *zb = bin(p, TC_OP_EQUAL, y, flt(p, 0, err), err);
+  tc_tensor *div = bin(p, TC_OP_DIV, sel(p, zb, x, bin(p, TC_OP_SUB, x, mod, err), err), y, err);
+  tc_tensor *ind = bin(p, TC_OP_LOGICAL_AND, bin(p, TC_OP_NOT_EQUAL, mod, flt(p, 0, err), err),
+                       bin(p, TC_OP_NOT_EQUAL, un(p, TC_OP_SIGN, y, err), un(p, TC_OP_SIGN, mod, err), err), err);
+  tc_tensor *d2 = sel(p, ind, bin(p, TC_OP_SUB, div, flt(p, 1, err), err), div, err);
+  tc_tensor *t = un(p, TC_OP_TRUNC, d2, err);
+  tc_tensor *half = bin(p, TC_OP_GREATER_EQUAL, un(p, TC_OP_ABS, bin(p, TC_OP_SUB, d2, t, err), err), flt(p, 0.5, err), err);
+  return sel(p, half, bin(p, TC_OP_ADD, t, un(p, TC_OP_SIGN, d2, err), err), t, err);
+}
+
 /* x // y and x % y of floats as NumPy's npy_divmod and PyTorch's
- * div_floor / remainder compute them (f16 and bf16 in f32): mod =
+ * div_floor / remainder compute them (NumPy f16 and bf16 in f32): mod =
  * fmod(x, y), div = (x - mod) / y, both moved one step where mod and y
  * differ in sign, div rounded to the nearest integer from its floor (a
  * zero quotient keeps x / y's sign); a zero divisor gives x / y and
- * fmod's NaN. NumPy gives a zero remainder y's sign, PyTorch fmod's. The
- * flags NumPy raises on the way are its warnings. */
+ * fmod's NaN. NumPy gives a zero remainder y's sign, PyTorch (and
+ * jnp.remainder) fmod's; JAX's // is jax_floor_div. The flags NumPy
+ * raises on the way are its warnings. */
 static tc_tensor *float_divmod(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_err *err) {
+  if (op == TC_OP_FLOOR_DIV && R.fdiv == FDIV_JAX) return jax_floor_div(p, x, y, err);
   tc_tensor *zb = bin(p, TC_OP_EQUAL, y, flt(p, 0, err), err), *nz = un(p, TC_OP_LOGICAL_NOT, zb, err);
   tc_tensor *q = bin(p, TC_OP_DIV, x, y, err), *mod = bin(p, TC_OP_REM, x, y, err);
   tc_tensor *div = bin(p, TC_OP_DIV, bin(p, TC_OP_SUB, x, mod, err), y, err);
