@@ -31,6 +31,7 @@ typedef enum { SUM_OWN, SUM_WIDE, SUM_I64 } sum_rule;        /* integer sums: th
 typedef enum { ZERO_ERROR, ZERO_ZERO, ZERO_XLA } zero_rule;   /* an integer zero divisor: division_by_zero; 0; XLA's */
 typedef enum { MIN_WRAPS, MIN_WARNS, MIN_STOPS } min_rule;    /* MIN / -1 wraps; and NumPy warns; PyTorch stops */
 typedef enum { FDIV_OWN, FDIV_NUMPY, FDIV_TORCH, FDIV_JAX } fdiv_rule;   /* float // and %: tcalc's; npy_divmod; div_floor; jnp's */
+typedef enum { POW_OWN, POW_C10, POW_JAX } pow_rule;   /* integer powers: tcalc's; PyTorch's powi; jnp's 6 steps */
 typedef enum { BOOLS_NONE, BOOLS_I8, BOOLS_OR_AND } bool_rule;   /* two bools: none; + or, * and, // % ** in i8; or, and */
 static const struct {
   tc_dtype float_dt;           /* the default float */
@@ -44,6 +45,7 @@ static const struct {
   min_rule min_div;
   fdiv_rule fdiv;
   bool_rule bools;
+  pow_rule pow;
   bool warns;                  /* NumPy's RuntimeWarnings, and NumPy 2's exact comparison with a literal out of range */
   bool c10;                    /* PyTorch's scalars: literals wrap, after c10's check where it makes one; powi */
   bool rdiv_reciprocal;        /* a literal over a tensor is reciprocal(b) * a */
@@ -52,15 +54,15 @@ static const struct {
   bool scale_real;             /* a float literal meeting an integer tensor takes its dtype, rounded (tenferro) */
 } rows[TC_SEM_COUNT] = {
   [TC_SEM_TCALC] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set", false, false, true, SUM_OWN, true, true,
-                    ZERO_ERROR, MIN_WRAPS, FDIV_OWN, BOOLS_NONE, false, false, false, false, false, false},
+                    ZERO_ERROR, MIN_WRAPS, FDIV_OWN, BOOLS_NONE, POW_OWN, false, false, false, false, false, false},
   [TC_SEM_NUMPY] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_WIDE, true, true,
-                    ZERO_ZERO, MIN_WARNS, FDIV_NUMPY, BOOLS_I8, true, false, false, false, false, false},
+                    ZERO_ZERO, MIN_WARNS, FDIV_NUMPY, BOOLS_I8, POW_OWN, true, false, false, false, false, false},
   [TC_SEM_JAX] = {TC_DT_F64, TC_SEM_INDEX_JAX, "fill", "drop", "set", true, true, true, SUM_WIDE, true, true,
-                  ZERO_XLA, MIN_WRAPS, FDIV_JAX, BOOLS_I8, false, false, false, false, false, false},
+                  ZERO_XLA, MIN_WRAPS, FDIV_JAX, BOOLS_I8, POW_JAX, false, false, false, false, false, false},
   [TC_SEM_TORCH] = {TC_DT_F32, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_I64, false, true,
-                    ZERO_ERROR, MIN_STOPS, FDIV_TORCH, BOOLS_OR_AND, false, true, true, true, true, false},
+                    ZERO_ERROR, MIN_STOPS, FDIV_TORCH, BOOLS_OR_AND, POW_C10, false, true, true, true, true, false},
   [TC_SEM_TENFERRO] = {TC_DT_F64, TC_SEM_INDEX_CLAMP, "clip", "clip", "add", false, false, false, SUM_OWN, true, false,
-                       ZERO_ERROR, MIN_WRAPS, FDIV_OWN, BOOLS_NONE, false, false, false, false, false, true},
+                       ZERO_ERROR, MIN_WRAPS, FDIV_OWN, BOOLS_NONE, POW_OWN, false, false, false, false, false, true},
 };
 #define R (rows[semantics])
 
@@ -224,12 +226,10 @@ static tc_tensor *sel(pool *p, tc_tensor *c, tc_tensor *a, tc_tensor *b, tc_err 
   return c && a && b ? keep(p, tc_where(c, a, b, err)) : NULL;
 }
 static tc_tensor *lit(pool *p, int64_t v, tc_err *err) { return keep(p, tc_scalar_i64(v, true, err)); }
-/* v as a 0-d tensor of dtype dt (all ones for -1, whatever the signedness). */
+/* v as a 0-d tensor of dtype dt (a cast, so -1 is all ones whatever the signedness). */
 static tc_tensor *typed(pool *p, int64_t v, tc_dtype dt, tc_err *err) {
-  tc_tensor *z = keep(p, tc_scalar_i64(0, false, err)), *c = z ? keep(p, tc_cast(z, dt, err)) : NULL;
-  if (!c || v == 0) return c;
-  tc_tensor *ones = keep(p, tc_unary(TC_OP_BITWISE_NOT, c, err));   /* -1: every bit set */
-  return v == -1 || !ones ? ones : bin(p, TC_OP_SUB, ones, lit(p, -1 - v, err), err);
+  tc_tensor *k = keep(p, tc_scalar_i64(v, false, err));
+  return k ? keep(p, tc_cast(k, dt, err)) : NULL;
 }
 
 /* The row-major position of the first true element of a bool mask, -1 if none. */
@@ -602,6 +602,32 @@ done:
   return rc;
 }
 
+/* jnp.power of integers with an exponent tensor (its _pow_int_int, from
+ * JAX's source): 0 for a zero base with a nonzero exponent, else the
+ * product of the base's squares at the exponent's six lowest bits, the
+ * exponent shifted as unsigned (a negative or 64 or more reads as its low
+ * bits). A literal exponent is lax.integer_pow: tcalc's own. */
+static int jax_pow(tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
+  if (tc_dtype_class(ty->kdt) != TC_CLASS_INT || b->weak) return 1;
+  static const tc_dtype unsigned_of[] = {[1] = TC_DT_U8, [2] = TC_DT_U16, [4] = TC_DT_U32, [8] = TC_DT_U64};
+  pool p = {.n = 0};
+  tc_tensor *x = keep(&p, tc_cast(a, ty->kdt, err)), *e = x ? keep(&p, tc_cast(b, ty->kdt, err)) : NULL;
+  tc_tensor *u = e ? keep(&p, tc_cast(e, unsigned_of[tc_dtype_size(ty->kdt)], err)) : NULL;
+  tc_tensor *acc = sel(&p, bin(&p, TC_OP_LOGICAL_AND, bin(&p, TC_OP_EQUAL, x, lit(&p, 0, err), err),
+                               bin(&p, TC_OP_NOT_EQUAL, e, lit(&p, 0, err), err), err),
+                       typed(&p, 0, ty->kdt, err), typed(&p, 1, ty->kdt, err), err);
+  for (int i = 0; i < 6 && acc; i++) {
+    tc_tensor *bit = bin(&p, TC_OP_NOT_EQUAL, bin(&p, TC_OP_BITWISE_AND, u, lit(&p, 1, err), err), lit(&p, 0, err), err);
+    acc = sel(&p, bit, bin(&p, TC_OP_MUL, acc, x, err), acc, err);
+    x = bin(&p, TC_OP_MUL, x, x, err);
+    u = bin(&p, TC_OP_SHIFT_RIGHT, u, lit(&p, 1, err), err);
+  }
+  *out = acc ? tc_tensor_ref(acc) : NULL;
+  if (*out) (*out)->weak = ty->weak;
+  drain(&p);
+  return *out ? 0 : -1;
+}
+
 /* NumPy 2 compares an integer tensor with an integer literal out of its
  * range exactly: every element is below a literal above the range. */
 static int exact_compare(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_err *err) {
@@ -659,7 +685,8 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
     int k = bool_arith(op, a, b, &ty, out, err);
     if (k == 1) k = float_op(op, a, b, &ty, out, err);
     if (k != 1) return k;
-    if (op == TC_OP_POW && R.c10) return torch_pow(a, b, &ty, out, err);
+    if (op == TC_OP_POW && R.pow == POW_C10) return torch_pow(a, b, &ty, out, err);
+    if (op == TC_OP_POW && R.pow == POW_JAX) return jax_pow(a, b, &ty, out, err);
     if (tc_op_check(op) != TC_CHECK_ZERO) return 1;
   }
   if (op == TC_OP_TRUE_DIV && R.rdiv_reciprocal && a->weak && !b->weak) {
