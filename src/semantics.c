@@ -32,7 +32,8 @@ typedef enum { ZERO_ERROR, ZERO_ZERO, ZERO_XLA } zero_rule;   /* an integer zero
 typedef enum { MIN_WRAPS, MIN_WARNS, MIN_STOPS } min_rule;    /* MIN / -1 wraps; and NumPy warns; PyTorch stops */
 typedef enum { FDIV_OWN, FDIV_NUMPY, FDIV_TORCH, FDIV_JAX } fdiv_rule;   /* float // and %: tcalc's; npy_divmod; div_floor; jnp's */
 typedef enum { POW_OWN, POW_C10, POW_JAX } pow_rule;   /* integer powers: tcalc's; PyTorch's powi; jnp's 6 steps */
-typedef enum { BOOLS_NONE, BOOLS_I8, BOOLS_OR_AND } bool_rule;   /* two bools: none; + or, * and, // % ** in i8; or, and */
+/* two bools: none; + or, * and, - refused, and // % ** in i8 (NumPy) or i64 (JAX's promote_args_numeric); PyTorch's */
+typedef enum { BOOLS_NONE, BOOLS_I8, BOOLS_I64, BOOLS_OR_AND } bool_rule;
 static const struct {
   tc_dtype float_dt;           /* the default float */
   tc_sem_index index;          /* x[i] and x[i] = v out of range (item 7) */
@@ -58,7 +59,7 @@ static const struct {
   [TC_SEM_NUMPY] = {TC_DT_F64, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_WIDE, true, true,
                     ZERO_ZERO, MIN_WARNS, FDIV_NUMPY, BOOLS_I8, POW_OWN, true, false, false, false, false, false},
   [TC_SEM_JAX] = {TC_DT_F64, TC_SEM_INDEX_JAX, "fill", "drop", "set", true, true, true, SUM_WIDE, true, true,
-                  ZERO_XLA, MIN_WRAPS, FDIV_JAX, BOOLS_I8, POW_JAX, false, false, false, false, false, false},
+                  ZERO_XLA, MIN_WRAPS, FDIV_JAX, BOOLS_I64, POW_JAX, false, false, false, false, false, false},
   [TC_SEM_TORCH] = {TC_DT_F32, TC_SEM_INDEX_ERROR, "error", "error", "set", true, true, true, SUM_I64, false, true,
                     ZERO_ERROR, MIN_STOPS, FDIV_TORCH, BOOLS_OR_AND, POW_C10, false, true, true, true, true, false},
   [TC_SEM_TENFERRO] = {TC_DT_F64, TC_SEM_INDEX_CLAMP, "clip", "clip", "add", false, false, false, SUM_OWN, true, false,
@@ -503,7 +504,7 @@ static int scale_real(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, tc_
 
 /* Arithmetic of two bools (numpy, jax, torch): + and maximum are or, * and
  * minimum and; - is refused (torch: with any bool operand); NumPy computes
- * //, % and ** in i8, PyTorch has no kernel for them. */
+ * //, % and ** in i8, JAX in i64, PyTorch has no kernel for them. */
 static int bool_arith(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **out, tc_err *err) {
   if (R.bools == BOOLS_NONE) return 1;
   bool torch = R.bools == BOOLS_OR_AND;
@@ -520,7 +521,8 @@ static int bool_arith(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, 
   }
   if (torch || (op != TC_OP_FLOOR_DIV && op != TC_OP_MOD && op != TC_OP_POW)) return 1;   /* tcalc's dtype_unsupported */
   pool p = {.n = 0};
-  tc_tensor *ai = keep(&p, tc_cast(a, TC_DT_I8, err)), *bi = ai ? keep(&p, tc_cast(b, TC_DT_I8, err)) : NULL;
+  tc_dtype k = R.bools == BOOLS_I8 ? TC_DT_I8 : TC_DT_I64;
+  tc_tensor *ai = keep(&p, tc_cast(a, k, err)), *bi = ai ? keep(&p, tc_cast(b, k, err)) : NULL;
   *out = bi ? tc_binary(op, ai, bi, err) : NULL;
   drain(&p);
   return *out ? 0 : -1;
