@@ -514,7 +514,12 @@ static int call_by_family(ctx *c, tc_op op, args *a, value *out) {
  * error of an op an everyday function is built from names the function. */
 static int call_op(ctx *c, tc_op op, args *a, value *out) {
   int rc;
+  /* a function built from ops (statistics, sorting, comparison helpers, linear algebra) computes inside as
+     tcalc does under every semantics; the scans keep the semantics' sum dtype (SPEC 19 item 6) */
+  bool own = (tc_op_family(op) == TC_FAM_FN && tc_op_rule(op) != TC_RULE_SUM) || tc_op_family(op) == TC_FAM_LINALG;
+  tc_semantics sem = own ? tc_semantics_suspend() : tc_get_semantics();
   if (!call_row(c, op, a->b, out, &rc)) rc = call_by_family(c, op, a, out);
+  if (own) tc_semantics_resume(sem);
   if (rc != 0 && tc_op_family(op) == TC_FAM_FN) tc_reattribute(c->err, op);
   return rc;
 }

@@ -364,8 +364,8 @@ static int scalar_typing(tc_op op, tc_tensor *a, tc_tensor *b, scalar_type *st, 
       b->storage->engine != TC_ENGINE_CPU || !tc_scalar_fast() ||
       tc_semantics_answers(op))   /* semantics.c answers those */
     return 0;
-  unsigned key = ((unsigned)op << 10 | (unsigned)a->dtype << 6 | (unsigned)b->dtype << 2 | (unsigned)a->weak << 1 |
-                  (unsigned)b->weak) + 1;
+  unsigned key = ((unsigned)tc_get_semantics() << 20 | (unsigned)op << 10 | (unsigned)a->dtype << 6 |
+                  (unsigned)b->dtype << 2 | (unsigned)a->weak << 1 | (unsigned)b->weak) + 1;
   scalar_memo *m = &scalar_memos[(key ^ key >> 8) % SCALAR_MEMO], fresh;
   if (m->key != key) {
     tc_tensor *w = a->weak ? a : b, *s = a->weak ? b : a;

@@ -18,6 +18,15 @@ void tc_set_semantics(tc_semantics s) {
   semantics = s;
 }
 tc_semantics tc_get_semantics(void) { return semantics; }
+
+/* The scalar path's remembered typings carry the semantics they were made
+ * under (api.c), so a suspension needs no clearing. */
+tc_semantics tc_semantics_suspend(void) {
+  tc_semantics s = semantics;
+  semantics = TC_SEM_TCALC;
+  return s;
+}
+void tc_semantics_resume(tc_semantics s) { semantics = s; }
 const char *tc_semantics_name(tc_semantics s) { return (unsigned)s < TC_SEM_COUNT ? sem_names[s] : "?"; }
 
 int tc_semantics_from_name(const char *s) {
@@ -108,9 +117,10 @@ int tc_semantics_lacks(tc_dtype dt, int op, tc_err *err) {
 }
 
 int tc_semantics_typing(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, bool *check_literal, tc_err *err) {
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 2; k++) {   /* a comparison's bools are every system's (tenferro has no bool dtype to make) */
     tc_tensor *t = k ? b : a;
-    if (!t->weak && tc_semantics_lacks(t->dtype, (int)op, err) != 0) return -1;
+    bool mask = t->dtype == TC_DT_BOOL && tc_op_rule(op) == TC_RULE_TOBOOL;
+    if (!t->weak && !mask && tc_semantics_lacks(t->dtype, (int)op, err) != 0) return -1;
   }
   if (a->weak && b->weak) return 1;   /* two Python scalars: a float if either is one, as tcalc's */
   if (!a->weak && !b->weak) {

@@ -246,6 +246,11 @@ void tc_set_semantics(tc_semantics s);
 tc_semantics tc_get_semantics(void);
 const char *tc_semantics_name(tc_semantics s);
 int tc_semantics_from_name(const char *s);   /* -1 when unknown */
+/* tcalc's own semantics until tc_semantics_resume(the value returned):
+ * what a function built from ops computes inside is tcalc's (SPEC 19 names
+ * the operators, literals, reductions, indexing and matmul, not them). */
+tc_semantics tc_semantics_suspend(void);
+void tc_semantics_resume(tc_semantics s);
 /* The float that integers divide in and float constructors give: f64 (f32 under torch). */
 tc_dtype tc_default_float(void);
 /* How the semantics in force reads an index out of range in x[i] and
