@@ -83,13 +83,18 @@ def irange(dt):
     return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
-def f32_round(x):
+def packed_round(fmt, x):
+    """x rounded through struct format fmt ("f": f32, "e": f16); an overflow is an infinity."""
     if not math.isfinite(x):
         return x
     try:
-        return struct.unpack("f", struct.pack("f", x))[0]
+        return struct.unpack(fmt, struct.pack(fmt, x))[0]
     except OverflowError:
         return math.copysign(math.inf, x)
+
+
+def f32_round(x):
+    return packed_round("f", x)
 
 
 def bf16_round(x):
@@ -102,12 +107,7 @@ def bf16_round(x):
 
 
 def f16_round(x):
-    if not math.isfinite(x):
-        return x
-    try:
-        return struct.unpack("e", struct.pack("e", x))[0]
-    except OverflowError:
-        return math.copysign(math.inf, x)
+    return packed_round("e", x)
 
 
 ROUND = {"f16": f16_round, "bf16": bf16_round, "f32": f32_round, "f64": lambda x: x}
