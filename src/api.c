@@ -26,7 +26,7 @@ static bool i64_range(tc_tensor *t, int64_t *lo, int64_t *hi, tc_err *err) {
 }
 
 /* 0 when the weak integer w fits the integer dtype dt, else -1 with literal_overflow. */
-int tc_weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err) {
+static int weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err) {
   int bits = tc_dtype_bits(dt);
   bool uns = tc_dtype_is_unsigned(dt);
   int64_t vlo, vhi;
@@ -55,7 +55,7 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
   if (tc_get_semantics() != TC_SEM_TCALC) {   /* another system's tables (semantics.c) */
     bool check = false;
     int k = tc_semantics_typing(op, a, b, out, &check, err);
-    if (k <= 0) return k < 0 || !check ? k : tc_weak_fits(op, a->weak ? a : b, *out, err);
+    if (k <= 0) return k < 0 || !check ? k : weak_fits(op, a->weak ? a : b, *out, err);
   }
   /* a weak u64 is a literal above the i64 maximum: only a u64 tensor takes it */
   for (int k = 0; k < 2; k++) {
@@ -75,7 +75,7 @@ int tc_result_dtype2(tc_op op, tc_tensor *a, tc_tensor *b, tc_dtype *out, tc_err
   if (w->dtype == TC_DT_F64) {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_F64;
   } else if (sc == TC_CLASS_INT) {
-    if (tc_weak_fits(op, w, s->dtype, err) != 0) return -1;
+    if (weak_fits(op, w, s->dtype, err) != 0) return -1;
     *out = s->dtype;
   } else {
     *out = sc == TC_CLASS_FLT ? s->dtype : TC_DT_I64;

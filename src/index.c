@@ -129,17 +129,11 @@ static tc_tensor *fill_value(int op, tc_dtype dt, tc_tensor *fill, tc_err *err) 
       return r;
     }
     if (tc_semantics_index() == TC_SEM_INDEX_JAX) {   /* jnp.take's fills: the most negative integer, the largest unsigned, true */
-      tc_tensor *z = tc_scalar_i64(0, false, err), *zt = z ? tc_cast(z, dt, err) : NULL;
-      tc_tensor *r = !zt ? NULL : c == TC_CLASS_BOOL ? tc_unary(TC_OP_LOGICAL_NOT, zt, err)
-                              : tc_dtype_is_unsigned(dt) ? tc_unary(TC_OP_BITWISE_NOT, zt, err) : NULL;
-      if (zt && c == TC_CLASS_INT && !tc_dtype_is_unsigned(dt)) {   /* MIN: ~0 shifted to the sign bit */
-        tc_tensor *ones = tc_unary(TC_OP_BITWISE_NOT, zt, err), *sh = tc_scalar_i64(tc_dtype_bits(dt) - 1, true, err);
-        r = ones && sh ? tc_binary(TC_OP_SHIFT_LEFT, ones, sh, err) : NULL;
-        tc_tensor_free(ones);
-        tc_tensor_free(sh);
-      }
-      tc_tensor_free(z);
-      tc_tensor_free(zt);
+      int64_t lo, hi;
+      tc_int_range(dt, &lo, &hi);   /* -1 cast to an unsigned dtype is its largest value, 1 to bool true */
+      tc_tensor *k = tc_scalar_i64(c == TC_CLASS_BOOL ? 1 : tc_dtype_is_unsigned(dt) ? -1 : lo, false, err);
+      tc_tensor *r = k ? tc_cast(k, dt, err) : NULL;
+      tc_tensor_free(k);
       return r;
     }
     tc_err_set(err, TC_E_BAD_ARG, op, (int)dt, "mode \"fill\" on %s needs fill_value= (there is no NaN for %s)",

@@ -62,9 +62,6 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
 /* Whether the semantics in force may answer a OP b otherwise than tcalc
  * (then the scalar short path leaves it to tc_binary). */
 bool tc_semantics_answers(tc_op op);
-/* 0 when the weak integer w fits the integer dtype dt, else -1 with
- * literal_overflow for op (tcalc's check of a literal). */
-int tc_weak_fits(tc_op op, tc_tensor *w, tc_dtype dt, tc_err *err);
 /* Whether the semantics in force lets the Python scalar v become a dt
  * value (x[i] = v, fill values): 0, -1 with literal_overflow, or 1 where
  * tcalc's own check decides (all but torch, whose c10 check takes an

@@ -229,6 +229,14 @@ static tc_tensor *keep(pool *p, tc_tensor *t) {
 static void drain(pool *p) {
   for (int i = 0; i < p->n; i++) tc_tensor_free(p->t[i]);
 }
+/* A function's answer r, one of the pool's (NULL: it failed, err set), as
+ * *out with the typing's weakness, the pool drained: 0 or -1. */
+static int deliver(pool *p, tc_tensor *r, bool weak, tc_tensor **out) {
+  *out = r ? tc_tensor_ref(r) : NULL;
+  if (*out) (*out)->weak = weak;
+  drain(p);
+  return *out ? 0 : -1;
+}
 
 static tc_tensor *bin(pool *p, tc_op op, tc_tensor *a, tc_tensor *b, tc_err *err) {
   return a && b ? keep(p, tc_binary_eager(op, a, b, err)) : NULL;
@@ -290,7 +298,6 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   bool sgn = !tc_dtype_is_unsigned(ty->kdt);
   int bits = 8 * (int)tc_dtype_size(ty->kdt);
   /* the operands in the dtype the kernel divides in (a literal as the semantics typed it: torch's wrapped) */
-  bool weak = ty->weak;
   a = keep(&p, tc_cast(a, ty->kdt, err));
   b = a ? keep(&p, tc_cast(b, ty->kdt, err)) : NULL;
   tc_tensor *zb = bin(&p, TC_OP_EQUAL, b, lit(&p, 0, err), err);   /* in b's shape */
@@ -315,22 +322,15 @@ static int division(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
   }
   if (z >= 0 && R.warns) warn("divide by zero", op);
   if (m >= 0 && R.warns) warn("overflow", op);
-  if (z < 0 || R.zero == ZERO_ERROR) {   /* tcalc's values (or division_by_zero) of the operands as typed (wrapped) */
-    if ((*out = tc_binary_eager(op, a, b, err))) (*out)->weak = weak;
-    rc = *out ? 0 : -1;
-    goto done;
-  }
+  if (z < 0 || R.zero == ZERO_ERROR)   /* tcalc's values (or division_by_zero) of the operands as typed (wrapped) */
+    return deliver(&p, keep(&p, tc_binary_eager(op, a, b, err)), ty->weak, out);
   tc_tensor *one = b ? keep(&p, tc_cast(lit(&p, 1, err), b->dtype, err)) : NULL;
   tc_tensor *b1 = one ? keep(&p, tc_where(zb, one, b, err)) : NULL;   /* zero divisors made 1, then patched */
   if (!b1) goto done;
   b1->weak = b->weak;
   tc_tensor *r = bin(&p, op, a, b1, err);
   tc_tensor *fill = r ? (R.zero == ZERO_XLA ? jax_fill(&p, op, a, r->dtype, err) : typed(&p, 0, r->dtype, err)) : NULL;
-  *out = fill ? tc_where(zb, fill, r, err) : NULL;
-  if (*out) {
-    (*out)->weak = ty->weak;
-    rc = 0;
-  }
+  return deliver(&p, sel(&p, zb, fill, r, err), ty->weak, out);
 done:
   drain(&p);
   return rc;
@@ -344,34 +344,30 @@ static tc_tensor *and3(pool *p, tc_tensor *x, tc_tensor *y, tc_tensor *z, tc_err
 }
 static tc_tensor *not_nan(pool *p, tc_tensor *x, tc_err *err) { return bin(p, TC_OP_EQUAL, x, x, err); }
 
-/* The flags an op raised, reported together as NumPy does (in the order
- * divide by zero, overflow, invalid value) by flush. */
-static const char *const flag_names[] = {"divide by zero", "overflow", "invalid value"};
+/* The flags an op raised, reported together by flush in NumPy's order. */
+enum { F_DIVIDE, F_OVERFLOW, F_INVALID, F_COUNT };
+static const char *const flag_names[F_COUNT] = {"divide by zero", "overflow", "invalid value"};
 static unsigned raised;
 
-/* NumPy's flag WHAT raised where mask has a true element (-1 when mask could not be made). */
-static int flag(pool *p, const char *what, tc_op op, tc_tensor *mask, tc_err *err) {
-  (void)op;
+/* NumPy's flag f raised where mask has a true element (-1 when mask could not be made). */
+static int flag(pool *p, int f, tc_tensor *mask, tc_err *err) {
   int64_t at = -1;
   if (first_true(p, mask, &at, err) != 0) return -1;
-  for (unsigned i = 0; at >= 0 && i < sizeof flag_names / sizeof flag_names[0]; i++)
-    if (!strcmp(what, flag_names[i])) raised |= 1u << i;
+  if (at >= 0) raised |= 1u << f;
   return 0;
 }
 
 static void flush(tc_op op) {
-  for (unsigned i = 0; i < sizeof flag_names / sizeof flag_names[0]; i++)
-    if (raised & 1u << i) warn(flag_names[i], op);
+  for (int f = 0; f < F_COUNT; f++)
+    if (raised & 1u << f) warn(flag_names[f], op);
   raised = 0;
 }
 
 /* The IEEE flags of r = x OP y that NumPy reports: an infinity from finite
  * operands (overflow; a zero divisor's or 0 ** -y's is divide by zero
- * instead), a NaN from numbers (invalid value), where mask (NULL: all). */
-static int ieee_flags(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_tensor *r, tc_tensor *mask, tc_err *err) {
+ * instead), a NaN from numbers (invalid value). */
+static int ieee_flags(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_tensor *r, tc_err *err) {
   bool pw = op == TC_OP_POW, dv = op == TC_OP_DIV || op == TC_OP_TRUE_DIV;
-  tc_tensor *one = bin(p, TC_OP_LOGICAL_OR, un(p, TC_OP_ISNAN, r, err), not_nan(p, r, err), err);   /* all true, in r's shape */
-  if (mask) one = bin(p, TC_OP_LOGICAL_AND, one, mask, err);
   tc_tensor *fin = bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISFINITE, x, err), un(p, TC_OP_ISFINITE, y, err), err);
   /* pow(0, -y); pow(0, -inf) too, except in f16 and bf16 (NumPy's half power raises nothing there) */
   tc_tensor *half_ok = pw && tc_dtype_bits(x->dtype) == 16 ? un(p, TC_OP_ISFINITE, y, err) : NULL;
@@ -380,18 +376,18 @@ static int ieee_flags(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc_tensor *
                   : dv ? bin(p, TC_OP_LOGICAL_AND, bin(p, TC_OP_EQUAL, y, flt(p, 0, err), err),
                          bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISFINITE, x, err), bin(p, TC_OP_NOT_EQUAL, x, flt(p, 0, err), err), err), err)
                        : NULL;
-  tc_tensor *inf = and3(p, one, un(p, TC_OP_ISINF, r, err), fin, err);
+  tc_tensor *inf = bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISINF, r, err), fin, err);
   tc_tensor *over = pole ? bin(p, TC_OP_LOGICAL_AND, inf, un(p, TC_OP_LOGICAL_NOT, pole, err), err) : inf;
-  tc_tensor *nan = and3(p, one, un(p, TC_OP_ISNAN, r, err), bin(p, TC_OP_LOGICAL_AND, not_nan(p, x, err), not_nan(p, y, err), err), err);
-  if (!over || !nan || flag(p, "overflow", op, over, err) || flag(p, "invalid value", op, nan, err)) return -1;
-  return pole ? flag(p, "divide by zero", op, bin(p, TC_OP_LOGICAL_AND, one, pole, err), err) : 0;
+  tc_tensor *nan = and3(p, un(p, TC_OP_ISNAN, r, err), not_nan(p, x, err), not_nan(p, y, err), err);
+  if (!over || !nan || flag(p, F_OVERFLOW, over, err) || flag(p, F_INVALID, nan, err)) return -1;
+  return pole ? flag(p, F_DIVIDE, pole, err) : 0;
 }
 
 /* A weak operand cast to a float dtype: NumPy warns where a finite literal becomes an infinity. */
 static tc_tensor *float_operand(pool *p, tc_tensor *t, tc_dtype dt, tc_err *err) {
   tc_tensor *c = keep(p, tc_cast(t, dt, err));
   if (c && t->weak && R.warns && tc_dtype_class(t->dtype) != TC_CLASS_BOOL &&
-      flag(p, "overflow", TC_OP_CAST, bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISINF, c, err), un(p, TC_OP_ISFINITE, t, err), err), err))
+      flag(p, F_OVERFLOW, bin(p, TC_OP_LOGICAL_AND, un(p, TC_OP_ISINF, c, err), un(p, TC_OP_ISFINITE, t, err), err), err))
     return NULL;
   flush(TC_OP_CAST);
   return c;
@@ -448,21 +444,21 @@ static tc_tensor *float_divmod(pool *p, tc_op op, tc_tensor *x, tc_tensor *y, tc
   tc_tensor *xnum = not_nan(p, x, err);
   if (op == TC_OP_FLOOR_DIV) {   /* a zero divisor: x / 0's flags, invalid for 0 / 0, divide by zero for a finite x */
     tc_tensor *x0 = bin(p, TC_OP_EQUAL, x, flt(p, 0, err), err);
-    if (flag(p, "invalid value", op, bin(p, TC_OP_LOGICAL_AND, zb, x0, err), err) ||
-        flag(p, "divide by zero", op, and3(p, zb, un(p, TC_OP_LOGICAL_NOT, x0, err), un(p, TC_OP_ISFINITE, x, err), err), err))
+    if (flag(p, F_INVALID, bin(p, TC_OP_LOGICAL_AND, zb, x0, err), err) ||
+        flag(p, F_DIVIDE, and3(p, zb, un(p, TC_OP_LOGICAL_NOT, x0, err), un(p, TC_OP_ISFINITE, x, err), err), err))
       return NULL;
-  } else if (flag(p, "invalid value", op, bin(p, TC_OP_LOGICAL_AND, zb, xnum, err), err)) {   /* fmod(x, 0) */
+  } else if (flag(p, F_INVALID, bin(p, TC_OP_LOGICAL_AND, zb, xnum, err), err)) {   /* fmod(x, 0) */
     return NULL;
   }
   /* fmod of an infinity; for // also (x - mod) / y out of range, then div - floor(div) of an infinite div
      (NumPy's remainder computes no quotient) */
   tc_tensor *num = bin(p, TC_OP_SUB, x, mod, err);
   tc_tensor *fmod_nan = and3(p, nz, un(p, TC_OP_ISNAN, mod, err), bin(p, TC_OP_LOGICAL_AND, xnum, not_nan(p, y, err), err), err);
-  if (op == TC_OP_MOD) return fmod_nan && flag(p, "invalid value", op, fmod_nan, err) == 0 ? r : NULL;
+  if (op == TC_OP_MOD) return fmod_nan && flag(p, F_INVALID, fmod_nan, err) == 0 ? r : NULL;
   tc_tensor *div_inf = and3(p, nz, un(p, TC_OP_ISINF, div, err), un(p, TC_OP_ISFINITE, num, err), err);
   tc_tensor *inf_sub = and3(p, nz, un(p, TC_OP_LOGICAL_NOT, dz, err), un(p, TC_OP_ISINF, div2, err), err);
-  if (!fmod_nan || !div_inf || !inf_sub || flag(p, "invalid value", op, fmod_nan, err) ||
-      flag(p, "overflow", op, div_inf, err) || flag(p, "invalid value", op, inf_sub, err))
+  if (!fmod_nan || !div_inf || !inf_sub || flag(p, F_INVALID, fmod_nan, err) ||
+      flag(p, F_OVERFLOW, div_inf, err) || flag(p, F_INVALID, inf_sub, err))
     return NULL;
   return r;
 }
@@ -481,18 +477,15 @@ static int float_op(tc_op op, tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc
     tc_tensor *rc = yc ? float_divmod(&p, op, xc, yc, err) : NULL;
     r = rc ? keep(&p, tc_cast(rc, ty->kdt, err)) : NULL;
     if (r && c != ty->kdt && R.warns &&   /* rounding to f16 overflowed */
-        flag(&p, "overflow", op, bin(&p, TC_OP_LOGICAL_AND, un(&p, TC_OP_ISINF, r, err), un(&p, TC_OP_ISFINITE, rc, err), err), err))
+        flag(&p, F_OVERFLOW, bin(&p, TC_OP_LOGICAL_AND, un(&p, TC_OP_ISINF, r, err), un(&p, TC_OP_ISFINITE, rc, err), err), err))
       r = NULL;
   } else if (y) {
     r = keep(&p, tc_binary_eager(op, x, y, err));
-    if (r && ieee_flags(&p, op, x, y, r, NULL, err) != 0) r = NULL;
+    if (r && ieee_flags(&p, op, x, y, r, err) != 0) r = NULL;
   }
-  *out = r ? tc_tensor_ref(r) : NULL;
-  if (*out) (*out)->weak = ty->weak;
-  if (*out) flush(op);
+  if (r) flush(op);
   raised = 0;
-  drain(&p);
-  return *out ? 0 : -1;
+  return deliver(&p, r, ty->weak, out);
 }
 
 /* tenferro's scale_real: a float scalar meeting an integer tensor takes its
@@ -604,11 +597,7 @@ static int torch_pow(tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor *
   tc_tensor *sign = sel(&p, odd, typed(&p, -1, ty->kdt, err), typed(&p, 1, ty->kdt, err), err);
   tc_tensor *m1 = sel(&p, bin(&p, TC_OP_EQUAL, ac, lit(&p, -1, err), err), sign, typed(&p, 0, ty->kdt, err), err);
   tc_tensor *small = sel(&p, bin(&p, TC_OP_EQUAL, ac, lit(&p, 1, err), err), typed(&p, 1, ty->kdt, err), m1, err);
-  *out = small && r ? tc_where(neg, small, r, err) : NULL;
-  if (*out) {
-    (*out)->weak = ty->weak;
-    rc = 0;
-  }
+  return deliver(&p, sel(&p, neg, small, r, err), ty->weak, out);
 done:
   drain(&p);
   return rc;
@@ -634,10 +623,7 @@ static int jax_pow(tc_tensor *a, tc_tensor *b, const tc_btype *ty, tc_tensor **o
     x = bin(&p, TC_OP_MUL, x, x, err);
     u = bin(&p, TC_OP_SHIFT_RIGHT, u, lit(&p, 1, err), err);
   }
-  *out = acc ? tc_tensor_ref(acc) : NULL;
-  if (*out) (*out)->weak = ty->weak;
-  drain(&p);
-  return *out ? 0 : -1;
+  return deliver(&p, acc, ty->weak, out);
 }
 
 /* NumPy 2 compares an integer tensor with an integer literal out of its
@@ -691,16 +677,6 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
     drain(&p);
     return *out ? 0 : -1;
   }
-  if (tc_op_rule(op) == TC_RULE_ARITH) {
-    tc_btype ty;
-    if (tc_binary_typing(op, a, b, &ty, err) != 0) return -1;
-    int k = bool_arith(op, a, b, &ty, out, err);
-    if (k == 1) k = float_op(op, a, b, &ty, out, err);
-    if (k != 1) return k;
-    if (op == TC_OP_POW && R.pow == POW_C10) return torch_pow(a, b, &ty, out, err);
-    if (op == TC_OP_POW && R.pow == POW_JAX) return jax_pow(a, b, &ty, out, err);
-    if (tc_op_check(op) != TC_CHECK_ZERO) return 1;
-  }
   if (op == TC_OP_TRUE_DIV && R.rdiv_reciprocal && a->weak && !b->weak) {
     /* PyTorch divides a Python scalar by a tensor as reciprocal(b) * a (Tensor.__rtruediv__) */
     tc_tensor *one = tc_scalar_i64(1, true, err), *rb = one ? tc_binary_eager(TC_OP_TRUE_DIV, one, b, err) : NULL;
@@ -709,13 +685,15 @@ int tc_semantics_binary(tc_op op, tc_tensor *a, tc_tensor *b, tc_tensor **out, t
     tc_tensor_free(rb);
     return *out ? 0 : -1;
   }
-  if (op == TC_OP_TRUE_DIV) {   /* NumPy's warnings */
-    tc_btype ty;
-    return tc_binary_typing(op, a, b, &ty, err) != 0 ? -1 : float_op(op, a, b, &ty, out, err);
-  }
-  tc_btype ty;
+  tc_btype ty;   /* the rest: true division (NumPy's warnings) and the ARITH ops, typed once */
   if (tc_binary_typing(op, a, b, &ty, err) != 0) return -1;
-  if (tc_dtype_class(ty.kdt) != TC_CLASS_INT) return 1;
+  if (op == TC_OP_TRUE_DIV) return float_op(op, a, b, &ty, out, err);
+  int k = bool_arith(op, a, b, &ty, out, err);
+  if (k == 1) k = float_op(op, a, b, &ty, out, err);
+  if (k != 1) return k;
+  if (op == TC_OP_POW && R.pow == POW_C10) return torch_pow(a, b, &ty, out, err);
+  if (op == TC_OP_POW && R.pow == POW_JAX) return jax_pow(a, b, &ty, out, err);
+  if (tc_op_check(op) != TC_CHECK_ZERO || tc_dtype_class(ty.kdt) != TC_CLASS_INT) return 1;
   return division(op, a, b, &ty, out, err);
 }
 
