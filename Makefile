@@ -35,12 +35,15 @@ KOPT    ?= -O3 -fno-trapping-math
 
 WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wcast-qual -Wundef -Wwrite-strings -Werror
-PKGS    := libedit libcjson
+PKGS    := libedit libcjson cairo
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc -Ibackend -Irepl
 CFLAGS  += $(OPT) -g -fno-math-errno -pthread $(WARN) -MMD -MP
 # SLEEF (libsleef-dev): the CPU engine's vectorised math functions.
 # zlib (zlib1g-dev): inflating and CRC-32 of .npz members (src/npz.c).
-LDLIBS  += -lsleef -lz -lm -pthread -ldl
+# cairo (libcairo2-dev): plots written as PNG, SVG and PDF (src/plot_cairo.c);
+# expanded at link time, after the dependencies are installed.
+CAIRO_LIBS = $(shell pkg-config --libs cairo)
+LDLIBS  += -lsleef -lz -lm -pthread -ldl $(CAIRO_LIBS)
 ifneq ($(SAN),)
   CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=$(SAN)
@@ -195,6 +198,7 @@ SUITES = \
   'json-strict=python3 tests/json/strict.py $(BUILD)/tcalc' \
   'spellings=$${PYTHON:-/usr/bin/python3} tests/cli/spellings.py $(BUILD)/tcalc' \
   'repl=tests/repl/run.sh $(BUILD)/tcalc' \
+  'plots=tests/plot/run.sh $(BUILD)/tcalc' \
   'reader=tests/reader/fresh.py $(BUILD)/tcalc $(FULL_FLAG)' \
   'man=scripts/check-man.sh $(BUILD)/tcalc' \
   'install=tests/cli/install-cycle.sh $(CUDA) $(MAKE) --no-print-directory -s CC="$(CC)" BUILD=$(BUILD) SAN=$(SAN) OPT="$(OPT)" KOPT="$(KOPT)" CUDA=$(CUDA)' \
@@ -248,6 +252,14 @@ check:
 
 bench: $(BUILD)/tcalc
 	scripts/bench $(BUILD)/tcalc
+
+# the README's picture: build/docs/plot.png, drawn by save_plot (not committed)
+.PHONY: docs
+docs: $(BUILD)/tcalc
+	@mkdir -p build/docs
+	$(BUILD)/tcalc -e 'x = linspace(0, 12.56, 400)' \
+	  -e 'save_plot("build/docs/plot.png", plot(x, [sin(x), cos(x) * 0.5], title="sin(x) and cos(x) / 2", xlabel="x"))'
+	@echo "wrote build/docs/plot.png"
 
 # every f32/f64 math function against mpmath, about 50 times the sample
 # make test runs (some minutes)

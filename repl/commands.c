@@ -148,7 +148,10 @@ static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
     char *end;
     long n = strtol(val, &end, 10);
     if (!*val || *end || n < 0 || n > 100000) cmd_error(r, TC_E_BAD_ARG, "width must be 0 (never wrap) to 100000, not '%s'", val);
-    else r->po.width = (int)n;
+    else {
+      r->po.width = (int)n;
+      r->po.fit_terminal = false;   /* plots too take the width set */
+    }
   } else if (!strcmp(what, "max_memory")) {
     uint64_t b = parse_size(val);
     if (!b) cmd_error(r, TC_E_BAD_ARG, "bad size '%s' (e.g. 2G, 512M)", val);

@@ -7,11 +7,14 @@
 #include <string.h>
 #include "eval.h"
 #include "eval_int.h"
+#include "plot.h"
 
 void value_free(value *v) {
   if (v->kind == V_TENSOR) tc_tensor_free(v->t);
   if (v->kind == V_STR) free(v->s);
+  if (v->kind == V_PLOT) tc_plot_free(v->plot);
   v->kind = V_NONE;
+  v->plot = NULL;
   v->t = NULL;
   v->s = NULL;
 }
@@ -235,7 +238,10 @@ int eval_tensor(ctx *c, node *n, tc_tensor **out) {
   if (v.kind == V_NONE)   /* a user function that returned nothing */
     return fail_node(c, n, TC_E_BAD_ARG, "%s gives no value (the function returned nothing)", n->str ? n->str : "this");
   if (v.kind != V_TENSOR) {
+    bool plot = v.kind == V_PLOT;
     value_free(&v);
+    if (plot)
+      return fail_node(c, n, TC_E_BAD_ARG, "%s", "a plot is not a tensor: show it, or write it with save_plot(path, plot(...)) or file=");
     return fail_node(c, n, TC_E_BAD_ARG, "%s", "a string is only allowed as an option value (e.g. mode=\"clip\")");
   }
   *out = v.t;
@@ -505,6 +511,7 @@ static int call_by_family(ctx *c, tc_op op, args *a, value *out) {
   case TC_FAM_MATMUL: return call_matmul(c, op, a, out);
   case TC_FAM_LINALG: return call_linalg(c, op, a, out);
   case TC_FAM_INFO: return call_info(c, op, b[0].t, out);
+  case TC_FAM_PLOT: return call_plot(c, op, a, out);
   default: break;   /* a family whose built-ins are all TC_CALLS rows needs no case */
   }
   return tc_err_set(err, TC_E_DTYPE, (int)op, -1, "%s", "not implemented");
@@ -524,11 +531,26 @@ static int call_op(ctx *c, tc_op op, args *a, value *out) {
   return rc;
 }
 
+/* scatter(y) and scatter(x, y): fewer than three tensors and none of the
+ * indexing scatter's idx, updates, axis, reduce or mode is the plot (SPEC 17). */
+static bool scatter_plot(const node *n) {
+  int pos = 0;
+  for (int i = 0; i < n->nkids; i++) {
+    const node *k = n->kids[i];
+    if (k->kind != N_KWARG) { pos++; continue; }
+    static const char *const idx[] = {"idx", "updates", "axis", "reduce", "mode"};
+    for (int j = 0; j < 5; j++)
+      if (!strcmp(k->str, idx[j])) return false;
+  }
+  return pos < 3;
+}
+
 static int eval_call(ctx *c, node *n, value *out) {
   if (!strcmp(n->str, "print")) return call_print(c, n);
   ufunc *u = session_fn(c->s, n->str);
   if (u) return call_user(c, u, n, out);
   const fn_entry *f = fn_find(n->str);
+  if (f && f->op == TC_OP_SCATTER && scatter_plot(n)) f = fn_find("scatterplot");
   if (!f) {
     bool is_fn;
     bool is_var = scope_get(c, n->str, &is_fn) != NULL;

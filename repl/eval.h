@@ -4,8 +4,9 @@
 #define TC_EVAL_H
 #include "ast.h"
 
-typedef enum { V_NONE, V_TENSOR, V_STR } vkind;
-typedef struct value { vkind kind; tc_tensor *t; char *s; } value;
+typedef enum { V_NONE, V_TENSOR, V_STR, V_PLOT } vkind;
+struct tc_plot;
+typedef struct value { vkind kind; tc_tensor *t; char *s; struct tc_plot *plot; } value;   /* plot: src/plot.h */
 void value_free(value *v);
 
 /* A user function (SPEC 10): its own copy of its source (from the start

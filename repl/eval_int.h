@@ -7,7 +7,7 @@
 #define TC_EVAL_INT_H
 #include "eval.h"
 
-#define MAX_PARAMS 8   /* also the most parameters of a user function */
+#define MAX_PARAMS 12   /* of a built-in; a user function has at most 8 (the parser's MAX_USER_PARAMS) */
 #define MAX_REST 64
 /* Parameter types of the op table's signatures (repl/bind.c). */
 typedef enum {
@@ -123,4 +123,5 @@ int call_special(ctx *c, tc_op op, args *a, value *out);   /* eye, load, from_js
 /* Function families in their own files (repl/fn_*.c). */
 int call_matmul(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_MATMUL */
 int call_linalg(ctx *c, tc_op op, args *a, value *out);   /* TC_FAM_LINALG (fn_linalg.c) */
+int call_plot(ctx *c, tc_op op, args *a, value *out);     /* TC_FAM_PLOT (fn_plot.c) */
 #endif

@@ -212,7 +212,7 @@ typedef struct {
   int nevals;
   const char **args;    /* --arg NAME JSON: args[2i] is a name, args[2i + 1] its JSON */
   int nargs;
-  bool caps, quiet;
+  bool caps, quiet, width_given;
   const char *engine;
 } options;
 
@@ -255,6 +255,7 @@ static int parse_options(int argc, char **argv, options *o, runner *r) {
     case OPT_WIDTH:   /* text rows wrap at N columns (SPEC 11); 0 never wraps */
       if ((n = small_number(optarg, 100000)) < 0) return bad_usage("--width must be 0 (never wrap) to 100000, not '%s'", optarg);
       r->po.width = (int)n;
+      o->width_given = true;
       break;
     case OPT_PRECISION:
       if ((n = small_number(optarg, 17)) < 0) return bad_usage("--precision must be 0 (shortest) to 17, not '%s'", optarg);
@@ -365,6 +366,9 @@ int main(int argc, char **argv) {
   if (rc < 0) {
     /* Colour (errors only) on a terminal, unless NO_COLOR is set (SPEC 1). */
     r.color = !r.json && !getenv("NO_COLOR") && isatty(STDERR_FILENO);
+    /* Plots: colour and the terminal's size when stdout is one (SPEC 17). */
+    r.po.color = !r.json && !getenv("NO_COLOR") && isatty(STDOUT_FILENO);
+    r.po.fit_terminal = !o.width_given && isatty(STDOUT_FILENO);
     /* Line-buffered errors: one write per line, not one per character. */
     static char errbuf[4096];
     setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);

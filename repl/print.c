@@ -4,7 +4,10 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "lexer.h"
+#include "plot.h"
 #include "print.h"
 
 /* ---- numbers ----
@@ -512,9 +515,46 @@ static void emit(tctx *c, int d, int64_t off) {
   c->col++;
 }
 
+/* ---- plots ---- */
+/* Braille and blocks when the locale's character set is UTF-8 (the first
+ * of LC_ALL, LC_CTYPE and LANG that is set says), else ASCII. */
+static bool locale_utf8(void) {
+  const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(names[i]);
+    if (!v || !*v) continue;
+    char low[64];
+    size_t k = 0;
+    for (; v[k] && k < sizeof low - 1; k++) low[k] = (char)(v[k] >= 'A' && v[k] <= 'Z' ? v[k] + 32 : v[k]);
+    low[k] = 0;
+    return strstr(low, "utf-8") || strstr(low, "utf8");
+  }
+  return false;
+}
+
+static char **plot_lines(const value *v, const print_opts *o, bool json, int *n, tc_err *err) {
+  tc_plot_text t = {o->width ? o->width : 80, o->plot_height, o->color && !json, locale_utf8()};
+  struct winsize ws;
+  if (o->fit_terminal && !json && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    t.width = ws.ws_col;
+    if (!t.height && ws.ws_row > 0) t.height = ws.ws_row * 2 / 3 < 10 ? 10 : ws.ws_row * 2 / 3 > 40 ? 40 : ws.ws_row * 2 / 3;
+  }
+  return tc_plot_lines(v->plot, &t, n, err);
+}
+
+static int print_plot(FILE *f, const value *v, const print_opts *o, tc_err *err) {
+  int n;
+  char **l = plot_lines(v, o, false, &n, err);
+  if (!l) return -1;
+  for (int i = 0; i < n; i++) fprintf(f, "%s\n", l[i]);
+  tc_plot_lines_free(l, n);
+  return 0;
+}
+
 int print_text(FILE *f, const value *v, const print_opts *o, tc_err *err) {
   char end = o->end ? o->end : '\n';
   if (v->kind == V_STR) { fprintf(f, "%s%c", v->s, end); return 0; }
+  if (v->kind == V_PLOT) return print_plot(f, v, o, err);
   if (v->kind != V_TENSOR) return 0;
   tc_tensor *t = v->t;
   bool summarise = !o->full && cells(t) > SUMMARY_THRESHOLD;
@@ -645,6 +685,22 @@ static void json_semantics(FILE *f) {
 }
 
 int print_json(FILE *f, const value *v, tc_err *err) {
+  if (v->kind == V_PLOT) {   /* the text lines, without colour: a golden file can hold them */
+    int n;
+    print_opts o = {.width = 80};
+    char **l = plot_lines(v, &o, true, &n, err);
+    if (!l) return -1;
+    fputs("{\"ok\":true,\"type\":\"plot\",\"lines\":[", f);
+    for (int i = 0; i < n; i++) {
+      if (i) fputc(',', f);
+      json_str(f, l[i]);
+    }
+    fputc(']', f);
+    tc_plot_lines_free(l, n);
+    json_semantics(f);
+    fputs("}\n", f);
+    return 0;
+  }
   if (v->kind == V_STR) {
     fputs("{\"ok\":true,\"type\":\"string\",\"value\":", f);
     json_str(f, v->s);

@@ -9,6 +9,11 @@ typedef struct print_opts {
   bool full;
   int width;     /* text rows wrap at this column (0: never); JSON never wraps */
   char end;      /* what follows a value in text (0: a newline) */
+  /* plots (SPEC 17): ANSI colours (stdout a terminal, NO_COLOR unset, not
+     JSON); sized to the terminal at each print (stdout a terminal, no width
+     given); plot_height: lines of a plot (0: 20, or the terminal's) */
+  bool color, fit_terminal;
+  int plot_height;
 } print_opts;
 
 /* Shortest text that reads back to the same value in dtype dt (Python's
