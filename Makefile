@@ -35,14 +35,15 @@ KOPT    ?= -O3 -fno-trapping-math
 
 WARN    := -std=c17 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wcast-qual -Wundef -Wwrite-strings -Werror
-PKGS    := libedit libcjson cairo
+PKGS    := libedit libcjson cairo fontconfig
 CPPFLAGS += -D_DEFAULT_SOURCE -Isrc -Ibackend -Irepl
 CFLAGS  += $(OPT) -g -fno-math-errno -pthread $(WARN) -MMD -MP
 # SLEEF (libsleef-dev): the CPU engine's vectorised math functions.
 # zlib (zlib1g-dev): inflating and CRC-32 of .npz members (src/npz.c).
-# cairo (libcairo2-dev): plots written as PNG, SVG and PDF (src/plot_cairo.c);
+# cairo (libcairo2-dev, which brings fontconfig's): plots written as PNG, SVG
+# and PDF (src/plot_cairo.c);
 # expanded at link time, after the dependencies are installed.
-CAIRO_LIBS = $(shell pkg-config --libs cairo)
+CAIRO_LIBS = $(shell pkg-config --libs cairo fontconfig)
 LDLIBS  += -lsleef -lz -lm -pthread -ldl $(CAIRO_LIBS)
 ifneq ($(SAN),)
   CFLAGS  += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all

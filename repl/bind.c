@@ -217,8 +217,8 @@ static void absent(ctx *c, args *a, int i) {
   barg *b = &a->b[i];
   b->given = false;
   b->dt = -1;
-  b->n = -1;
-  b->axes.all = true;
+  if (a->g->types[i] == P_AXES) b->axes.all = true;   /* axes and ints share their room */
+  else b->n = -1;
   if (a->g->types[i] == P_SEED) b->seed = c->s->seed_counter++;
 }
 

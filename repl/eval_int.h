@@ -43,9 +43,13 @@ typedef struct barg {
   int dt;                      /* DTYPE: -1 when absent */
   int mode;                    /* MODE (tc_index_mode), REDUCE (tc_scatter_red) */
   const char *s;               /* STR */
-  tc_axes axes;                /* AXES: all when absent */
-  int n;                       /* INTS, SHAPE: the count (-1 when absent) */
-  int64_t ints[TC_MAX_DIMS];
+  union {                      /* a parameter has one type: a call's frame holds MAX_PARAMS of these */
+    tc_axes axes;              /* AXES: all when absent */
+    struct {
+      int n;                   /* INTS, SHAPE: the count (-1 when absent) */
+      int64_t ints[TC_MAX_DIMS];
+    };
+  };
   uint64_t seed;               /* SEED: the session's next when absent */
   int nts;                     /* TENSORS, REST, KWARGS */
   tc_tensor **ts;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "repl.h"
+#include "plot.h"
 #include "runner.h"
 
 static void usage(FILE *f) {
@@ -377,6 +378,7 @@ int main(int argc, char **argv) {
   if (rc < 0) rc = run_inputs(&r, &o, optind, argc, argv);
   rc = finish_output(rc, r.write_errno);
   runner_free(&r);
+  tc_plot_release();
   free(o.evals);
   free(o.args);
   return rc;

@@ -3,7 +3,7 @@
 set -e
 pkgs="make gcc pkg-config libedit-dev libcjson-dev libcriterion-dev libopenblas-dev libsleef-dev liblapacke-dev zlib1g-dev python3 python3-mpmath tmux groff-base"
 # plots written as PNG, SVG and PDF (src/plot_cairo.c)
-pkgs="$pkgs libcairo2-dev"
+pkgs="$pkgs libcairo2-dev libfontconfig-dev"
 # reliability: libFuzzer (clang 14 and its runtime), valgrind, GNU time (peak RSS)
 pkgs="$pkgs clang libclang-rt-14-dev valgrind time"
 # scripts/npy-interop.sh checks tcalc against NumPy (it fails without it under CI=true)

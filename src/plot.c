@@ -270,8 +270,25 @@ typedef struct {
   bool trail[MAX_PARTS];        /* the part ended in a gap */
 } line_job;
 
+/* Elements [e0, e1) of the row, all in column c. */
+static void column_run(line_job *j, cursor *cy, tc_plot_pt *c, int64_t e0, int64_t e1, stats *st, bool *gap) {
+  for (int64_t i = e0, end; i < e1; i = end) {
+    const double *v = cur_at(cy, j->off + i, &end);
+    end = end - j->off < e1 ? end - j->off : e1;
+    for (int64_t m = 0; m < end - i; m++) pt_add(st, j->p->logy, c, v[m], gap);
+  }
+}
+
 static void line_values(line_job *j, cursor *cy, cursor *cx, int64_t e0, int64_t e1, stats *st, bool *gap) {
   int64_t cols = j->s->n;
+  if (!j->keep && !cx) {   /* against the position: each column a run of elements */
+    for (int64_t c = (int64_t)((i128)e0 * cols / j->n); c < cols && !tc_interrupt_flag; c++) {
+      int64_t a = col_start(c, j->n, cols), b = col_start(c + 1, j->n, cols);
+      if (a >= e1) break;
+      column_run(j, cy, &j->s->pt[c], a, b, st, gap);
+    }
+    return;
+  }
   for (int64_t i = e0, end; i < e1 && !tc_interrupt_flag; i = end) {
     const double *v = cur_at(cy, j->off + i, &end), *xv = NULL;
     end = end - j->off < e1 ? end - j->off : e1;
@@ -283,7 +300,7 @@ static void line_values(line_job *j, cursor *cy, cursor *cx, int64_t e0, int64_t
     for (int64_t m = 0; m < end - i; m++) {
       int64_t e = i + m;
       if (xv && !(xv[m] - xv[m] == 0)) { *gap = true; continue; }   /* no place on the axis */
-      int64_t c = j->keep ? e : xv ? col_of(j->p, xv[m], cols) : (int64_t)((i128)e * cols / j->n);
+      int64_t c = j->keep ? e : col_of(j->p, xv[m], cols);
       if (j->keep && xv) j->s->pt[c].x = xv[m];
       pt_add(st, j->p->logy, &j->s->pt[c], v[m], gap);
     }
@@ -586,16 +603,17 @@ tc_plot *tc_plot_bar(tc_tensor *v, const tc_plot_opts *o, tc_err *err) {
   stats_init(&st);
   st.oom = !(p->bar = malloc(sizeof *p->bar * (size_t)(p->nbars ? p->nbars : 1))) || !cur_init(&c, &s);
   for (int b = 0; !st.oom && b < p->nbars; b++) p->bar[b] = NAN;
-  for (int64_t i = 0, end; !st.oom && i < s.n && !tc_interrupt_flag; i = end) {
-    const double *x = cur_at(&c, i, &end);
-    for (int64_t j = 0; j < end - i; j++) {
-      int64_t b = (int64_t)((i128)(i + j) * p->nbars / s.n);
-      double e = x[j];
-      if (e != e) { st.nan++; continue; }
-      if (!odd(&st, e)) widen(&st.lo, &st.hi, e);
-      if (p->bar[b] != p->bar[b] || e > p->bar[b]) p->bar[b] = e;   /* a run's largest */
+  for (int b = 0; !st.oom && b < p->nbars && !tc_interrupt_flag; b++)   /* bar b: a run of values */
+    for (int64_t i = col_start(b, s.n, p->nbars), e1 = col_start(b + 1, s.n, p->nbars), end; i < e1; i = end) {
+      const double *x = cur_at(&c, i, &end);
+      if (end > e1) end = e1;
+      for (int64_t j = 0; j < end - i; j++) {
+        double e = x[j];
+        if (e != e) { st.nan++; continue; }
+        if (!odd(&st, e)) widen(&st.lo, &st.hi, e);
+        if (p->bar[b] != p->bar[b] || e > p->bar[b]) p->bar[b] = e;   /* a run's largest */
+      }
     }
-  }
   cur_free(&c);
   tc_tensor_free(keep);
   take_stats(p, &st);

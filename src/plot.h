@@ -83,4 +83,7 @@ void tc_plot_lines_free(char **lines, int n);
  * (0: 800 x 500; PNG pixels at 96 dpi, scaled by dpi / 96), atomically as
  * every save. */
 int tc_plot_save(const tc_plot *p, const char *path, int w, int h, double dpi, tc_err *err);
+/* Frees what cairo and fontconfig keep once a file was drawn (their font
+ * caches), for leak checkers; at exit. */
+void tc_plot_release(void);
 #endif

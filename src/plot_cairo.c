@@ -4,6 +4,7 @@
  * text. Written as every save is (src/io.c): a temporary file renamed over
  * the name. */
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <math.h>
@@ -225,6 +226,16 @@ static void draw(const tc_plot *p, cairo_t *cr, double w, double h) {
   words(&f, w, h);
 }
 
+/* Whether a file was drawn: cairo and fontconfig then hold caches. */
+static bool drawn;
+
+void tc_plot_release(void) {
+  if (!drawn) return;
+  cairo_debug_reset_static_data();
+  FcFini();
+  drawn = false;
+}
+
 static cairo_status_t to_file(void *closure, const unsigned char *data, unsigned int n) {
   return fwrite(data, 1, n, closure) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
@@ -247,6 +258,7 @@ static cairo_status_t render(const tc_plot *p, file_kind k, FILE *f, int w, int 
   else if (k == F_SVG) s = cairo_svg_surface_create_for_stream(to_file, f, w, h);
   else s = cairo_pdf_surface_create_for_stream(to_file, f, w, h);
   cairo_t *cr = cairo_create(s);
+  drawn = true;
   cairo_scale(cr, z, z);
   draw(p, cr, w, h);
   cairo_status_t st = cairo_status(cr);
