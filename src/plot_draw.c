@@ -287,9 +287,10 @@ static void pad_to(sbuf *b, int have, int want) {
 /* One line with text centred over the plot area. */
 static void centred(lines *ls, const view *v, const char *s) {
   sbuf b = {0};
-  int w = cols_of(s), room = v->pw + 1;
-  pad_to(&b, 0, v->lw + (w < room ? (room - w) / 2 : 0));
-  sb_cut(&b, s, v->W);
+  int w = cols_of(s), room = v->pw + 1, pad = v->lw + (w < room ? (room - w) / 2 : 0);
+  if (pad + w > v->W) pad = w < v->W ? v->W - w : 0;   /* a long title: as far left as it needs */
+  pad_to(&b, 0, pad);
+  sb_cut(&b, s, v->W - pad);
   add_line(ls, &b);
 }
 
