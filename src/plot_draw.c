@@ -370,6 +370,23 @@ static void empty_area(const view *v, char **area) {
   }
 }
 
+/* The area's rows from a canvas. */
+static void canvas_area(const canvas *c, const view *v, char **area) {
+  for (int r = 0; r < v->ph; r++) {
+    sbuf b = {0};
+    canvas_row(&b, c, r, &v->st);
+    area[r] = b.s;
+  }
+}
+
+/* Frames the area (when rc is 0), then frees it. */
+static int finish(lines *ls, const view *v, char **area, int rc) {
+  if (rc == 0) frame(ls, v, area);
+  for (int r = 0; area && r < v->ph; r++) free(area[r]);
+  free(area);
+  return rc;
+}
+
 /* ---- lines and points ---- */
 static double ty(const view *v, double y) { return v->p->logy ? log10(y) : y; }
 
@@ -478,17 +495,10 @@ static int draw_lines(lines *ls, view *v) {
   else if (rc == 0) {
     if (p->grid) draw_grid_points(&c, v);
     for (int k = 0; k < p->nseries && !p->grid; k++) draw_series(&c, v, &p->s[k], k, p->kind == TC_PLOT_LINE);
-    for (int r = 0; r < v->ph; r++) {
-      sbuf b = {0};
-      canvas_row(&b, &c, r, &v->st);
-      area[r] = b.s;
-    }
+    canvas_area(&c, v, area);
   }
-  if (rc == 0) frame(ls, v, area);
   canvas_free(&c);
-  for (int r = 0; area && r < v->ph; r++) free(area[r]);
-  free(area);
-  return rc;
+  return finish(ls, v, area, rc);
 }
 
 /* ---- bars ---- */
@@ -584,10 +594,7 @@ static int draw_bars(lines *ls, view *v) {
       bar_row(&b, v, r, bar_pos(v, p->logy ? 1 : 0));
       area[r] = b.s;
     }
-  frame(ls, v, area);
-  for (int r = 0; r < v->ph; r++) free(area[r]);
-  free(area);
-  return 0;
+  return finish(ls, v, area, 0);
 }
 
 /* ---- grids: heatmaps and nonzero patterns ---- */
@@ -703,10 +710,7 @@ static int draw_heat(lines *ls, view *v) {
     else sb_rep(&b, " ", cw);
     area[r] = b.s;
   }
-  frame(ls, v, area);
-  for (int r = 0; r < v->ph; r++) free(area[r]);
-  free(area);
-  return 0;
+  return finish(ls, v, area, 0);
 }
 
 static int draw_spy(lines *ls, view *v) {
@@ -728,16 +732,9 @@ static int draw_spy(lines *ls, view *v) {
       for (int y = y0; y < (y1 > y0 ? y1 : y0 + 1); y++)
         for (int x = x0; x < (x1 > x0 ? x1 : x0 + 1); x++) dot(&c, x, y, 0);
     }
-  for (int r = 0; rc == 0 && r < v->ph; r++) {
-    sbuf b = {0};
-    canvas_row(&b, &c, r, &v->st);
-    area[r] = b.s;
-  }
-  if (rc == 0) frame(ls, v, area);
+  if (rc == 0) canvas_area(&c, v, area);
   canvas_free(&c);
-  for (int r = 0; area && r < v->ph; r++) free(area[r]);
-  free(area);
-  return rc;
+  return finish(ls, v, area, rc);
 }
 
 /* ---- sparklines ---- */
