@@ -252,7 +252,7 @@ static void pt_add(stats *st, bool logy, tc_plot_pt *c, double v, bool *gap) {
 
 static int64_t col_of(const tc_plot *p, double x, int64_t cols) {
   if (p->xmax <= p->xmin) return 0;
-  double f = (x - p->xmin) / (p->xmax - p->xmin) * (double)cols;
+  double f = tc_plot_frac(x, p->xmin, p->xmax) * (double)cols;
   int64_t c = (int64_t)f;
   return c < 0 ? 0 : c >= cols ? cols - 1 : c;
 }
@@ -345,7 +345,7 @@ static int reduce_series(tc_plot *p, int k, const source *y, int64_t off, int64_
   s->n = cols;
   for (int c = 0; c < cols; c++) {
     s->pt[c].flags = TC_PT_NONE;
-    s->pt[c].x = keep ? (double)c : x ? p->xmin + (c + 0.5) * (p->xmax - p->xmin) / cols
+    s->pt[c].x = keep ? (double)c : x ? tc_plot_at((c + 0.5) / cols, p->xmin, p->xmax)
                                       : ((double)col_start(c, n, cols) + (double)col_start(c + 1, n, cols) - 1) / 2;
   }
   line_job *j = calloc(1, sizeof *j);
@@ -394,7 +394,7 @@ static void y_range(const tc_plot *p, cursor *c, stats *st) {
 /* Cell of y value e of a scatter grid (rows from the bottom). */
 static int64_t grid_row(const tc_plot *p, double e) {
   if (!(p->ymax > p->ymin)) return TC_PLOT_GRID / 2;
-  double f = p->logy ? (log10(e) - log10(p->ymin)) / (log10(p->ymax) - log10(p->ymin)) : (e - p->ymin) / (p->ymax - p->ymin);
+  double f = p->logy ? tc_plot_frac(log10(e), log10(p->ymin), log10(p->ymax)) : tc_plot_frac(e, p->ymin, p->ymax);
   int64_t g = (int64_t)(f * TC_PLOT_GRID);
   return g < 0 ? 0 : g >= TC_PLOT_GRID ? TC_PLOT_GRID - 1 : g;
 }

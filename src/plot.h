@@ -57,6 +57,11 @@ typedef struct tc_plot {
   int64_t bar_count;           /* bar: values given (more than nbars: each bar the largest of its run) */
 } tc_plot;
 
+/* Where v lies in [lo, hi] (0 at lo, 1 at hi), and the value at fraction f
+ * of it, without overflow for the widest finite range (-DBL_MAX, DBL_MAX). */
+static inline double tc_plot_frac(double v, double lo, double hi) { return (v * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5); }
+static inline double tc_plot_at(double f, double lo, double hi) { return lo * (1 - f) + hi * f; }
+
 /* Options common to every plot function; NULL strings: none. */
 typedef struct {
   const char *title, *xlabel, *ylabel;

@@ -31,8 +31,8 @@ typedef struct {
   double x0, x1, y0, y1;     /* its ranges (y on the axis' scale) */
 } fig;
 
-static double fx(const fig *f, double x) { return f->x1 > f->x0 ? f->L + (x - f->x0) / (f->x1 - f->x0) * f->W : f->L + f->W / 2; }
-static double fy(const fig *f, double t) { return f->y1 > f->y0 ? f->T + (f->y1 - t) / (f->y1 - f->y0) * f->H : f->T + f->H / 2; }
+static double fx(const fig *f, double x) { return f->x1 > f->x0 ? f->L + tc_plot_frac(x, f->x0, f->x1) * f->W : f->L + f->W / 2; }
+static double fy(const fig *f, double t) { return f->y1 > f->y0 ? f->T + tc_plot_frac(t, f->y1, f->y0) * f->H : f->T + f->H / 2; }
 static double scale_y(const fig *f, double y) { return f->p->logy ? log10(y) : y; }
 
 static void set_rgb(cairo_t *cr, const double *c) { cairo_set_source_rgb(cr, c[0], c[1], c[2]); }
@@ -60,7 +60,7 @@ static void axes(fig *f, bool xint, bool yint, bool rows) {
   cairo_set_font_size(cr, 11);
   char b[64];
   for (int i = 0; i < 3; i++) {
-    double t = f->y0 + (f->y1 - f->y0) * i / 2, x = f->x0 + (f->x1 - f->x0) * i / 2;
+    double t = tc_plot_at(i / 2.0, f->y0, f->y1), x = tc_plot_at(i / 2.0, f->x0, f->x1);
     double shown = rows ? f->y1 - (t - f->y0) : f->p->logy ? pow(10, t) : t;
     num(b, sizeof b, shown, yint && (i != 1 || rows), i == 1);
     text_at(cr, b, f->L - 6, fy(f, t) + 4, 1);
@@ -109,7 +109,7 @@ static void draw_grid_cells(fig *f, bool heat) {
       double top = p->kind == TC_PLOT_SCATTER ? f->T + f->H - (r + 1) * ch : f->T + r * ch;
       if (heat) {
         if (!p->cnt[i]) continue;
-        double t = p->ymax > p->ymin ? (p->sum[i] / (double)p->cnt[i] - p->ymin) / (p->ymax - p->ymin) : 0.5;
+        double t = p->ymax > p->ymin ? tc_plot_frac(p->sum[i] / (double)p->cnt[i], p->ymin, p->ymax) : 0.5;
         int j = t >= 1 ? 3 : (int)(t * 4);
         double u = t * 4 - j, rgb[3];
         for (int m = 0; m < 3; m++) rgb[m] = viridis[j][m] + (viridis[j + 1][m] - viridis[j][m]) * u;

@@ -392,11 +392,11 @@ static double ty(const view *v, double y) { return v->p->logy ? log10(y) : y; }
 
 static int dot_x(const view *v, double x) {
   if (!(v->x1 > v->x0)) return v->pw;   /* one x: the middle */
-  return (int)lround((x - v->x0) / (v->x1 - v->x0) * (2 * v->pw - 1));
+  return (int)lround(tc_plot_frac(x, v->x0, v->x1) * (2 * v->pw - 1));
 }
 static int dot_y(const view *v, double t) {   /* t already on the axis' scale */
   if (!(v->y1 > v->y0)) return 2 * v->ph;
-  return (int)lround((v->y1 - t) / (v->y1 - v->y0) * (4 * v->ph - 1));
+  return (int)lround(tc_plot_frac(t, v->y1, v->y0) * (4 * v->ph - 1));
 }
 
 /* The y range and its labels (in the data's units); false when no value is finite. */
@@ -416,10 +416,11 @@ static bool y_axis(view *v, double lo, double hi, tc_dtype dt) {
 /* The middle row's label, once the area's height is known. */
 static void y_mid(view *v) {
   int mid = (v->ph - 1) / 2;
-  double t = v->y1 - (4.0 * mid + 1.5) / (4 * v->ph - 1) * (v->y1 - v->y0);
+  double t = tc_plot_at((4.0 * mid + 1.5) / (4 * v->ph - 1), v->y1, v->y0);
   t = v->p->logy ? pow(10, t) : t;
   if (tc_dtype_class(v->ydt) == TC_CLASS_FLT) label_mid(v->yl[1], sizeof v->yl[1], t);
-  else label(v->yl[1], sizeof v->yl[1], round(t), v->ydt);   /* counts, integers: a whole number */
+  else if (v->y1 - v->y0 >= 4 || v->p->logy) label(v->yl[1], sizeof v->yl[1], round(t), v->ydt);   /* counts, integers: whole */
+  else v->yl[1][0] = 0;   /* between two whole numbers */
 }
 
 static void x_axis(view *v, double lo, double hi, tc_dtype dt) {
@@ -429,7 +430,7 @@ static void x_axis(view *v, double lo, double hi, tc_dtype dt) {
   if (lo == hi) { v->x0 -= 1; v->x1 += 1; }
   label(v->xl[0], sizeof v->xl[0], v->x0, lo == hi ? TC_DT_F64 : dt);
   label(v->xl[2], sizeof v->xl[2], v->x1, lo == hi ? TC_DT_F64 : dt);
-  double m = v->x0 + (v->x1 - v->x0) * ((double)(v->pw / 2) / (v->pw - 1));
+  double m = tc_plot_at((double)(v->pw / 2) / (v->pw - 1), v->x0, v->x1);
   if (tc_dtype_class(dt) != TC_CLASS_FLT) {
     if (v->x1 - v->x0 >= 4) label(v->xl[1], sizeof v->xl[1], round(m), dt);   /* a position, not between two */
   }
@@ -471,7 +472,7 @@ static void draw_grid_points(canvas *c, const view *v) {
       if (!bits) continue;
       int k = 0;
       while (!(bits & 1u << k)) k++;
-      double x = p->xmin + (gx + 0.5) / p->gw * (p->xmax - p->xmin), t = v->y0 + (gy + 0.5) / p->gh * (v->y1 - v->y0);
+      double x = tc_plot_at((gx + 0.5) / p->gw, p->xmin, p->xmax), t = tc_plot_at((gy + 0.5) / p->gh, v->y0, v->y1);
       if (p->ymin == p->ymax) t = (v->y0 + v->y1) / 2;
       dot(c, dot_x(v, x), dot_y(v, t), k);
     }
@@ -520,7 +521,7 @@ static double bar_pos(const view *v, double y) {
   double t = v->p->logy ? (y >= 1 ? log10(y) : v->y0) : y;
   if (t > v->y1) t = v->y1;
   if (t < v->y0) t = v->y0;
-  return (v->y1 - t) / (v->y1 - v->y0) * 8 * v->ph;
+  return tc_plot_frac(t, v->y1, v->y0) * 8 * v->ph;
 }
 
 /* Bar for column x of the area: the largest value of the bars it shows. */
@@ -627,7 +628,7 @@ static double heat_value(const tc_plot *p, int i, int m, int j, int w) {
 static int heat_level(const view *v, double x, int levels) {
   if (x != x) return -1;
   if (!(v->y1 > v->y0)) return levels / 2;
-  int l = (int)((x - v->y0) / (v->y1 - v->y0) * levels);
+  int l = (int)(tc_plot_frac(x, v->y0, v->y1) * levels);
   return l < 0 ? 0 : l >= levels ? levels - 1 : l;
 }
 
@@ -753,7 +754,7 @@ static int draw_spark(lines *ls, const view *v) {
     for (int i = a; i < e; i++) { sum += s->pt[i].sum; n += s->pt[i].n; fl |= s->pt[i].flags; }
     double m = n ? sum / (double)n : NAN;
     int l = !n ? ((fl & TC_PT_PINF) ? 7 : (fl & TC_PT_NINF) ? 0 : -1)
-               : p->ymax > p->ymin ? (int)lround((m - p->ymin) / (p->ymax - p->ymin) * 7) : 3;
+               : p->ymax > p->ymin ? (int)lround(tc_plot_frac(m, p->ymin, p->ymax) * 7) : 3;
     if (l < 0) sb_str(&b, " ");
     else if (v->st.utf8) put_cp(&b, 0x2581u + (unsigned)(l < 0 ? 0 : l > 7 ? 7 : l));
     else sb_put(&b, "_.-=+*#@" + (l > 7 ? 7 : l), 1);
