@@ -739,6 +739,8 @@ static int draw_spy(lines *ls, view *v) {
 }
 
 /* ---- sparklines ---- */
+static const char spark_ascii[] = "_.-=+*#@";
+
 static int draw_spark(lines *ls, const view *v) {
   const tc_plot *p = v->p;
   const tc_plot_series *s = &p->s[0];
@@ -757,7 +759,7 @@ static int draw_spark(lines *ls, const view *v) {
                : p->ymax > p->ymin ? (int)lround(tc_plot_frac(m, p->ymin, p->ymax) * 7) : 3;
     if (l < 0) sb_str(&b, " ");
     else if (v->st.utf8) put_cp(&b, 0x2581u + (unsigned)(l < 0 ? 0 : l > 7 ? 7 : l));
-    else sb_put(&b, "_.-=+*#@" + (l > 7 ? 7 : l), 1);
+    else sb_put(&b, &spark_ascii[l > 7 ? 7 : l], 1);
   }
   add_line(ls, &b);
   return 0;

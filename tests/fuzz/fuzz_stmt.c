@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "engine.h"
+#include "plot.h"
 #include "runner.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -126,6 +127,7 @@ static void run_script(const uint8_t *data, size_t size, bool json, outcome *o) 
   runner_end(&r);
   arm_deadline(0);
   runner_free(&r);
+  tc_plot_release();   /* the font caches of a plot written to a file, as tcalc frees them at exit */
   fclose(r.out);
   fclose(r.errf);
   CHECK(tc_mem_in_use() == 0, "%llu bytes of tensors still allocated after the session ended",
