@@ -200,6 +200,7 @@ SUITES = \
   'spellings=$${PYTHON:-/usr/bin/python3} tests/cli/spellings.py $(BUILD)/tcalc' \
   'repl=tests/repl/run.sh $(BUILD)/tcalc' \
   'plots=tests/plot/run.sh $(BUILD)/tcalc' \
+  'progress=tests/repl/progress.sh $(BUILD)/tcalc' \
   'reader=tests/reader/fresh.py $(BUILD)/tcalc $(FULL_FLAG)' \
   'man=scripts/check-man.sh $(BUILD)/tcalc' \
   'install=tests/cli/install-cycle.sh $(CUDA) $(MAKE) --no-print-directory -s CC="$(CC)" BUILD=$(BUILD) SAN=$(SAN) OPT="$(OPT)" KOPT="$(KOPT)" CUDA=$(CUDA)' \

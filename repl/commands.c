@@ -123,13 +123,14 @@ static void show_settings(runner *r) {
   if (r->json)
     fprintf(r->out,
             "{\"ok\":true,\"type\":\"settings\",\"precision\":%d,\"max_memory\":%llu,\"engine\":\"%s\",\"overflow\":\"%s\","
-            "\"semantics\":\"%s\"}\n",
+            "\"semantics\":\"%s\",\"progress\":%s}\n",
             r->po.precision, (unsigned long long)mm, tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()),
-            tc_semantics_name(tc_get_semantics()));
+            tc_semantics_name(tc_get_semantics()), r->progress ? "true" : "false");
   else
-    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\noverflow    %s\nsemantics   %s\n",
+    fprintf(r->out, "precision   %d%s\nmax_memory  %llu bytes\nengine      %s\noverflow    %s\nsemantics   %s\nprogress    %s\n",
             r->po.precision, r->po.precision ? "" : " (shortest round-trip)", (unsigned long long)mm,
-            tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()), tc_semantics_name(tc_get_semantics()));
+            tc_engine_name(tc_get_engine()), tc_overflow_name(tc_get_overflow()), tc_semantics_name(tc_get_semantics()),
+            r->progress ? "on" : "off");
 }
 
 static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
@@ -164,7 +165,13 @@ static void cmd_set(runner *r, char *arg, const char *full, size_t off) {
     int s = tc_semantics_from_name(val);
     if (s < 0) cmd_error(r, TC_E_BAD_ARG, "semantics must be " TC_SEMANTICS_LIST ", not '%s'", val);
     else tc_set_semantics((tc_semantics)s);
-  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory, overflow, semantics)", what);
+  } else if (!strcmp(what, "progress")) {
+    if (strcmp(val, "on") && strcmp(val, "off")) cmd_error(r, TC_E_BAD_ARG, "progress must be on or off, not '%s'", val);
+    else {
+      r->progress = !strcmp(val, "on");
+      runner_progress_apply(r);
+    }
+  } else cmd_error(r, TC_E_BAD_ARG, "unknown setting '%s' (precision, width, max_memory, overflow, semantics, progress)", what);
 }
 
 static void cmd_timing(runner *r, char *arg, const char *full, size_t off) {
@@ -199,7 +206,7 @@ static void cmd_run(runner *r, char *arg, const char *full, size_t off) {
   free(path);
 }
 
-static const char *const set_words[] = {"precision", "width", "max_memory", "overflow", "semantics", NULL};
+static const char *const set_words[] = {"precision", "width", "max_memory", "overflow", "semantics", "progress", NULL};
 static const char *const engine_words[] = {
 #define X(E, name, built) #name,
   TC_ENGINES(X)
@@ -212,7 +219,7 @@ const command runner_commands[] = {
   {"clear", {NULL}, cmd_clear, NULL, false, ":clear [NAME]", "forget one variable, or all", false},
   {"engine", {NULL}, cmd_engine, engine_words, false, ":engine [cpu|cuda]", "show the engine that runs statements, or choose cpu or cuda", false},
   {"caps", {NULL}, cmd_caps, NULL, false, ":caps", "the capability table: each op and the dtypes each engine runs it on (--caps)", false},
-  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate | semantics S]", "show the settings, or set one: digits shown (precision), line width, a memory limit for one\n  value (max_memory, e.g. 2G), what integer overflow does (wrap, check or saturate), and whose\n  answers to give (semantics: tcalc, numpy, jax, torch or tenferro; man tcalc: SEMANTICS OF OTHER SYSTEMS)", false},
+  {"set", {NULL}, cmd_set, set_words, true, ":set [precision N | width N | max_memory SIZE | overflow wrap|check|saturate | semantics S | progress on|off]", "show the settings, or set one: digits shown (precision), line width, a memory limit for one\n  value (max_memory, e.g. 2G), what integer overflow does (wrap, check or saturate), whose\n  answers to give (semantics: tcalc, numpy, jax, torch or tenferro; man tcalc: SEMANTICS OF\n  OTHER SYSTEMS), and whether work longer than a second shows a progress bar (progress)", false},
   {"time", {NULL}, cmd_timing, NULL, false, ":time STMT", "run STMT repeatedly (at least 5 runs and 0.2 s) and print the median time of one run", true},
   {"verify", {NULL}, cmd_verify, NULL, false, ":verify STMT", "run an expression statement on the CPU and on the CUDA engine and compare the results:\n  integers and bools identical, floats within the tolerance of the loosest op", true},
   {"compare", {NULL}, cmd_compare, NULL, false, ":compare EXPR", "evaluate EXPR as tcalc, numpy, jax, torch and tenferro would, one row each, * where a row\n  differs from tcalc's own (man tcalc: SEMANTICS OF OTHER SYSTEMS); binds nothing", true},
@@ -278,6 +285,7 @@ void run_command(runner *r, char *line) {
     for (char *h = arg; *h; h++)
       if (*h == '#' && (h == arg || h[-1] == ' ' || h[-1] == '\t')) { *h = 0; break; }
   for (char *e = arg + strlen(arg); e > arg && (e[-1] == ' ' || e[-1] == '\r' || e[-1] == '\t'); e--) e[-1] = 0;
+  tc_progress_clear();   /* commands print */
   if (c) c->run(r, arg, full, (size_t)(arg - line));
   else cmd_error(r, TC_E_BAD_ARG, "unknown command :%s (:help lists them)", cmd);
   r->cmd_line = 0;

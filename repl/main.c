@@ -59,9 +59,11 @@ static void on_batch_sigint(int sig) {
 }
 
 /* SIGTERM and SIGHUP remove the temporary file of a save in progress (the
- * old file stays as it was), then end the process by the same signal. */
+ * old file stays as it was) and erase a progress bar, then end the process
+ * by the same signal. */
 static void on_fatal_signal(int sig) {
   tc_io_signal_cleanup();
+  if (tc_progress_visible()) (void)!write(STDERR_FILENO, "\r\033[K", 4);
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -98,6 +100,7 @@ static int run_stream(runner *r, FILE *in, const char *label) {
   while (!r->stop && (n = getline(&line, &cap, in)) >= 0) {
     if (n > 0 && line[n - 1] == '\n') n--;
     runner_text_line(r, line, (size_t)n);   /* getline's line ends in its '\n' or a NUL */
+    tc_progress_add(1);                      /* a script file's job (run_file): a line read */
   }
   runner_interrupted(r);   /* SIGINT during a read */
   int rc = !r->stop && !feof(in) ? -1 : 0;   /* a read error, or getline out of memory */
@@ -113,6 +116,20 @@ static void input_failed(runner *r, const char *path, int errnum) {
   if (!r->keep_going) r->stop = true;
 }
 
+/* The lines of a file (read through once, then rewound). */
+static int64_t count_lines(FILE *f) {
+  char buf[65536];
+  size_t got;
+  int64_t lines = 0;
+  char last = '\n';
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    lines += runner_count_lines(buf, got) - (buf[got - 1] != '\n');
+    last = buf[got - 1];
+  }
+  rewind(f);
+  return lines + (last != '\n');
+}
+
 static void run_file(runner *r, const char *path) {
   if (!strcmp(path, "-")) {
     if (run_stream(r, stdin, "<stdin>") != 0) input_failed(r, "<stdin>", errno);
@@ -126,7 +143,12 @@ static void run_file(runner *r, const char *path) {
     input_failed(r, path, EISDIR);
     return;
   }
+  /* where a bar may be drawn, a script file is a progress job of its
+     lines, counted first */
+  bool job = r->progress && r->progress_ok && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+  if (job) runner_progress_script(path, count_lines(f));
   if (run_stream(r, f, path) != 0) input_failed(r, path, errno);
+  if (job) tc_progress_end();
   fclose(f);
 }
 
@@ -373,6 +395,7 @@ int main(int argc, char **argv) {
     /* Line-buffered errors: one write per line, not one per character. */
     static char errbuf[4096];
     setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);
+    runner_progress_setup(&r, o.quiet);
     rc = bind_args(&r, &o);
   }
   if (rc < 0) rc = run_inputs(&r, &o, optind, argc, argv);

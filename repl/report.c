@@ -71,6 +71,8 @@ void runner_position(runner *r, const tc_err *e, const char *src, int32_t len, i
 }
 
 void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int line0) {
+  tc_progress_clear();   /* no report on top of a progress bar */
+  bool took_ctrl_c = runner_progress_took_ctrl_c();
   int line, col;
   int32_t ls, le;
   locate(r, e, src, len, line0, &line, &col, &ls, &le);
@@ -80,7 +82,7 @@ void runner_report(runner *r, const tc_err *e, const char *src, int32_t len, int
   }
   fflush(r->out);
   FILE *f = r->errf;
-  if (r->interactive && e->code == TC_E_INTERRUPTED) fputc('\n', f);   /* after the terminal's ^C */
+  if (r->interactive && e->code == TC_E_INTERRUPTED && !took_ctrl_c) fputc('\n', f);   /* after the terminal's ^C */
   if (r->color) fputs("\033[1;31merror\033[0m", f);
   else fputs("error", f);
   char text[TC_ERR_TEXT];

@@ -13,6 +13,7 @@ void runner_init(runner *r) {
   r->out = stdout;
   r->errf = stderr;
   r->po.width = 80;
+  r->progress = true;
 }
 
 static void check_stop(runner *r) {
@@ -65,7 +66,10 @@ void check_output(runner *r) {
   r->quit = true;
 }
 
+/* Output of statements (values, print(), warnings, errors) erases a
+ * progress bar first (a script's own job, drawn between its statements). */
 static void show(runner *r, value *v) {
+  tc_progress_clear();
   tc_err err;
   tc_err_clear(&err);
   int rc = r->json ? print_json(r->out, v, &err) : print_text(r->out, v, &r->po, &err);
@@ -75,6 +79,7 @@ static void show(runner *r, value *v) {
 /* The warnings of the statement (under numpy) on stderr after its value,
  * in text mode; in JSON they are the result's own "warnings". */
 static void show_warnings(runner *r) {
+  if (!r->json && tc_warning_count() > 0) tc_progress_clear();
   if (!r->json)
     for (int i = 0; i < tc_warning_count(); i++) fprintf(stderr, "warning: %s\n", tc_warning(i));
   tc_warnings_clear();
@@ -84,6 +89,7 @@ static void show_warnings(runner *r) {
  * item with more after it ends with a space instead of the newline. */
 static void emit(void *ud, value *v, bool more) {
   runner *r = ud;
+  tc_progress_clear();
   if (!v) {
     if (!r->json) fputc('\n', r->out);
   } else {
@@ -313,6 +319,7 @@ void runner_text(runner *r, const char *text) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
     runner_text_line(r, p, n);   /* NUL-terminated: p[n] is '\n' or the NUL */
+    tc_progress_add(1);          /* a script's job (runner_file): a line read */
     p += n + (nl ? 1 : 0);
   }
   runner_end(r);
@@ -340,7 +347,10 @@ int runner_file(runner *r, const char *path) {
   r->doclen = 0;
   r->source = path;
   r->run_depth++;
+  bool job = r->progress && r->progress_ok;   /* a job of its lines, where a bar may be drawn */
+  if (job) runner_progress_script(path, runner_count_lines(text, strlen(text)));
   runner_text(r, text);
+  if (job) tc_progress_end();
   free(r->buf);
   free(r->doc);
   r->buf = saved.buf;

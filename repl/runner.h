@@ -9,6 +9,9 @@
 typedef struct runner {
   session s;
   bool json, keep_going, color, interactive;
+  /* progress bars (repl/progress.c): the :set progress setting, and
+   * whether they may be drawn at all (a terminal, not --json or --quiet) */
+  bool progress, progress_ok;
   print_opts po;
   int exit_status;        /* of the first failure; 0 if none */
   bool stop;              /* a failure ended the run (no -k), or :quit */
@@ -62,6 +65,18 @@ int runner_file(runner *r, const char *path);
 /* If SIGINT raised tc_interrupt_flag outside a computation (a blocked
  * read, printing), reports `interrupted` like a failed statement. */
 void runner_interrupted(runner *r);
+/* The progress bar (progress.c): whether it may be drawn, from the
+ * options (at start); the hook installed as r's settings say (after
+ * :set progress); a script's job of its lines (the caller ends it). */
+void runner_progress_setup(runner *r, bool quiet);
+void runner_progress_apply(const runner *r);
+void runner_progress_script(const char *path, int64_t lines);
+/* Whether the bar's last erase also took the "^C" the terminal echoed
+ * (an interrupted job's), leaving the cursor on an empty line; asking
+ * forgets it. */
+bool runner_progress_took_ctrl_c(void);
+/* The lines of a text of n bytes (a last one without its newline too). */
+int64_t runner_count_lines(const char *text, size_t n);
 /* Installs handler for signal sig with sigaction: no signal blocked while
  * it runs, flags as given (0: no SA_RESTART, so that a blocked read
  * returns; SA_RESETHAND: the next one has the default action). */

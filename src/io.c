@@ -43,6 +43,18 @@ int tc_io_interrupted(tc_err *err, tc_op op, int dt) {
   return tc_err_set(err, TC_E_INTERRUPTED, (int)op, dt, "interrupted; variables and files are unchanged");
 }
 
+void tc_io_progress(const char *verb, const char *path, int64_t total, tc_progress_unit unit) {
+  char label[64];
+  const char *base = strrchr(path, '/');
+  base = base && base[1] ? base + 1 : path;
+  size_t n = strlen(base);
+  if (n > 40) base += n - 40;   /* the end of a long name */
+  snprintf(label, sizeof label, "%s %s", verb, base);
+  for (char *p = label; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+  tc_progress_begin(label, total, unit);
+}
+
 static bool host_little(void) {
   uint16_t one = 1;
   unsigned char c;
@@ -75,6 +87,25 @@ static FILE *open_file(const char *path, int flags, const char *mode, struct sta
   return f;
 }
 
+static bool parse_header(const char *s, size_t n, npy_header *h, char *why, size_t wn);
+
+/* The size of a .npy stream from its first n bytes, or 0 (not a .npy
+ * file, or its header not all there): what a pipe's progress is measured
+ * against while it is read. */
+static uint64_t npy_sniff(const unsigned char *b, size_t n) {
+  if (n < 12 || memcmp(b, "\x93NUMPY", 6) || b[6] < 1 || b[6] > 3) return 0;
+  uint64_t prefix = b[6] == 1 ? 10 : 12, hlen = (uint64_t)b[8] | (uint64_t)b[9] << 8, bytes;
+  if (prefix == 12) hlen |= (uint64_t)b[10] << 16 | (uint64_t)b[11] << 24;
+  npy_header h;
+  char why[8];
+  int64_t numel;
+  if (hlen > n - prefix || !parse_header((const char *)b + prefix, (size_t)hlen, &h, why, sizeof why) ||
+      !tc_shape_numel(h.ndim, h.shape, &numel) || __builtin_mul_overflow((uint64_t)numel, tc_dtype_size(h.dt), &bytes) ||
+      bytes > UINT64_MAX - prefix - hlen)
+    return 0;
+  return prefix + hlen + bytes;
+}
+
 static bool stdin_is_data;
 void tc_io_stdin_is_data(bool yes) { stdin_is_data = yes; }
 
@@ -94,7 +125,7 @@ static FILE *spool(FILE *in, const char *path, tc_op op, uint64_t *size, tc_err 
     }
   FILE *t = tmpfile();
   if (!t) { tc_io_fail(err, op, -1, path, "cannot make a temporary file to read it into: %s", strerror(errno)); return NULL; }
-  char buf[65536];
+  unsigned char buf[65536];
   uint64_t n = 0;
   for (;;) {
     size_t got = fread(buf, 1, sizeof buf, in);
@@ -102,6 +133,8 @@ static FILE *spool(FILE *in, const char *path, tc_op op, uint64_t *size, tc_err 
       tc_io_fail(err, op, -1, path, "cannot write the temporary file: %s", strerror(errno));
       break;
     }
+    if (n == 0 && op == TC_OP_LOAD) tc_progress_total((int64_t)npy_sniff(buf, got));
+    tc_progress_add((int64_t)got);
     n += got;
     if (n > tc_get_max_memory()) {   /* an endless writer */
       tc_err_set(err, TC_E_OOM, (int)op, -1, "%s", "more than the memory limit (:set max_memory) came from the pipe");
@@ -336,6 +369,7 @@ static int read_into(tc_rd *r, const char *path, tc_op op, tc_tensor *t, uint64_
     if (t->dtype == TC_DT_BOOL)
       for (size_t i = 0; i < n; i++) buf[i] = buf[i] != 0;
     rc = e->upload(tc_tensor_data(t) + off, buf, n, err);
+    tc_progress_add((int64_t)n);
     if (rc == 0 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)t->dtype);
   }
   free(buf);
@@ -433,17 +467,23 @@ tc_tensor *tc_npy_read(tc_rd *r, uint64_t size, const char *path, tc_op op, tc_e
   tc_npy_stored_shape(&h, shape);
   tc_tensor *t = tc_tensor_new(h.dt, h.ndim, shape, err);
   if (!t) { tc_annotate(err, op, (int)h.dt); return NULL; }
+  tc_progress_add((int64_t)h.offset);
   if (read_into(r, path, op, t, h.nbytes, h.swap, err) != 0) { tc_tensor_free(t); return NULL; }
   return tc_npy_orient(t, &h, true, op, err);
 }
 
 tc_tensor *tc_load_npy(const char *path, tc_err *err) {
   uint64_t size;
+  tc_tensor *t = NULL;
+  tc_io_progress("load", path, 0, TC_PROGRESS_BYTES);
   FILE *f = tc_io_open_read(path, TC_OP_LOAD, &size, err);
-  if (!f) return NULL;
-  tc_rd r = {file_read, "", f, NULL};
-  tc_tensor *t = tc_npy_read(&r, size, path, TC_OP_LOAD, err);
-  fclose(f);
+  if (f) {
+    tc_progress_reset((int64_t)size);   /* after a pipe's spooling: reading the copy */
+    tc_rd r = {file_read, "", f, NULL};
+    t = tc_npy_read(&r, size, path, TC_OP_LOAD, err);
+    fclose(f);
+  }
+  tc_progress_end();
   return t;
 }
 
@@ -470,7 +510,7 @@ static int map_check(tc_rd *r, const npy_header *h, const char *path, tc_err *er
   return rc;
 }
 
-tc_tensor *tc_map_npy(const char *path, tc_err *err) {
+static tc_tensor *map_npy(const char *path, tc_err *err) {
   const tc_op op = TC_OP_LOAD;
   uint64_t size;
   FILE *f = tc_io_open_read(path, op, &size, err);
@@ -492,16 +532,24 @@ tc_tensor *tc_map_npy(const char *path, tc_err *err) {
   return t;
 }
 
+tc_tensor *tc_map_npy(const char *path, tc_err *err) {
+  tc_io_progress("load", path, 0, TC_PROGRESS_BYTES);   /* a pipe is read into a file first */
+  tc_tensor *t = map_npy(path, err);
+  tc_progress_end();
+  return t;
+}
+
 /* ---- JSON (src/json.c parses) ---- */
 /* The whole text is read: its size is checked against the memory limit
  * first, so a file larger than the limit is refused before it is read. */
-tc_tensor *tc_load_json(const char *path, tc_err *err) {
+static tc_tensor *load_json(const char *path, tc_err *err) {
   const tc_op op = TC_OP_LOAD_JSON;
   uint64_t size, limit = tc_get_max_memory(), used = tc_mem_in_use();
   FILE *f = tc_io_open_read(path, op, &size, err);
   if (!f) return NULL;
   tc_tensor *t = NULL;
   char *text = NULL;
+  tc_progress_reset((int64_t)size);
   if (size > limit || used > limit - size || size >= SIZE_MAX) {
     tc_err_set(err, TC_E_OOM, (int)op, -1, "the JSON file (%llu bytes) does not fit the memory limit (:set max_memory)",
                (unsigned long long)size);
@@ -514,6 +562,7 @@ tc_tensor *tc_load_json(const char *path, tc_err *err) {
       if (fread(text + off, 1, n, f) != n)
         rc = tc_io_fail(err, op, -1, path, "%s", ferror(f) ? strerror(errno) : "the file ended early");
       else if (tc_interrupt_flag) rc = tc_io_interrupted(err, op, -1);
+      tc_progress_add((int64_t)n);
     }
     text[size] = 0;
     if (rc == 0 && memchr(text, 0, (size_t)size)) rc = tc_io_fail(err, op, -1, path, "a NUL byte: not JSON text");
@@ -521,6 +570,13 @@ tc_tensor *tc_load_json(const char *path, tc_err *err) {
   }
   free(text);
   fclose(f);
+  return t;
+}
+
+tc_tensor *tc_load_json(const char *path, tc_err *err) {
+  tc_io_progress("load_json", path, 0, TC_PROGRESS_BYTES);
+  tc_tensor *t = load_json(path, err);
+  tc_progress_end();
   return t;
 }
 
@@ -607,6 +663,7 @@ int tc_io_chunks(tc_tensor *x, tc_op op, int (*fn)(void *ctx, const unsigned cha
     rc = e->download(buf, tc_tensor_data(c) + off, n, err);
     if (rc == 0 && !host_little()) byteswap(buf, n, es);
     if (rc == 0) rc = fn(ctx, buf, n);
+    tc_progress_add((int64_t)n);
     if (rc == 0 && tc_interrupt_flag) rc = tc_io_interrupted(err, op, (int)c->dtype);
   }
   free(buf);
@@ -637,7 +694,7 @@ size_t tc_npy_head(const tc_tensor *x, unsigned char *buf, size_t cap) {
   return 10 + hlen;
 }
 
-int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
+static int save_npy(const char *path, tc_tensor *x, tc_err *err) {
   const tc_op op = TC_OP_SAVE;
   unsigned char head[TC_NPY_HEAD_MAX];
   size_t hn = tc_npy_head(x, head, sizeof head);
@@ -650,6 +707,13 @@ int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
   int rc = fwrite(head, 1, hn, w.f) == hn ? tc_io_chunks(x, op, tc_io_fwrite, w.f, err) : 1;
   if (rc == 1) rc = 0;   /* a write error: ferror(f) is set and tc_close_write reports it */
   return tc_close_write(&w, rc, err);
+}
+
+int tc_save_npy(const char *path, tc_tensor *x, tc_err *err) {
+  tc_io_progress("save", path, tc_io_bytes(x), TC_PROGRESS_BYTES);
+  int rc = save_npy(path, x, err);
+  tc_progress_end();
+  return rc;
 }
 
 /* ---- CSV ---- */
@@ -876,6 +940,12 @@ static int csv_start(csv_reader *r, int64_t *line, tc_err *err) {
   return 0;
 }
 
+/* Every MiB read: progress, and a look at the interrupt flag. */
+static int csv_poll(csv_reader *r, tc_err *err) {
+  tc_progress_add(1 << 20);
+  return tc_interrupt_flag ? tc_io_interrupted(err, TC_OP_LOAD_CSV, (int)r->dt) : 0;
+}
+
 static int csv_pass(csv_reader *r, tc_err *err) {
   const tc_op op = TC_OP_LOAD_CSV;
   int64_t line;
@@ -891,7 +961,7 @@ static int csv_pass(csv_reader *r, tc_err *err) {
   bool open = false, in_quote = false, after_quote = false, comment = false;
   for (uint64_t nread = 1;; nread++) {
     int ch = getc_unlocked(r->f);
-    if (nread % (1 << 20) == 0 && tc_interrupt_flag) return tc_io_interrupted(err, op, (int)r->dt);
+    if (nread % (1 << 20) == 0 && csv_poll(r, err) != 0) return -1;
     if (in_quote) {
       if (ch == EOF)
         return tc_io_fail(err, op, (int)r->dt, r->path, "line %lld: a quoted value is never closed", (long long)qline);
@@ -971,8 +1041,8 @@ static int csv_usecols(tc_tensor *u, int64_t **use, int *nuse, tc_err *err) {
   return rc;
 }
 
-tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header,
-                            int64_t skiprows, tc_tensor *usecols, tc_tensor *fill, tc_err *err) {
+static tc_tensor *load_csv(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header,
+                           int64_t skiprows, tc_tensor *usecols, tc_tensor *fill, tc_err *err) {
   const tc_op op = TC_OP_LOAD_CSV;
   char d = delimiter ? delimiter[0] : 0;
   if (delimiter && (!d || delimiter[1] || (d != '\t' && d != ' ' && (!ispunct((unsigned char)d) || strchr(".+-#\"'", d)))))
@@ -999,7 +1069,9 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
   uint64_t size;
   tc_tensor *t = NULL;
   r.f = tc_io_open_read(path, op, &size, err);
+  if (r.f) tc_progress_reset(size <= INT64_MAX / 2 ? (int64_t)(2 * size) : 0);   /* two passes */
   if (r.f && csv_pass(&r, err) == 0) {
+    tc_progress_set((int64_t)size);
     int64_t shape[2], cols = r.nuse >= 0 ? r.nuse : r.cols;
     int nd;
     if (r.rows == 0) { nd = 1; shape[0] = 0; }
@@ -1024,6 +1096,14 @@ tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter
   free(r.text);
   free(r.at);
   free(r.use);
+  return t;
+}
+
+tc_tensor *tc_load_csv_with(const char *path, tc_dtype dt, const char *delimiter, int64_t skip_header,
+                            int64_t skiprows, tc_tensor *usecols, tc_tensor *fill, tc_err *err) {
+  tc_io_progress("load_csv", path, 0, TC_PROGRESS_BYTES);
+  tc_tensor *t = load_csv(path, dt, delimiter, skip_header, skiprows, usecols, fill, err);
+  tc_progress_end();
   return t;
 }
 
@@ -1056,7 +1136,7 @@ static char *csv_float(char *p, double v, tc_dtype dt) {
 #define CSV_TEXT ((size_t)64 << 10)
 #define CSV_ROOM (TC_PUT_ROOM + 8)
 
-int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
+static int save_csv(const char *path, tc_tensor *x, tc_err *err) {
   const tc_op op = TC_OP_SAVE_CSV;
   if (x->ndim != 1 && x->ndim != 2)
     return tc_err_set(err, TC_E_BAD_ARG, (int)op, (int)x->dtype, "writes 1-D and 2-D tensors, not %d-D (reshape first)",
@@ -1100,6 +1180,7 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
         if (tc_interrupt_flag) { rc = tc_io_interrupted(err, op, (int)dt); break; }
       }
     }
+    tc_progress_add((int64_t)n);
     if (ferror(f)) break;
   }
   if (f && rc == 0 && !ferror(f)) fwrite(text, 1, (size_t)(p - text), f);
@@ -1107,4 +1188,11 @@ int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
   free(text);
   tc_tensor_free(c);
   return f ? tc_close_write(&w, rc, err) : rc;
+}
+
+int tc_save_csv(const char *path, tc_tensor *x, tc_err *err) {
+  tc_io_progress("save_csv", path, tc_numel(x), TC_PROGRESS_ELEMENTS);
+  int rc = save_csv(path, x, err);
+  tc_progress_end();
+  return rc;
 }

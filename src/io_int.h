@@ -41,6 +41,14 @@ tc_tensor *tc_npy_orient(tc_tensor *t, const npy_header *h, bool copy, tc_op op,
 size_t tc_npy_head(const tc_tensor *x, unsigned char *buf, size_t cap);
 /* x's elements in row-major order, little-endian, handed to fn in chunks;
  * fn's nonzero return stops and is returned. */
+/* Opens the progress job of a file's reading or writing (src/progress.c),
+ * labelled with the verb and the file's name. */
+void tc_io_progress(const char *verb, const char *path, int64_t total, tc_progress_unit unit);
+/* x's bytes for a job's total (INT64_MAX where they do not fit: a broadcast view). */
+static inline int64_t tc_io_bytes(const tc_tensor *x) {
+  int64_t b;
+  return __builtin_mul_overflow(tc_numel(x), (int64_t)tc_dtype_size(x->dtype), &b) ? INT64_MAX : b;
+}
 /* The interrupted error of file reading and writing. */
 int tc_io_interrupted(tc_err *err, tc_op op, int dt);
 int tc_io_chunks(tc_tensor *x, tc_op op, int (*fn)(void *ctx, const unsigned char *p, size_t n), void *ctx,

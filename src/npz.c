@@ -298,7 +298,7 @@ static int member_seek(zarchive *z, const zentry *e, tc_err *err) {
   return 0;
 }
 
-tc_tensor *tc_load_npz(const char *path, const char *name, tc_err *err) {
+static tc_tensor *load_npz(const char *path, const char *name, tc_err *err) {
   const tc_op op = TC_OP_LOAD_NPZ;
   zarchive z = {.path = path};
   z.f = tc_io_open_read(path, op, &z.size, err);
@@ -308,6 +308,7 @@ tc_tensor *tc_load_npz(const char *path, const char *name, tc_err *err) {
   tc_tensor *t = NULL;
   if (zip_open(&z, err) == 0 && zip_find(&z, name, &e, err) == 0 && member_check(&z, &e, err) == 0 &&
       member_seek(&z, &e, err) == 0) {
+    tc_progress_reset((int64_t)e.usize);   /* the member's bytes, inflated */
     if (!(m = calloc(1, sizeof *m))) tc_err_set(err, TC_E_OOM, (int)op, -1, "allocation failed");
     else {
       *m = (zmember){.f = z.f, .cleft = e.csize, .deflated = e.method == 8};
@@ -323,6 +324,13 @@ tc_tensor *tc_load_npz(const char *path, const char *name, tc_err *err) {
   }
   free(m);
   fclose(z.f);
+  return t;
+}
+
+tc_tensor *tc_load_npz(const char *path, const char *name, tc_err *err) {
+  tc_io_progress("load_npz", path, 0, TC_PROGRESS_BYTES);
+  tc_tensor *t = load_npz(path, name, err);
+  tc_progress_end();
   return t;
 }
 
@@ -400,7 +408,7 @@ static int zip_directory(FILE *f, int n, const char *const *names, const zrec *r
   return fwrite(h, 1, 22, f) == 22 ? 0 : 1;
 }
 
-int tc_save_npz(const char *path, int n, const char *const *names, tc_tensor *const *xs, tc_err *err) {
+static int save_npz(const char *path, int n, const char *const *names, tc_tensor *const *xs, tc_err *err) {
   const tc_op op = TC_OP_SAVE_NPZ;
   zrec recs[64];
   if (n > 64) return tc_err_set(err, TC_E_BAD_ARG, (int)op, -1, "at most 64 arrays");
@@ -417,4 +425,18 @@ int tc_save_npz(const char *path, int n, const char *const *names, tc_tensor *co
   if (rc == 0) rc = zip_directory(w.f, n, names, recs, off);
   if (rc == 1) rc = 0;   /* a write error: ferror is set and tc_close_write reports it */
   return tc_close_write(&w, rc, err);
+}
+
+/* Each member's data is read twice (its CRC, then the write): the job's
+ * total. */
+int tc_save_npz(const char *path, int n, const char *const *names, tc_tensor *const *xs, tc_err *err) {
+  int64_t total = 0;
+  for (int i = 0; i < n && i < 64; i++) {
+    int64_t b = tc_io_bytes(xs[i]);
+    total = b > (INT64_MAX - total) / 2 ? INT64_MAX : total + 2 * b;
+  }
+  tc_io_progress("save_npz", path, total, TC_PROGRESS_BYTES);
+  int rc = save_npz(path, n, names, xs, err);
+  tc_progress_end();
+  return rc;
 }

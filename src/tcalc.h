@@ -540,6 +540,58 @@ tc_tensor *tc_round_decimals(tc_tensor *x, int64_t decimals, tc_err *err);
 void tc_set_threads(int n);
 int tc_get_threads(void);
 
+/* ---- progress (SPEC 17; src/progress.c) ----
+ * Long work opens a job (begin ... end, on the thread that runs the
+ * statement) and reports what it has done at the places it looks at the
+ * interrupt flag, from any thread (add). The library draws nothing: a
+ * front end installs a hook, which is called from one thread at a time,
+ * at most every interval_s, once delay_s has passed since the outermost
+ * job began, with the jobs open (outermost first, jobs[n - 1] the one
+ * reporting), and with n == 0 to erase what it drew: when the outermost
+ * job ends, when an inner one ends (the outer ones are drawn again at
+ * their next report), and on tc_progress_clear. Without a hook every call
+ * returns at once. Jobs nest up to TC_PROGRESS_DEPTH deep; deeper ones
+ * are not shown. */
+typedef enum { TC_PROGRESS_BYTES, TC_PROGRESS_ELEMENTS, TC_PROGRESS_MADDS, TC_PROGRESS_LINES } tc_progress_unit;
+typedef struct {
+  const char *label;
+  tc_progress_unit unit;
+  int64_t done, total;   /* total 0: not known (yet) */
+  double seconds;        /* since the job (or its phase, tc_progress_reset) began */
+} tc_progress_view;
+typedef void (*tc_progress_hook)(const tc_progress_view *jobs, int n);
+#define TC_PROGRESS_DEPTH 8
+/* Installs the hook (NULL: none). Jobs open when it changes are neither
+ * shown nor counted from then on. */
+void tc_progress_set_hook(tc_progress_hook hook, double delay_s, double interval_s);
+/* Opens a job of total units (0: not known); label NULL opens a silent
+ * one, never shown, that only keeps the reports of work too small to show
+ * from counting in the job around it. The label is copied. Each begin is
+ * matched by an end on the same thread, nested. */
+void tc_progress_begin(const char *label, int64_t total, tc_progress_unit unit);
+void tc_progress_end(void);
+/* The innermost job's work: units more done (any thread; a thread gathers
+ * small reports and adds them in batches: flush adds what it gathered now,
+ * as the thread pool does after each task); done so far (set: only while
+ * no other thread reports); a total learnt later; and a new phase (done 0,
+ * the total, the clock restarted). */
+void tc_progress_add(int64_t units);
+void tc_progress_flush(void);
+void tc_progress_set(int64_t done);
+void tc_progress_total(int64_t total);
+void tc_progress_reset(int64_t total);
+/* For a loop that reports a part of its work from inside and knows the
+ * whole of it at its end: mark before it, upto(mark, whole) after it
+ * adds what this thread has not reported since the mark. */
+int64_t tc_progress_mark(void);
+void tc_progress_upto(int64_t mark, int64_t whole);
+/* Erases the bar now (output is about to be written); it is drawn again
+ * at the next report. */
+void tc_progress_clear(void);
+/* Whether a bar is on the screen (async-signal-safe: for a handler that
+ * ends the process). */
+bool tc_progress_visible(void);
+
 /* ---- capabilities ---- */
 /* Whether op accepts inputs of dtype dt on engine e (the dtype its operands
  * have after promotion); this is what the dispatcher itself consults. */

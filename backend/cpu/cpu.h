@@ -35,15 +35,37 @@
  * each block is a plain counted loop, so it vectorises as before. Loops
  * that may stop early anyway add cpu_stop(i) to their condition. The
  * caller sees the flag and reports `interrupted`. */
+/* The same places report progress (src/progress.c): each CPU_POLL
+ * iterations done (elements of a reduction, multiply-adds of a product)
+ * are added to the job the engine call opened; the caller of a loop adds
+ * what is left of it at its end (tc_progress_mark, tc_progress_upto). */
 #define CPU_POLL ((int64_t)1 << 22)
+/* Whether to stop before iteration i (CPU_POLL after the last look). */
+static inline bool cpu_poll_at(int64_t i) {
+  if (i) tc_progress_add(CPU_POLL);
+  return tc_interrupt_flag;
+}
 #define CPU_POLLED_FOR(i, lo, hi) \
-  for (int64_t i##_b = (lo), i##_h = (hi); i##_b < i##_h && !tc_interrupt_flag; i##_b += CPU_POLL) \
+  for (int64_t i##_l = (lo), i##_b = i##_l, i##_h = (hi); i##_b < i##_h && !cpu_poll_at(i##_b - i##_l); i##_b += CPU_POLL) \
     for (int64_t i = i##_b, i##_e = i##_h - i##_b > CPU_POLL ? i##_b + CPU_POLL : i##_h; i < i##_e; i++)
-static inline bool cpu_stop(int64_t i) { return (i & (CPU_POLL - 1)) == 0 && tc_interrupt_flag; }
+static inline bool cpu_stop(int64_t i) { return (i & (CPU_POLL - 1)) == 0 && cpu_poll_at(i); }
+/* After a step of a loop (a divisor of CPU_POLL) that ends at i: a report
+ * each time i reaches a multiple of CPU_POLL. */
+static inline void cpu_progress_at(int64_t i) {
+  if ((i & (CPU_POLL - 1)) == 0) tc_progress_add(CPU_POLL);
+}
+/* For a loop of small steps: units counted in *pending, reported once
+ * there are CPU_POLL / 4 of them (the rest by the loop's end). */
+static inline void cpu_progress_note(int64_t *pending, int64_t units) {
+  if ((*pending += units) < CPU_POLL / 4) return;
+  tc_progress_add(*pending);
+  *pending = 0;
+}
 /* For loops whose steps differ in size: counts work units in *count and,
- * once CPU_POLL have passed, says whether the flag is up. */
+ * once CPU_POLL have passed, reports them and says whether the flag is up. */
 static inline bool cpu_poll(int64_t *count, int64_t work) {
   if ((*count += work) < CPU_POLL) return false;
+  tc_progress_add(*count);
   *count = 0;
   return tc_interrupt_flag;
 }
@@ -107,6 +129,9 @@ int64_t cpu_split(int64_t n, int64_t min_per_task);
 int64_t cpu_even_min(int64_t n, int64_t min_per_task);
 /* cpu_plan_run over [0, n) split across threads at multiples of 64 elements. */
 int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx);
+/* The same, each operand-0 element `units` of progress (src/progress.c):
+ * each task reports what its rows did not. */
+int cpu_plan_run_units(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx, int64_t units);
 
 /* Each engine call's answer and run, by the cpu column of TC_ENGINE_CALLS
  * (src/ops.def): ew.c, cast (ew.c), reduce.c, find (reduce.c), index.c

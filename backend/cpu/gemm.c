@@ -356,6 +356,7 @@ static int compute_task(void *ctx, int task, int worker) {
         for (int64_t r = 0; r < rows; r++) memcpy(c + (size_t)(r * p->N) * es, tile + tileb * (size_t)r, rowb);
       }
     }
+    tc_progress_add(mrows * ncols * kb);
   }
   return 0;
 }
@@ -769,17 +770,20 @@ typedef struct {
 } dot_job;
 
 /* Unit u of product bi, block blk: its sums to dst, os apart (add: added
- * to dst's). */
-static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os, bool add) {
+ * to dst's); its multiply-adds counted in *pending (progress). */
+static void dot_unit(const dot_job *j, int64_t bi, int64_t u, int64_t blk, char *dst, int64_t os, bool add,
+                     int64_t *pending) {
   mm_prob p;
   cpu_matmul_prob(j->call, bi, &p);
   int64_t o = u * j->span, w = min64(j->span, j->nout - o);
   j->block(&p, j->cols, o, w, blk, dst, os, add, j->pf);
+  cpu_progress_note(pending, w * min64(DOT_BLOCK, p.K - blk * DOT_BLOCK));
 }
 
 static int dot_task(void *ctx, int task, int worker) {
   const dot_job *j = ctx;
   (void)worker;
+  int64_t pending = 0;
   if (tc_interrupt_flag) return -1;
   if (j->parts) {   /* split units: j->per consecutive blocks of the units' blocks in a row */
     int64_t all = j->units * j->nblk, hi = (task + 1) * j->per < all ? (task + 1) * j->per : all;
@@ -787,8 +791,9 @@ static int dot_task(void *ctx, int task, int worker) {
       int64_t ub = q / j->nblk, blk = q % j->nblk, bi = ub / j->nunit, u = ub % j->nunit;
       int64_t o = bi * j->nout + u * j->span;
       if (q > task * j->per && tc_interrupt_flag) return -1;
-      dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk, false);
+      dot_unit(j, bi, u, blk, j->parts + (size_t)(o * j->nblk + blk) * j->es, j->nblk, false, &pending);
     }
+    tc_progress_add(pending);
     return 0;
   }
   /* whole units: each unit's blocks in order, added into the output */
@@ -800,9 +805,10 @@ static int dot_task(void *ctx, int task, int worker) {
     char *dst = out + (size_t)(bi * j->nout + u * j->span) * j->es;
     for (int64_t blk = 0; blk < j->nblk; blk++) {
       if (blk > 0 && tc_interrupt_flag) return -1;
-      dot_unit(j, bi, u, blk, dst, 1, blk > 0);
+      dot_unit(j, bi, u, blk, dst, 1, blk > 0, &pending);
     }
   }
+  tc_progress_add(pending);
   return 0;
 }
 

@@ -306,6 +306,7 @@ static int blk_task(void *ctx, int task, int worker) {
       j->im->st(tile, u->nr, rows, cols, c, p->N, j->pc == 0);
     }
   }
+  tc_progress_add(mc * j->nc * j->kc);
   return 0;
 }
 
@@ -429,6 +430,7 @@ static int blas_gemm(const mm_prob *p, tc_dtype dt) {
     else
       blas.dgemm(CBLAS_ROW_MAJOR, ta, tb, mi, n, k, 1.0, CPTR(double, a), lda, CPTR(double, p->b), ldb, 0.0,
                  PTR(double, c), n);
+    tc_progress_add((int64_t)mi * nk);
   }
   return 1;
 }
@@ -498,11 +500,14 @@ static int plain_task(void *ctx, int task, int worker) {
   const plain_job *j = ctx;
   char *scratch = j->scratch + j->scratch_each * (size_t)worker;
   mm_prob p;
+  int64_t mark = tc_progress_mark();
   if (j->nrb == 0) {
     int64_t lo = (int64_t)task * j->per_task, hi = lo + j->per_task < j->nbatch ? lo + j->per_task : j->nbatch;
     for (int64_t bi = lo; bi < hi && !tc_interrupt_flag; bi++) {
       cpu_matmul_prob(j->call, bi, &p);
       j->fn(&p, scratch);
+      tc_progress_upto(mark, p.M * p.N * p.K);
+      mark = tc_progress_mark();
     }
   } else {
     int64_t bi = task / j->nrb, r0 = task % j->nrb * j->rows_per;
@@ -512,6 +517,7 @@ static int plain_task(void *ctx, int task, int worker) {
     p.c += r0 * p.N * (int64_t)j->esize;
     p.M = r1 - r0;
     j->fn(&p, scratch);
+    tc_progress_upto(mark, p.M * p.N * p.K);
   }
   return tc_interrupt_flag ? -1 : 0;
 }
@@ -543,7 +549,7 @@ static int run_plain(const tc_call *c, int64_t nbatch, const mm_prob *p0, tc_err
   return rc < 0 ? cpu_interrupted(err) : 0;
 }
 
-int cpu_run_matmul(tc_call *c, tc_err *err) {
+static int matmul_run(tc_call *c, tc_err *err) {
   tc_dtype dt = c->dtype;
   if (!cpu_supports_matmul(c))
     return tc_err_set(err, TC_E_DTYPE, (int)c->op, (int)dt, "not supported for %s on cpu", tc_dtype_name(dt));
@@ -579,4 +585,20 @@ int cpu_run_matmul(tc_call *c, tc_err *err) {
     if (tc_interrupt_flag) return cpu_interrupted(err);
   }
   return 0;
+}
+
+/* A matrix product is a progress job (src/progress.c) of its multiply-adds;
+ * one of fewer than 2^26 opens a silent one, which is never shown and keeps
+ * its reports from counting in a job around it. */
+int cpu_run_matmul(tc_call *c, tc_err *err) {
+  mm_prob p0;
+  cpu_matmul_prob(c, 0, &p0);
+  int64_t macs = p0.M;
+  for (int d = 0; d < c->out->ndim - 2; d++)
+    if (__builtin_mul_overflow(macs, c->out->shape[d], &macs)) macs = INT64_MAX;
+  if (__builtin_mul_overflow(macs, p0.N, &macs) || __builtin_mul_overflow(macs, p0.K, &macs)) macs = INT64_MAX;
+  tc_progress_begin(macs >= (int64_t)1 << 26 ? tc_op_name(c->op) : NULL, macs, TC_PROGRESS_MADDS);
+  int rc = matmul_run(c, err);
+  tc_progress_end();
+  return rc;
 }

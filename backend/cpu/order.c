@@ -274,6 +274,7 @@ static int build_task(void *ctx, int task, int worker) {
   (void)worker;
   int64_t lo = task * r->part, hi = lo + r->part < r->n ? lo + r->part : r->n;
   r->build(r, lo, hi, task);
+  if (r->ntask > 1) tc_progress_add(hi - lo);   /* a small row's whole sort is counted by run_sort */
   return tc_interrupt_flag ? -1 : 0;
 }
 static int hist_task(void *ctx, int task, int worker) {
@@ -283,6 +284,7 @@ static int hist_task(void *ctx, int task, int worker) {
   uint32_t *h = r->cnt + (size_t)task * r->np;
   memset(h, 0, (size_t)r->np * sizeof *h);
   r->ops->hist(r->k + (size_t)lo * r->ops->size, hi - lo, r->kmin, r->s, h);
+  tc_progress_add(hi - lo);
   return tc_interrupt_flag ? -1 : 0;
 }
 static int split_task(void *ctx, int task, int worker) {
@@ -290,6 +292,7 @@ static int split_task(void *ctx, int task, int worker) {
   (void)worker;
   int64_t lo = task * r->part, hi = lo + r->part < r->n ? lo + r->part : r->n;
   r->ops->split(r->k + (size_t)lo * r->ops->size, hi - lo, r->kmin, r->s, r->gid, r->cnt + (size_t)task * r->np, r->t);
+  tc_progress_add(hi - lo);
   return tc_interrupt_flag ? -1 : 0;
 }
 static int group_task(void *ctx, int g, int worker) {
@@ -298,6 +301,7 @@ static int group_task(void *ctx, int g, int worker) {
   int64_t lo = r->gst[g], m = r->gst[g + 1] - lo;
   size_t es = r->ops->size;
   if (m) r->ops->any(r->t + lo * es, r->k + lo * es, m, r->ghi[g], r);
+  tc_progress_add(m);
   return tc_interrupt_flag ? -1 : 0;
 }
 
@@ -885,9 +889,13 @@ static int select_task(void *ctx, int t, int w) {
   const tc_call *c = j->c;
   bool arg = c->op == TC_OP_ARGSORT;
   size_t es = tc_dtype_size(c->dtype), os = arg ? 8 : es;
-  for (int64_t i = t * j->per; i < (t + 1) * j->per && i < j->rows && !tc_interrupt_flag; i++)
+  int64_t pending = 0;
+  for (int64_t i = t * j->per; i < (t + 1) * j->per && i < j->rows && !tc_interrupt_flag; i++) {
     select_table[c->dtype](tc_tensor_data(c->in[0]) + (size_t)(i * j->n) * es, j->n, c->descending, arg, c->kth,
                            c->nkth, tc_tensor_data(c->out) + (size_t)(i * j->n) * os, j->buf + (size_t)w * j->nb);
+    cpu_progress_note(&pending, j->n);
+  }
+  tc_progress_add(pending);
   return tc_interrupt_flag ? -1 : 0;
 }
 
@@ -953,7 +961,10 @@ static int run_sort(tc_call *c, tc_err *err) {
   int rc = 0;
   if (!r.k || !r.t || (cb && !r.cnt)) rc = tc_err_set(err, TC_E_OOM, (int)c->op, (int)c->dtype, "out of memory sorting %lld elements", (long long)n);
   size_t es = tc_dtype_size(c->dtype), os = arg ? 8 : es;
-  for (int64_t i = 0; i < total / n && rc == 0; i++) {
+  /* progress: at each row's end the phases a small or ordered row skipped
+   * too, short rows a million elements at a time */
+  int64_t rows = total / n, every = n < CPU_POLL / 4 ? CPU_POLL / 4 / n : 1, left = every;
+  for (int64_t i = 0; i < rows && rc == 0; i++) {
     r.x = tc_tensor_data(x) + (size_t)(i * n) * es;
     r.out = tc_tensor_data(c->out) + (size_t)(i * n) * os;
     if (radix_row(&r) < 0 || tc_interrupt_flag) {
@@ -966,6 +977,10 @@ static int run_sort(tc_call *c, tc_err *err) {
       nn += r.tnn[t];
     }
     if (!arg && (nn || nz > 1)) f->fix(&r, nz, nn);
+    if (--left == 0 || i + 1 == rows) {
+      tc_progress_set(4 * (i + 1) * n);
+      left = every;
+    }
   }
   if (r.k) e->release(r.k, nb);
   if (r.t) e->release(r.t, nb);
@@ -979,7 +994,15 @@ bool cpu_supports_order(const tc_call *c) {
   return c->op == TC_OP_SORT || c->op == TC_OP_ARGSORT || c->op == TC_OP_SEARCHSORTED;
 }
 
+/* A sort is a progress job (src/progress.c) of four passes over its
+ * elements (radix_row's phases; a selection's one), reported as each
+ * phase's tasks end; under 2^20 elements a silent one. */
 int cpu_run_order(tc_call *c, tc_err *err) {
   if (!cpu_supports_order(c)) return unsupported(c, err);
-  return c->kind == TC_CALL_SCAN ? run_scan(c, err) : run_sort(c, err);
+  if (c->kind == TC_CALL_SCAN || c->op == TC_OP_SEARCHSORTED) return c->kind == TC_CALL_SCAN ? run_scan(c, err) : run_sort(c, err);
+  int64_t n = tc_numel(c->in[0]), units = c->nkth > 0 || n > INT64_MAX / 4 ? n : 4 * n;
+  tc_progress_begin(n >= (int64_t)1 << 20 ? tc_op_name(c->op) : NULL, units, TC_PROGRESS_ELEMENTS);
+  int rc = run_sort(c, err);
+  tc_progress_end();
+  return rc;
 }

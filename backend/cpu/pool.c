@@ -70,6 +70,7 @@ static void run_tasks(int worker, uint32_t tag, cpu_task_fn fn, void *ctx, int n
       if ((uint32_t)(v >> 32) != tag || (uint32_t)v >= (uint32_t)ntasks) goto out;
     } while (!atomic_compare_exchange_weak(&job.claim, &v, v + 1));
     int r = fn(ctx, (int)(uint32_t)v, worker);
+    tc_progress_flush();   /* the task's progress counts before the job ends */
     if (r) {
       atomic_fetch_or(&job.failed, r < 0 ? 2 : 1);
       atomic_store(&job.stop, 1);
@@ -172,7 +173,10 @@ int cpu_parallel(int ntasks, cpu_task_fn fn, void *ctx) {
     bool was = in_task;
     in_task = true;
     int rc = 0;
-    for (int t = 0; t < ntasks && rc == 0; t++) rc = fn(ctx, t, 0);
+    for (int t = 0; t < ntasks && rc == 0; t++) {
+      rc = fn(ctx, t, 0);
+      tc_progress_flush();
+    }
     in_task = was;
     return rc < 0 ? -1 : rc > 0 ? 1 : 0;
   }
@@ -221,27 +225,40 @@ int64_t cpu_split(int64_t n, int64_t min_per_task) {
 /* ---- the row iterator across threads ---- */
 typedef struct {
   const cpu_plan *p;
-  int64_t n, per;
+  int64_t n, per, units;
   cpu_row_fn fn;
   void *ctx;
 } plan_job;
+
+/* Operand-0 elements [lo, hi); with units, a progress report of units
+ * each, less what the rows reported themselves. */
+static int plan_part(const plan_job *j, int64_t lo, int64_t hi) {
+  int64_t mark = tc_progress_mark();
+  int rc = cpu_plan_run(j->p, lo, hi, j->fn, j->ctx);
+  if (j->units) tc_progress_upto(mark, (hi - lo) * j->units);
+  return rc;
+}
 
 static int plan_task(void *ctx_, int task, int worker) {
   const plan_job *j = ctx_;
   (void)worker;
   int64_t lo = (int64_t)task * j->per, hi = lo + j->per;
   if (hi > j->n) hi = j->n;
-  return lo < hi ? cpu_plan_run(j->p, lo, hi, j->fn, j->ctx) : 0;
+  return lo < hi ? plan_part(j, lo, hi) : 0;
 }
 
 int cpu_plan_run_par(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx) {
+  return cpu_plan_run_units(p, n, min_per_task, fn, ctx, 0);
+}
+
+int cpu_plan_run_units(const cpu_plan *p, int64_t n, int64_t min_per_task, cpu_row_fn fn, void *ctx, int64_t units) {
   int64_t tasks = cpu_split(n, min_per_task);
-  if (tasks <= 1) return cpu_plan_run(p, 0, n, fn, ctx);
+  if (tasks <= 1) return plan_part(&(plan_job){p, n, n, units, fn, ctx}, 0, n);
   /* task boundaries on multiples of 64 elements keep threads off each other's
    * cache lines; tasks of few elements (each a long reduction) are left
    * even instead (100 rows in 2 tasks: 50 and 50, not 64 and 36) */
   int64_t per = (n + tasks - 1) / tasks;
   if (per >= 1024) per = (per + 63) & ~(int64_t)63;
-  plan_job j = {p, n, per, fn, ctx};
+  plan_job j = {p, n, per, units, fn, ctx};
   return cpu_parallel((int)((n + per - 1) / per), plan_task, &j);
 }

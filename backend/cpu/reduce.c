@@ -16,6 +16,13 @@
  * stride twin does the same additions in the same order. */
 /* the left half of a run of n > 128 in the pairwise tree: a multiple of 8 */
 static inline int64_t pw_half(int64_t n) { return n / 2 - n / 2 % 8; }
+/* Progress: a node of the tree that looks at the interrupt flag (n >=
+ * CPU_POLL) reports each half that does not, once summed: the whole run
+ * once, in pieces of CPU_POLL / 2 to CPU_POLL. (l_ + r_ is the sum the
+ * tree always made.) */
+static inline void pw_progress(int64_t n, int64_t half) {
+  if (n >= CPU_POLL && half < CPU_POLL) tc_progress_add(half);
+}
 #define K_PAIRWISE_GEN(E, S, C, LD) \
   static C pairwise1_##E(const S *x, int64_t n) { \
     if (n < 8) { if (n == 0) return 0; C r = LD(x[0]); for (int64_t i = 1; i < n; i++) r += LD(x[i]); return r; } \
@@ -30,7 +37,11 @@ static inline int64_t pw_half(int64_t n) { return n / 2 - n / 2 % 8; }
     } \
     if (n >= CPU_POLL && tc_interrupt_flag) return 0; \
     int64_t h = pw_half(n); \
-    return pairwise1_##E(x, h) + pairwise1_##E(x + h, n - h); \
+    C l_ = pairwise1_##E(x, h); \
+    pw_progress(n, h); \
+    C r_ = pairwise1_##E(x + h, n - h); \
+    pw_progress(n, n - h); \
+    return l_ + r_; \
   } \
   static C pairwise_##E(const S *x, int64_t n, int64_t s) { \
     if (s == 1) return pairwise1_##E(x, n); \
@@ -46,7 +57,11 @@ static inline int64_t pw_half(int64_t n) { return n / 2 - n / 2 % 8; }
     } \
     if (n >= CPU_POLL && tc_interrupt_flag) return 0; \
     int64_t h = pw_half(n); \
-    return pairwise_##E(x, h, s) + pairwise_##E(x + h * s, n - h, s); \
+    C l_ = pairwise_##E(x, h, s); \
+    pw_progress(n, h); \
+    C r_ = pairwise_##E(x + h * s, n - h, s); \
+    pw_progress(n, n - h); \
+    return l_ + r_; \
   }
 #define K_PAIRWISE(E, n_, S, C, CLS, B, LD, ST, ...) K_PAIRWISE_GEN(E, S, C, LD)
 /* the mean of integers and bool sums them as f64 the same way, each element
@@ -168,7 +183,9 @@ static int colpw_depth(int64_t n) {
     } \
     int64_t h = pw_half(n); \
     colpw_##E(x, h, s, m, out, ws + m); \
+    pw_progress(n * m, h * m); \
     colpw_##E(x + h * s, n - h, s, m, ws, ws + m); \
+    pw_progress(n * m, (n - h) * m); \
     for (int64_t c = 0; c < m; c++) out[c] += ws[c]; \
   } \
   static void colsum_##E(const char *x, int64_t n, int64_t s, int64_t cols, char *o, bool mean) { \
@@ -595,15 +612,19 @@ static int lse_task(void *ctx, int t, int w) {
   lse_job *j = ctx;
   (void)w;
   int64_t k0 = t * j->per, k1 = k0 + j->per < j->nch ? k0 + j->per : j->nch;
+  int64_t mark = tc_progress_mark(), hi = k1 * LSE_CHUNK < j->n ? k1 * LSE_CHUNK : j->n;
   if (j->cols == 0) {
+    int64_t pending = 0;
     for (int64_t k = k0; k < k1 && !tc_interrupt_flag; k++) {
-      int64_t lo = k * LSE_CHUNK;
-      j->a[k] = j->f->chunk(j->x + lo * j->s * (int64_t)j->f->es, j->n - lo < LSE_CHUNK ? j->n - lo : LSE_CHUNK, j->s, j->ex);
+      int64_t lo = k * LSE_CHUNK, m = j->n - lo < LSE_CHUNK ? j->n - lo : LSE_CHUNK;
+      j->a[k] = j->f->chunk(j->x + lo * j->s * (int64_t)j->f->es, m, j->s, j->ex);
+      cpu_progress_note(&pending, m);
     }
   } else if (!lse_colchunks(j->f, j->x, j->n, j->s, j->cols, k0, k1, j->a + k0 * j->cols, true)) {
     atomic_store(&j->oom, 1);
     return -1;
   }
+  tc_progress_upto(mark, (hi - k0 * LSE_CHUNK) * (j->cols ? j->cols : 1));
   return tc_interrupt_flag ? -1 : 0;
 }
 
@@ -651,6 +672,7 @@ static int lse_split(tc_call *c, const lse_fns *f, const char *x, int64_t n, int
       if (nan) \
         for (int64_t j = 0;; j++) { C v = LD(x[i0 + j]); if (v != v) return i0 + j; } \
       if (want_max ? bm > best : bm < best) { best = bm; bb = i0; } \
+      cpu_progress_at(i0 + 1024); \
     } \
     /* searched once, at the end (rising data beats the best in every block), \
      * a vector at a time up to the one that holds it */ \
@@ -696,6 +718,7 @@ static const ext1_fn ext1_table[TC_DT_COUNT] = {TC_FOR_NUM(EXT1_ENTRY, _)};
       int64_t m = n - i0 < 1024 ? n - i0 : 1024; \
       C bm = want_max ? nblk_max_##E(x + i0, m, NULL) : nblk_min_##E(x + i0, m, NULL); \
       if (want_max ? bm > best : bm < best) { best = bm; bb = i0; } \
+      cpu_progress_at(i0 + 1024); \
     } \
     for (int64_t j = bb; j < n; j++) \
       if (LD(x[j]) == best) { k = j; break; } \
@@ -766,7 +789,9 @@ typedef struct {
 #define K_TREE_GEN(E, S, C) \
   static int tree_task_##E(void *ctx, int t, int w) { \
     const tree_job *j = ctx; (void)w; \
+    int64_t mark_ = tc_progress_mark(); \
     ((C *)j->vals)[t] = pairwise_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
+    tc_progress_upto(mark_, j->leaf[t].n); \
     return tc_interrupt_flag ? -1 : 0; \
   } \
   /* the leaves combined in the tree's order: the column sums' combine, one column */ \
@@ -779,7 +804,9 @@ typedef struct {
 #define K_TREE_INT(E, n_, S, C, CLS, B, LD, ST, ...) \
   static int tree_task_##E(void *ctx, int t, int w) { \
     const tree_job *j = ctx; (void)w; \
+    int64_t mark_ = tc_progress_mark(); \
     ((tc_u_##E *)j->vals)[t] = isum_##E(CPTR(S, j->x) + j->leaf[t].off * j->s, j->leaf[t].n, j->s); \
+    tc_progress_upto(mark_, j->leaf[t].n); \
     return tc_interrupt_flag ? -1 : 0; \
   } \
   static void tree_fin_##E(void *v, int nl, int64_t n, int depth, bool mean, char *o) { \
@@ -873,8 +900,10 @@ static int colsplit_task(void *ctx, int t, int w) {
   (void)w;
   const char *x = j->x + j->leaf[t].off * j->s * (int64_t)j->es;
   char *v = j->vals + (size_t)t * j->vsize;
+  int64_t mark = tc_progress_mark();
   if (j->cs) j->cs->part(x, j->leaf[t].n, j->s, j->m, v, j->ws + (size_t)t * (size_t)j->wsn * j->cs->csize);
   else j->col(x, j->leaf[t].n, j->s, j->m, v);
+  tc_progress_upto(mark, j->leaf[t].n * j->m);
   return tc_interrupt_flag ? -1 : 0;
 }
 
@@ -961,6 +990,10 @@ static int red_row(void *ctx_, int64_t pos, int64_t cnt, char *const *p, const i
     ctx->col(p[1], ctx->n, ctx->rstride, cnt, p[0]);
     return tc_interrupt_flag ? 1 : 0;
   }
+  /* progress: runs shorter than CPU_POLL report nothing themselves, so
+   * they are counted here, some millions of elements at a time (the task
+   * reports the rest: cpu_plan_run_units) */
+  int64_t pending = 0, each = ctx->n < CPU_POLL ? ctx->n : 0;
   for (int64_t j = 0; j < cnt && !tc_interrupt_flag; j++) {
     const char *x = p[1] + j * s[1] * (int64_t)ctx->esize;
     char *o = p[0] + j * (int64_t)ctx->osize;
@@ -970,6 +1003,7 @@ static int red_row(void *ctx_, int64_t pos, int64_t cnt, char *const *p, const i
     } else {
       ctx->fn(x, ctx->n, ctx->rstride, o);
     }
+    cpu_progress_note(&pending, each);
   }
   return tc_interrupt_flag ? 1 : 0;
 }
@@ -1017,7 +1051,9 @@ static int ext_task(void *ctx, int t, int w) {
   (void)w;
   int64_t lo = t * j->per, n = j->r->n - lo < j->per ? j->r->n - lo : j->per;
   _Alignas(8) char val[8];   /* for max/min, the chunk's value rule (its last zero) */
+  int64_t mark = tc_progress_mark();
   int64_t k = j->r->ext(j->x + lo * (int64_t)j->r->esize, n, j->r->want_max, j->r->arg ? NULL : val);
+  tc_progress_upto(mark, n);
   j->k[t] = k < 0 ? -1 : lo + k;
   return tc_interrupt_flag ? -1 : 0;
 }
@@ -1055,8 +1091,9 @@ typedef struct { red_fn fn; const char *x; int64_t n, s, per; size_t es; int64_t
 static int count_task(void *ctx, int t, int w) {
   const count_job *j = ctx;
   (void)w;
-  int64_t lo = t * j->per, m = j->n - lo < j->per ? j->n - lo : j->per;
+  int64_t lo = t * j->per, m = j->n - lo < j->per ? j->n - lo : j->per, mark = tc_progress_mark();
   j->fn(j->x + lo * j->s * (int64_t)j->es, m, j->s, (char *)&j->cnt[t]);
+  tc_progress_upto(mark, m);
   return tc_interrupt_flag ? -1 : 0;
 }
 
@@ -1088,13 +1125,14 @@ K_NMEAN_DIV(F64, 0, double, double, FLT, 64, TC_ID, TC_ID, _)
 static void (*const nmean_div[TC_DT_COUNT])(char *, const int64_t *, int64_t, int64_t) = {
     [TC_DT_F32] = nmean_div_F32, [TC_DT_F64] = nmean_div_F64};
 
+static int reduce_run(tc_call *c, tc_err *err);
 static int nanmean_flt(tc_call *c, tc_err *err) {
   tc_tensor *x = c->in[0];
   int64_t n = 0;
   if (!tc_shape_numel(c->nred, x->shape + (x->ndim - c->nred), &n)) n = 0;
   tc_call sum = *c;
   sum.op = TC_OP_NANSUM;
-  if (cpu_run_reduce(&sum, err) != 0) return -1;
+  if (reduce_run(&sum, err) != 0) return -1;
   tc_tensor *isnan_ = tc_tensor_new(TC_DT_BOOL, x->ndim, x->shape, err);
   tc_tensor *cnt = isnan_ ? tc_tensor_new(TC_DT_I64, c->out->ndim, c->out->shape, err) : NULL;
   int rc = -1;
@@ -1103,7 +1141,7 @@ static int nanmean_flt(tc_call *c, tc_err *err) {
     tc_call k = {.kind = TC_CALL_REDUCE, .op = TC_OP_COUNT_NONZERO, .dtype = TC_DT_BOOL, .nin = 1, .in = {isnan_},
                  .out = cnt, .nred = c->nred};
     if (n == 0) memset(tc_tensor_data(cnt), 0, sizeof(int64_t) * (size_t)tc_numel(cnt));   /* 0 / 0: NaN */
-    if (n == 0 || (cpu_run_ew(&e, err) == 0 && cpu_run_reduce(&k, err) == 0)) {
+    if (n == 0 || (cpu_run_ew(&e, err) == 0 && reduce_run(&k, err) == 0)) {
       nmean_div[c->dtype](tc_tensor_data(c->out), CPTR(int64_t, tc_tensor_data(cnt)), tc_numel(c->out), n);
       rc = 0;
     }
@@ -1176,12 +1214,11 @@ static int reduce_rows(tc_call *c, red_ctx *ctx, tc_tensor *x, tc_err *err) {
     int64_t even = (nout + cpu_threads() - 1) / cpu_threads();
     per = per > LSE_COLW || per > even ? per : even < LSE_COLW ? even : LSE_COLW;
   }
-  int rc = cpu_plan_run_par(&plan, nout, cpu_even_min(nout, per > 0 ? per : 1), red_row, ctx);
+  int rc = cpu_plan_run_units(&plan, nout, cpu_even_min(nout, per > 0 ? per : 1), red_row, ctx, n);
   return rc != 0 && tc_interrupt_flag ? cpu_interrupted(err) : 0;
 }
 
-int cpu_run_reduce(tc_call *c, tc_err *err) {
-  if (c->op == TC_OP_NANMEAN && nmean_div[c->dtype]) return nanmean_flt(c, err);
+static int reduce_run(tc_call *c, tc_err *err) {
   tc_op op = c->op;
   red_fn fn = red_table[op][c->dtype];
   if (!fn) return tc_err_set(err, TC_E_DTYPE, (int)op, (int)c->dtype, "not supported on cpu");
@@ -1208,6 +1245,19 @@ int cpu_run_reduce(tc_call *c, tc_err *err) {
   int rc = reduce_split(c, &ctx, split_col, next, x, err);
   if (rc == 1) rc = reduce_rows(c, &ctx, x, err);
   tc_tensor_free(tmp);
+  return rc;
+}
+
+/* A reduction is a progress job (src/progress.c) of the elements it reads;
+ * one of fewer than 2^22 elements opens a silent one, which is never shown
+ * and keeps its reports from counting in a job around it. */
+int cpu_run_reduce(tc_call *c, tc_err *err) {
+  int64_t n = tc_numel(c->in[0]);
+  bool nanmean = c->op == TC_OP_NANMEAN && nmean_div[c->dtype];   /* two reductions: n elements each */
+  tc_progress_begin(n >= CPU_POLL ? tc_op_name(c->op) : NULL, nanmean && n < INT64_MAX / 2 ? 2 * n : n,
+                    TC_PROGRESS_ELEMENTS);
+  int rc = nanmean ? nanmean_flt(c, err) : reduce_run(c, err);
+  tc_progress_end();
   return rc;
 }
 

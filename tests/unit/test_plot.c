@@ -47,7 +47,7 @@ Test(plot, hist_bins_are_histograms) {
   const int64_t bins[] = {1, 7, 10, 64};
   for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
     for (size_t b = 0; b < sizeof bins / sizeof bins[0]; b++) {
-      int64_t n = 300001;
+      int64_t n = tt_sampled() ? 30001 : 300001;
       double *v = walk(n, false);
       for (int64_t i = 0; i < n; i++) v[i] *= 40;
       tc_tensor *x = vec(v, n, dts[d]);
@@ -93,7 +93,7 @@ static void check_columns(const tc_plot *p, const double *v, int64_t n) {
 }
 
 Test(plot, columns_keep_first_last_min_max) {
-  int64_t n = 3000017;
+  int64_t n = tt_sampled() ? 300007 : 3000017;
   double *v = walk(n, true);
   tc_tensor *y = vec(v, n, TC_DT_F64);
   tc_plot_opts o = {0};
@@ -131,10 +131,10 @@ static char *drawn(tc_op op, tc_tensor *y, int threads) {
 }
 
 Test(plot, same_on_any_thread_count) {
-  int64_t n = 4000000;
+  int64_t n = tt_sampled() ? 1200000 : 4000000;   /* more than one part's worth (PAR_MIN, 2^20) either way */
   double *v = walk(n, true);
   tc_tensor *y = vec(v, n, TC_DT_F32);
-  int64_t shape[2] = {2000, 2000};
+  int64_t shape[2] = {n / 2000, 2000};
   tc_tensor *m = tc_reshape(y, 2, shape, &err);
   cr_assert_not_null(m, "%s", tt_msg(&err));
   const tc_op ops[] = {TC_OP_PLOT, TC_OP_HIST, TC_OP_SPARK, TC_OP_HEATMAP, TC_OP_SPY};
