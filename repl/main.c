@@ -25,7 +25,7 @@ static void usage(FILE *f) {
         "      --max-memory S   memory limit for results (e.g. 2G; default 80% of RAM)\n"
         "      --overflow P     integer overflow: wrap (default), check or saturate\n"
         "      --semantics S    answer as S does: tcalc (default), numpy, jax, torch or tenferro\n"
-        "  -q, --quiet          no banner in the REPL\n"
+        "  -q, --quiet          no banner in the REPL, no progress bars\n"
         "  -h, --help           this help\n"
         "      --version        print the version\n"
         "With no FILE and no -e, reads statements from stdin (a REPL on a terminal).\n"
