@@ -713,9 +713,10 @@ tc_plot *tc_plot_grid(tc_op op, tc_tensor *m, const tc_plot_opts *o, tc_err *err
   return p;
 }
 
-/* A plot reads any engine's tensor on the cpu, as f64: every dtype but
- * bool, which only spy takes (its nonzero pattern). */
+/* Plots are drawn on the cpu whatever the engine (another engine's tensor
+ * is copied to it first), so only the cpu claims their rows: no other
+ * engine runs them, and there is nothing of theirs to compare. Every dtype
+ * but bool, which only spy takes (its nonzero pattern). */
 bool tc_plot_supported(tc_op op, tc_dtype dt, tc_engine_id eid) {
-  (void)eid;
-  return dt != TC_DT_BOOL || op == TC_OP_SPY;
+  return eid == TC_ENGINE_CPU && (dt != TC_DT_BOOL || op == TC_OP_SPY);
 }
