@@ -27,7 +27,7 @@ static char *to_json(tc_tensor *t, size_t *n) {
   char *out = NULL;
   FILE *f = open_memstream(&out, n);
   CHECK(f != NULL, "open_memstream failed");
-  value v = {V_TENSOR, t, NULL};
+  value v = {.kind = V_TENSOR, .t = t};
   tc_err e;
   tc_err_clear(&e);
   int rc = print_json(f, &v, &e);
