@@ -127,7 +127,7 @@ static void draw_grid_cells(fig *f, bool heat) {
 
 static void draw_bars(fig *f) {
   const tc_plot *p = f->p;
-  double bw = f->W / p->nbars, zero = fy(f, p->logy ? 0 : 0);
+  double bw = f->W / p->nbars, zero = fy(f, 0);   /* log scale: log10(1), the axis' foot */
   set_rgb(f->cr, series_rgb[0]);
   for (int i = 0; i < p->nbars; i++) {
     double v = p->bar[i];
@@ -163,7 +163,7 @@ static void ranges(fig *f) {
   if (f->y0 == f->y1) f->y0 -= p->logy ? 0.5 : 1, f->y1 += p->logy ? 0.5 : 1;
 }
 
-static void words(fig *f, double w, double h) {
+static void words(fig *f, double h) {
   const tc_plot *p = f->p;
   cairo_t *cr = f->cr;
   cairo_set_source_rgb(cr, 0, 0, 0);
@@ -197,7 +197,6 @@ static void words(fig *f, double w, double h) {
   cairo_set_font_size(cr, 10);
   cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
   if (*note) text_at(cr, note, 8, h - 6, 0);
-  (void)w;
 }
 
 static void draw(const tc_plot *p, cairo_t *cr, double w, double h) {
@@ -223,7 +222,7 @@ static void draw(const tc_plot *p, cairo_t *cr, double w, double h) {
   bool grid = p->kind == TC_PLOT_HEAT || p->kind == TC_PLOT_SPY;
   axes(&f, grid || p->xindex || tc_dtype_class(p->xdt) != TC_CLASS_FLT || (p->kind == TC_PLOT_BARS && p->op != TC_OP_HIST),
        grid || (p->kind == TC_PLOT_BARS && p->op == TC_OP_HIST), grid);
-  words(&f, w, h);
+  words(&f, h);
 }
 
 /* Whether a file was drawn: cairo and fontconfig then hold caches. */
